@@ -1,0 +1,62 @@
+// Lint keeps the layers of design.md: only src-main/electron imports 'electron', the
+// renderer imports no Node module, and each src-main layer imports only layers above it.
+import tseslint from 'typescript-eslint';
+
+const NODE_BUILTINS = [
+  'fs', 'fs/promises', 'path', 'os', 'http', 'https', 'net', 'tls', 'crypto', 'child_process', 'stream',
+  'zlib', 'url', 'util', 'events', 'worker_threads', 'dgram', 'dns', 'readline', 'buffer', 'timers',
+];
+
+// Layer order (design.md): a folder may import only from folders listed before it.
+const LAYERS = ['shared', 'protocol', 'engine', 'store', 'sync', 'tasks', 'emulator', 'service', 'electron', 'headless', 'cli'];
+// Exceptions design.md allows explicitly: the engine persists through a narrow store
+// interface that store/ implements, so store may import engine types; emulator shares
+// protocol code only.
+const layerRules = LAYERS.map((layer, i) => {
+  const below = LAYERS.slice(i + 1);
+  return {
+    files: [`src-main/${layer}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: layer === 'electron' ? [] : [{ name: 'electron', message: "Only src-main/electron/ may import 'electron'." }],
+        patterns: below.length
+          ? [{ group: below.flatMap((l) => [`../${l}/*`, `../../${l}/*`, `../${l}`, `../../${l}`]), message: `src-main/${layer} may not import layers below it (design.md "Layers").` }]
+          : [],
+      }],
+    },
+  };
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'coverage/**', 'bench/results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  ...layerRules,
+  {
+    files: ['src-renderer/**/*.ts', 'src-renderer/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['electron', 'better-sqlite3', 'chokidar', ...NODE_BUILTINS].map((name) => ({ name, message: 'The renderer imports no Node module; go through the bridge.' })),
+        patterns: [{ group: ['node:*'], message: 'The renderer imports no Node module; go through the bridge.' }, { group: ['**/src-main/*/**', '!**/src-main/shared/**'], message: 'The renderer may import only src-main/shared.' }],
+      }],
+    },
+  },
+  {
+    files: ['src-main/**/*.ts'],
+    ignores: ['src-main/electron/**'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-globals': ['error', { name: 'document', message: 'DOM only in src-renderer/.' }, { name: 'window', message: 'DOM only in src-renderer/.' }],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

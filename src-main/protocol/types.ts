@@ -1,0 +1,64 @@
+/** Reply of mkblk and bput (protocol-notes "mkblk / bput"). */
+export interface BlockContext {
+  ctx: string;
+  /** Lowercase hex MD5 of this request's body. */
+  checksum: string;
+  /** Unsigned CRC-32 (IEEE) of this request's body. */
+  crc32: number;
+  /** Bytes of the block received so far: the offset of the next chunk. */
+  offset: number;
+  host?: string;
+}
+
+/** Reply of mkfile: `hash` and `key`, plus the returnBody pairs when the policy has one. */
+export interface MkfileResult {
+  hash: string;
+  key: string;
+  /** The whole reply object, for returnBody passthrough. */
+  body: Record<string, unknown>;
+}
+
+export interface FmgrItem {
+  cmd: string;
+  code: number;
+  desc: string;
+  error?: string;
+  hash?: string;
+  fsize?: number;
+  key?: string;
+  url?: string;
+  decompresslist?: string;
+}
+
+/** Fmgr task status, as the status query answers and notifications carry it. */
+export interface FmgrTaskStatus {
+  id: string;
+  code: number;
+  desc: string;
+  separate?: string | number;
+  items: FmgrItem[];
+}
+
+export const VCA_TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
+export type VcaType = (typeof VCA_TYPES)[number];
+
+export interface VcaLabel {
+  attribute: string;
+  confidence: number;
+}
+
+export interface VcaResultGroup {
+  type: VcaType;
+  result: VcaLabel[];
+}
+
+/** A video analysis job as `GET /v1/vca/search` answers it. */
+export interface VcaJob {
+  jobId: string;
+  /** 1 analysing, 2 failed, 3 succeeded. */
+  code: number;
+  desc: string;
+  /** 0 not notified, 1 notifying, 2 failed, 3 succeeded. */
+  notifyResult: number;
+  results: VcaResultGroup[];
+}

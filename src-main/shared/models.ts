@@ -1,0 +1,70 @@
+/**
+ * Models shared by the main process and the renderer. Types and constants only.
+ */
+
+export const KiB = 1024;
+export const MiB = 1024 * KiB;
+export const GiB = 1024 * MiB;
+
+export type TransferState =
+  | 'queued'
+  | 'hashing'
+  | 'uploading'
+  | 'paused'
+  | 'completing'
+  | 'done'
+  | 'failed'
+  | 'canceled'
+  | 'skipped';
+
+export const TERMINAL_TRANSFER_STATES: readonly TransferState[] = ['done', 'failed', 'canceled', 'skipped'];
+
+export type TransferSource = 'watch' | 'manual' | 'cli';
+
+/** What to do when the key already exists (a 406 from mkfile). */
+export type ConflictPolicy = 'skip' | 'overwrite' | 'rename';
+
+export interface TransferOptions {
+  mimeType?: string;
+  /** Retention in days (the mkfile Deadline header). */
+  deadlineDays?: number;
+  /** Custom variables, names without the `x:` prefix. */
+  vars?: Record<string, string>;
+  conflict?: ConflictPolicy;
+}
+
+/** What a caller (CLI, sync, UI) asks the queue to upload. */
+export interface TransferRequest {
+  accountId: number;
+  bucket: string;
+  key: string;
+  localPath: string;
+  source: TransferSource;
+  options?: TransferOptions;
+  /** Higher runs first; default 0. */
+  priority?: number;
+  /** Block size in bytes, a multiple of 4 MiB; default 4 MiB. */
+  blockSize?: number;
+}
+
+/** A transfer as the UI and events see it (no secrets). */
+export interface TransferSnapshot {
+  id: number;
+  accountId: number;
+  bucket: string;
+  key: string;
+  localPath: string;
+  size: number;
+  state: TransferState;
+  source: TransferSource;
+  bytesDone: number;
+  /** Bytes per second, moving average; 0 when idle. */
+  speed: number;
+  /** Seconds left at the current speed, or null when unknown. */
+  etaSeconds: number | null;
+  etag: string | null;
+  lastError: { code: string; message: string } | null;
+  warning: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
