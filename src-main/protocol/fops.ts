@@ -127,6 +127,7 @@ function splitEntry(entry: string, what: string): { bucket: string; key: string 
 
 /** Parses one fops entry of the given operation; throws FopsSyntaxError with the reason. */
 export function parseFop(opName: string, fop: string): FmgrOp {
+  if (!(FMGR_OPS as readonly string[]).includes(opName)) throw new FopsSyntaxError(`unknown Fmgr operation ${opName}`);
   const m = pairs(fop);
   const allowed: Record<FmgrOpName, string[]> = {
     fetch: ['fetchURL', 'bucket', 'key', 'prefix', 'md5'],
@@ -138,7 +139,6 @@ export function parseFop(opName: string, fop: string): FmgrOp {
     setdeadline: ['bucket', 'prefix', 'deadline'],
     compress: ['bucket', 'keys', 'saveas'],
   };
-  if (!(FMGR_OPS as readonly string[]).includes(opName)) throw new FopsSyntaxError(`unknown Fmgr operation ${opName}`);
   const op = opName as FmgrOpName;
   for (const name of m.keys()) {
     if (!allowed[op].includes(name)) throw new FopsSyntaxError(`${op} does not take ${name}`);

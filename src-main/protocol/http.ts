@@ -1,0 +1,105 @@
+import http from 'node:http';
+import https from 'node:https';
+import { ServiceError, type Endpoint } from './errors';
+
+/**
+ * One HTTP exchange with the service over node:http keep-alive (measured faster here than
+ * global fetch for 4 MiB bodies). Resolves with the status, headers and whole body of any
+ * reply, including error statuses; rejects only with a ServiceError of kind network,
+ * timeout or aborted (or bad-reply when the reply is larger than maxReplyBytes).
+ */
+export interface HttpCall {
+  endpoint: Endpoint;
+  method: 'GET' | 'POST' | 'HEAD';
+  url: URL;
+  headers?: Record<string, string | number>;
+  body?: Uint8Array | string;
+  /** No byte moving in either direction for this long fails the call (kind timeout). */
+  idleTimeoutMs: number;
+  signal?: AbortSignal;
+  maxReplyBytes?: number;
+  agent?: http.Agent;
+}
+
+export interface HttpReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  requestId: string | undefined;
+}
+
+const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
+
+export function createAgent(protocol: string, maxSockets = 32): http.Agent {
+  const opts = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets, scheduling: 'lifo' as const };
+  return protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+}
+
+export function httpCall(call: HttpCall): Promise<HttpReply> {
+  const { endpoint, url } = call;
+  return new Promise<HttpReply>((resolve, reject) => {
+    if (call.signal?.aborted) {
+      reject(new ServiceError({ kind: 'aborted', endpoint, message: 'canceled before it was sent', cause: call.signal.reason }));
+      return;
+    }
+    const lib = url.protocol === 'https:' ? https : http;
+    const body = typeof call.body === 'string' ? Buffer.from(call.body, 'utf8') : call.body;
+    const headers: Record<string, string | number> = { ...call.headers };
+    if (body !== undefined) headers['Content-Length'] = body.byteLength;
+    let settled = false;
+    const fail = (e: ServiceError) => {
+      if (settled) return;
+      settled = true;
+      call.signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      reject(e);
+    };
+    const onAbort = () => fail(new ServiceError({ kind: 'aborted', endpoint, message: 'canceled', cause: call.signal?.reason }));
+    const req = lib.request(url, { method: call.method, headers, agent: call.agent }, (res) => {
+      const requestId = headerString(res.headers['x-reqid']);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const limit = call.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > limit) {
+          fail(new ServiceError({ kind: 'bad-reply', endpoint, status: res.statusCode, requestId, message: `reply larger than ${limit} bytes` }));
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        call.signal?.removeEventListener('abort', onAbort);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size), requestId });
+      });
+      res.on('error', (e) => fail(networkError(endpoint, e)));
+      res.on('aborted', () => fail(new ServiceError({ kind: 'network', endpoint, status: res.statusCode, requestId, message: 'connection closed in the middle of the reply' })));
+    });
+    req.setTimeout(call.idleTimeoutMs, () => {
+      fail(new ServiceError({ kind: 'timeout', endpoint, message: `no answer from ${url.host} for ${Math.round(call.idleTimeoutMs / 1000)} s` }));
+    });
+    req.on('error', (e) => fail(networkError(endpoint, e, url)));
+    call.signal?.addEventListener('abort', onAbort, { once: true });
+    req.end(body);
+  });
+}
+
+function headerString(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function networkError(endpoint: Endpoint, e: Error & { code?: string }, url?: URL): ServiceError {
+  const where = url ? ` ${url.host}` : '';
+  const hint: Record<string, string> = {
+    ECONNREFUSED: `nothing listens at${where}: check the host URL, or that the service/emulator is running`,
+    ENOTFOUND: `host${where} not found: check the URL and your network`,
+    ECONNRESET: 'the connection was reset',
+    EPIPE: 'the connection was closed while sending',
+    ETIMEDOUT: `connecting to${where} timed out`,
+    EHOSTUNREACH: `host${where} is unreachable`,
+  };
+  const message = (e.code && hint[e.code]) || `network error: ${e.message}`;
+  return new ServiceError({ kind: 'network', endpoint, message, code: e.code, cause: e });
+}
