@@ -1,5 +1,6 @@
 import type { Migration } from '../db';
 import { migration001Core } from './001_core';
+import { migration002Tasks } from './002_tasks';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -7,6 +8,6 @@ import { migration001Core } from './001_core';
  */
 export const MIGRATIONS: Migration[] = [
   migration001Core,
-  // 002_tasks.ts (Fmgr tasks, VCA jobs) goes here: migration002Tasks,
+  migration002Tasks,
   // 003_sync.ts (watch roots, file index) goes here: migration003Sync,
 ];
