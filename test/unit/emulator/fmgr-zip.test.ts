@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dosDateTime, writeZip, ZipLimitError } from '../../../src-main/emulator/fmgr-zip';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-zip-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function source(name: string, data: Buffer) {
+  const p = path.join(dir, `src-${Math.random().toString(36).slice(2)}`);
+  await writeFile(p, data);
+  return { name, path: p, size: data.length, mtimeMs: Date.UTC(2024, 4, 6, 12, 30, 10) };
+}
+
+describe('writeZip', () => {
+  it('writes an archive that unzip tests clean and extracts byte for byte', async () => {
+    const text = Buffer.from('hello zip '.repeat(1000)); // compresses: deflated entry
+    const random = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 251)); // barely compresses
+    const empty = Buffer.alloc(0);
+    const entries = [await source('a/hello.txt', text), await source('b/bytes.bin', random), await source('empty', empty), await source('ünï/名前.txt', Buffer.from('utf8 name'))];
+    const out = path.join(dir, 'out.zip');
+    await writeZip(out, entries);
+    expect(execFileSync('unzip', ['-tq', out]).toString()).toMatch(/No errors detected/);
+    const listing = execFileSync('zipinfo', ['-1', out]).toString().trim().split('\n');
+    expect(listing).toEqual(['a/hello.txt', 'b/bytes.bin', 'empty', 'ünï/名前.txt']);
+    expect(execFileSync('unzip', ['-p', out, 'a/hello.txt']).equals(text)).toBe(true);
+    expect(execFileSync('unzip', ['-p', out, 'b/bytes.bin']).equals(random)).toBe(true);
+    expect((await stat(out)).size).toBeLessThan(text.length); // the text entry was deflated
+  });
+
+  it('writes an empty archive that unzip accepts', async () => {
+    const out = path.join(dir, 'empty.zip');
+    await writeZip(out, []);
+    expect((await stat(out)).size).toBe(22);
+    expect(() => execFileSync('zipinfo', [out], { stdio: 'pipe' })).toThrow(); // zipinfo exits 1 on "empty zipfile"
+  });
+
+  it('refuses more input than the cap before writing anything', async () => {
+    const out = path.join(dir, 'big.zip');
+    await expect(writeZip(out, [{ name: 'x', path: '/nonexistent', size: 2 * 1024 ** 3, mtimeMs: 0 }])).rejects.toBeInstanceOf(ZipLimitError);
+  });
+
+  it('encodes DOS date and time, clamping before 1980', () => {
+    const d = new Date(2024, 4, 6, 12, 30, 10).getTime();
+    expect(dosDateTime(d)).toEqual({ time: (12 << 11) | (30 << 5) | 5, date: (44 << 9) | (5 << 5) | 6 });
+    expect(dosDateTime(0)).toEqual({ time: 0, date: (1 << 5) | 1 });
+  });
+});
