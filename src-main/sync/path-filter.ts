@@ -1,0 +1,81 @@
+import ignore, { type Ignore } from 'ignore';
+import picomatch from 'picomatch';
+
+/**
+ * Which paths of a watch root are left out, decided on relative '/' paths only (no fs).
+ * Order of the checks, first match wins: hidden (a segment starting with '.'), the ignore
+ * rules (gitignore syntax: defaults + the root's own), then, for files only, include-only.
+ * A folder that is left out is not descended into and not watched.
+ */
+
+/** Left out unless the user turns the defaults off. */
+export const DEFAULT_IGNORES: readonly string[] = [
+  '.DS_Store',
+  'Thumbs.db',
+  'desktop.ini',
+  '*.tmp',
+  '*.part',
+  '*.crdownload',
+  '*.swp',
+  '~$*',
+  '.git/',
+  '.blocklift/',
+];
+
+export type FilterReason = 'hidden' | 'ignore-rule' | 'not-included';
+
+export interface PathFilterOptions {
+  ignore: readonly string[];
+  useDefaultIgnores: boolean;
+  includeOnly: readonly string[];
+  includeHidden: boolean;
+  /** Folders (relative, '/' form) always left out, e.g. the app's data folder inside the root. */
+  excludedDirs?: readonly string[];
+}
+
+export class PathFilter {
+  private readonly rules: Ignore;
+  private readonly include: ((p: string) => boolean) | undefined;
+  private readonly includeHidden: boolean;
+  private readonly excludedDirs: readonly string[];
+
+  constructor(opts: PathFilterOptions) {
+    this.rules = ignore({ allowRelativePaths: false });
+    if (opts.useDefaultIgnores) this.rules.add([...DEFAULT_IGNORES]);
+    this.rules.add(opts.ignore.filter((l) => l.trim() !== ''));
+    this.include = opts.includeOnly.length ? picomatch([...opts.includeOnly], { dot: true }) : undefined;
+    this.includeHidden = opts.includeHidden;
+    this.excludedDirs = opts.excludedDirs ?? [];
+  }
+
+  private hidden(relPath: string): boolean {
+    return !this.includeHidden && relPath.split('/').some((s) => s.startsWith('.'));
+  }
+
+  /** Why a folder is left out, or undefined when it is scanned and watched. */
+  dirReason(relDir: string): FilterReason | undefined {
+    if (relDir === '') return undefined;
+    if (this.excludedDirs.some((d) => relDir === d || relDir.startsWith(`${d}/`))) return 'ignore-rule';
+    if (this.hidden(relDir)) return 'hidden';
+    if (this.rules.ignores(`${relDir}/`)) return 'ignore-rule';
+    return undefined;
+  }
+
+  /** Why a file is left out, or undefined when it is uploaded. Its folders are assumed kept. */
+  fileReason(relPath: string): FilterReason | undefined {
+    if (this.hidden(relPath)) return 'hidden';
+    if (this.rules.ignores(relPath)) return 'ignore-rule';
+    if (this.include && !this.include(relPath)) return 'not-included';
+    return undefined;
+  }
+
+  /** Checks a file and all its folders: for paths that arrive from a watcher event. */
+  pathReason(relPath: string): FilterReason | undefined {
+    const parts = relPath.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const r = this.dirReason(parts.slice(0, i).join('/'));
+      if (r) return r;
+    }
+    return this.fileReason(relPath);
+  }
+}
