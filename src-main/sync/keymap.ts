@@ -81,7 +81,6 @@ export function validateKey(key: string): KeyResult {
   if (LONE_SURROGATE_RE.test(key) || key.includes('\uFFFD')) {
     return { ok: false, code: 'invalid-unicode', message: 'the name is not valid Unicode (a file name that is not UTF-8?); rename the file' };
   }
-  // eslint-disable-next-line no-control-regex
   const ctl = /[\u0000-\u001f\u007f-\u009f]/.exec(key);
   if (ctl) {
     const cp = ctl[0].codePointAt(0) ?? 0;
