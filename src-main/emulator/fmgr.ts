@@ -6,6 +6,7 @@ import { FMGR_OPS, FopsSyntaxError, parseFop, type FmgrOpName } from '../protoco
 import { checkManagementAuth } from './auth';
 import type { EmulatorContext } from './contracts';
 import { runFmgrOp, FmgrOpError } from './fmgr-ops';
+import { ObjectStoreError } from './object-store';
 import { FmgrTaskStore, taskStatusBody, type FmgrItemRecord, type FmgrStatusBody, type FmgrTaskRecord } from './fmgr-store';
 import { HttpError, parseForm, readBody, sendError, sendJson } from './http-util';
 import { DEFAULT_NOTIFY_RETRY, NotifyUrlError, parseNotifyUrl, sendNotification, sleep, type NotifyRetry } from './notify';
@@ -110,7 +111,7 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
         Object.assign(item, { code: 3, error: '', key: r.key, hash: r.hash, fsize: r.fsize, url: r.url });
       } catch (e) {
         if (stop.signal.aborted) return;
-        const message = e instanceof FmgrOpError || e instanceof FopsSyntaxError ? e.message : `internal error: ${(e as Error).message}`;
+        const message = e instanceof FmgrOpError || e instanceof FopsSyntaxError || e instanceof ObjectStoreError ? e.message : `internal error: ${(e as Error).message}`;
         Object.assign(item, { code: 2, error: message });
       }
       if (t.separate && hasNotify) item.code = item.code === 3 ? 4 : 18;
