@@ -1,6 +1,7 @@
 import type { Migration } from '../db';
 import { migration001Core } from './001_core';
 import { migration002Tasks } from './002_tasks';
+import { migration003Sync } from './003_sync';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -9,5 +10,5 @@ import { migration002Tasks } from './002_tasks';
 export const MIGRATIONS: Migration[] = [
   migration001Core,
   migration002Tasks,
-  // 003_sync.ts (watch roots, file index) goes here: migration003Sync,
+  migration003Sync,
 ];

@@ -1,0 +1,405 @@
+import type { UploadClient } from '../protocol/client';
+import type { ConflictPolicy, TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
+import { TERMINAL_TRANSFER_STATES } from '../shared/models';
+import type { TransferQueue } from './api';
+import { BufferPool } from './buffers';
+import { StopRequest, TransferFailure } from './errors';
+import { FileUpload, type UploadDeps, type UploadOutcome } from './file-upload';
+import { BandwidthLimiter } from './limiter';
+import { ChunkSizer, DEFAULT_BLOCK_SIZE_BYTES, checkBlockSize } from './plan';
+import type { EngineStore, TransferPatch, TransferRecord } from './ports';
+import { ProgressTracker } from './progress';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
+import { Scheduler, type SchedulerLimits } from './scheduler';
+import type { TokenProvider } from './tokens';
+
+/** How the engine reaches an account: its upload client and token source. */
+export interface AccountAccess {
+  client: UploadClient;
+  tokens: TokenProvider;
+}
+
+export interface EngineOptions {
+  store: EngineStore;
+  /** Resolves an account id; called once per account and cached. Throws for an unknown id. */
+  account(accountId: number): AccountAccess;
+  limits?: Partial<SchedulerLimits>;
+  /** Bytes per second for all transfers together; null for no limit. */
+  bandwidthBytesPerSec?: number | null;
+  /** Fixed chunk size in bytes; default adaptive between 256 KiB and maxChunkBytes. */
+  chunkBytes?: number;
+  /** Largest chunk (and read buffer); default 4 MiB. */
+  maxChunkBytes?: number;
+  defaultBlockSize?: number;
+  defaultConflict?: ConflictPolicy;
+  backoff?: Partial<BackoffPolicy>;
+  purgeAgeMs?: number;
+  tokenMarginMs?: number;
+  random?: () => number;
+  now?: () => number;
+}
+
+/** Progress of a running transfer (throttled to ~10 a second per transfer). */
+export interface ProgressEvent {
+  id: number;
+  bytesDone: number;
+  size: number;
+  speed: number;
+  etaSeconds: number | null;
+}
+
+const RUNNING_STATES: readonly TransferState[] = ['hashing', 'uploading', 'completing'];
+
+/**
+ * The upload queue and engine (engine/api.ts TransferQueue): transfers live in the store;
+ * `start()` moves what a killed run left mid-way back to queued and keeps uploading queued
+ * transfers, highest priority first, within the scheduler's limits, until `close()`.
+ * Listener exceptions are caught and never reach the engine.
+ */
+export class UploadEngine implements TransferQueue {
+  private readonly store: EngineStore;
+  private readonly scheduler: Scheduler;
+  private readonly limiter: BandwidthLimiter;
+  private readonly sizer: ChunkSizer;
+  private readonly buffers: BufferPool;
+  private readonly accounts = new Map<number, AccountAccess>();
+  private readonly running = new Map<number, { ctrl: AbortController; tracker: ProgressTracker; done: Promise<void> }>();
+  private readonly changeListeners = new Set<(t: TransferSnapshot) => void>();
+  private readonly progressListeners = new Set<(p: ProgressEvent) => void>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private started = false;
+  private closed = false;
+  private pumping = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: EngineOptions) {
+    this.store = opts.store;
+    this.scheduler = new Scheduler(opts.limits);
+    this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
+    const maxChunk = opts.maxChunkBytes ?? 4 * 1024 * 1024;
+    this.sizer = opts.chunkBytes !== undefined ? new ChunkSizer({ initialBytes: opts.chunkBytes, minBytes: opts.chunkBytes, maxBytes: opts.chunkBytes, fixed: true }) : new ChunkSizer({ maxBytes: maxChunk });
+    this.buffers = new BufferPool(this.sizer.maxBytes, this.scheduler.limits.maxBlocks);
+    this.now = opts.now ?? Date.now;
+    checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
+  }
+
+  /** Resumes what a previous run left unfinished and starts uploading. Idempotent. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.store.moveStates(RUNNING_STATES, 'queued');
+    this.pump();
+  }
+
+  enqueue(requests: readonly TransferRequest[]): number[] {
+    for (const r of requests) {
+      if (r.blockSize !== undefined) checkBlockSize(r.blockSize);
+    }
+    const ids = this.store.insertTransfers(requests, {
+      blockSize: this.opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES,
+      conflict: this.opts.defaultConflict ?? 'skip',
+    });
+    for (const id of ids) this.emitChange(id);
+    this.pump();
+    return ids;
+  }
+
+  get(id: number): TransferSnapshot | undefined {
+    const rec = this.store.getTransfer(id);
+    return rec && this.snapshot(rec);
+  }
+
+  onTransferChange(listener: (t: TransferSnapshot) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  onProgress(listener: (p: ProgressEvent) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  /** Bandwidth limit for all transfers together, applied at once; null removes it. */
+  setBandwidthLimit(bytesPerSec: number | null): void {
+    this.limiter.setRate(bytesPerSec);
+  }
+
+  get bandwidthLimit(): number | null {
+    return this.limiter.rate;
+  }
+
+  /** Pauses one transfer (running or queued); its committed blocks are kept. */
+  pause(id: number): boolean {
+    return this.stop(id, 'paused', ['queued']);
+  }
+
+  /** Puts a paused or failed transfer back in the queue; it continues from committed offsets. */
+  resume(id: number): boolean {
+    const rec = this.store.getTransfer(id);
+    if (!rec || !(rec.state === 'paused' || rec.state === 'failed')) return false;
+    this.setState(id, { state: 'queued', lastError: null, attempts: 0 });
+    this.pump();
+    return true;
+  }
+
+  /** Cancels one transfer that has not finished; its blocks are forgotten. */
+  cancel(id: number): boolean {
+    return this.stop(id, 'canceled', ['queued', 'paused', 'failed']);
+  }
+
+  pauseAll(): number {
+    return this.allIn(['queued', ...RUNNING_STATES], (id) => this.pause(id));
+  }
+
+  resumeAll(): number {
+    return this.allIn(['paused'], (id) => this.resume(id));
+  }
+
+  cancelAll(): number {
+    return this.allIn(['queued', 'paused', ...RUNNING_STATES], (id) => this.cancel(id));
+  }
+
+  /** Resolves when nothing is running and nothing queued (or the engine closed). */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stops every running transfer (they go back to queued, resumable by the next start) and
+   * releases timers and sockets of the limiter. Does not close the store or clients.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const runs = [...this.running.values()];
+    for (const r of runs) r.ctrl.abort(new StopRequest('queued'));
+    this.limiter.close(new StopRequest('queued'));
+    await Promise.all(runs.map((r) => r.done));
+    this.wakeIdle();
+  }
+
+  private allIn(states: readonly TransferState[], fn: (id: number) => boolean): number {
+    let n = 0;
+    for (const rec of this.store.listTransfers(states)) if (fn(rec.id)) n++;
+    return n;
+  }
+
+  private stop(id: number, to: 'paused' | 'canceled', idleStates: readonly TransferState[]): boolean {
+    const run = this.running.get(id);
+    if (run) {
+      run.ctrl.abort(new StopRequest(to));
+      return true;
+    }
+    const rec = this.store.getTransfer(id);
+    if (!rec || !idleStates.includes(rec.state)) return false;
+    if (to === 'canceled') this.store.deleteBlocks(id);
+    this.setState(id, { state: to, finishedAt: to === 'canceled' ? this.now() : null });
+    this.pump();
+    return true;
+  }
+
+  private isIdle(): boolean {
+    return this.closed || (this.running.size === 0 && this.store.listTransfers(['queued'], 1).length === 0);
+  }
+
+  private wakeIdle(): void {
+    if (!this.isIdle()) return;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  /** Starts queued transfers while there is room. */
+  private pump(): void {
+    if (!this.started || this.closed || this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.running.size < this.scheduler.limits.maxFiles) {
+        const next = this.store.listTransfers(['queued'], this.running.size + 1).find((r) => !this.running.has(r.id));
+        if (!next) break;
+        this.launch(next);
+      }
+    } catch (e) {
+      this.safeLog('error', 'engine-pump', `could not read the queue: ${(e as Error).message}`);
+    } finally {
+      this.pumping = false;
+    }
+    this.wakeIdle();
+  }
+
+  private launch(rec: TransferRecord): void {
+    const ctrl = new AbortController();
+    const tracker = new ProgressTracker(0, rec.size);
+    const entry = { ctrl, tracker, done: Promise.resolve() };
+    this.running.set(rec.id, entry);
+    entry.done = this.runOne(rec, ctrl, tracker).finally(() => {
+      this.running.delete(rec.id);
+      this.pump();
+    });
+  }
+
+  private async runOne(rec: TransferRecord, ctrl: AbortController, tracker: ProgressTracker): Promise<void> {
+    let outcome: UploadOutcome | undefined;
+    let failure: TransferFailure | undefined;
+    let stopTo: StopRequest['to'] | undefined;
+    try {
+      this.setState(rec.id, { state: 'uploading', lastError: null, warning: null });
+      const deps = this.depsFor(rec.accountId);
+      const upload = new FileUpload(rec, deps, {
+        phase: (state) => this.setState(rec.id, { state }),
+        progress: (bytesDone, total) => this.onBytes(rec.id, tracker, bytesDone, total),
+        retried: (reason) => {
+          try {
+            const cur = this.store.getTransfer(rec.id);
+            this.store.updateTransfer(rec.id, { attempts: (cur?.attempts ?? 0) + 1 });
+          } catch {
+            // counting attempts is best effort; the retry itself goes on
+          }
+          this.safeLog('warn', 'retry', reason, rec.id);
+        },
+      });
+      outcome = await upload.run(ctrl.signal);
+    } catch (e) {
+      if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) stopTo = ctrl.signal.reason.to;
+      else if (e instanceof TransferFailure) failure = e;
+      else failure = new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+    }
+    this.finish(rec, tracker, outcome, failure, stopTo);
+  }
+
+  /** Records how a run ended; a failing store write here is logged, never thrown. */
+  private finish(rec: TransferRecord, tracker: ProgressTracker, outcome: UploadOutcome | undefined, failure: TransferFailure | undefined, stopTo: StopRequest['to'] | undefined): void {
+    const t = this.now();
+    try {
+      if (stopTo) {
+        if (stopTo === 'canceled') this.store.deleteBlocks(rec.id);
+        this.setState(rec.id, { state: stopTo, finishedAt: stopTo === 'canceled' ? t : null });
+      } else if (outcome) {
+        this.store.deleteBlocks(rec.id);
+        tracker.setDone(tracker.totalBytes);
+        this.setState(rec.id, {
+          state: outcome.state,
+          key: outcome.key,
+          etag: outcome.etag,
+          remoteHash: outcome.remoteHash,
+          returnBody: outcome.returnBody,
+          warning: outcome.warning,
+          lastError: null,
+          finishedAt: t,
+        });
+      } else if (failure) {
+        this.setState(rec.id, { state: 'failed', lastError: { code: failure.code, message: failure.message }, finishedAt: t });
+        this.safeLog('error', 'transfer-failed', failure.message, rec.id);
+      }
+    } catch (e) {
+      // The database refused the write (disk full?): tell listeners what we know anyway.
+      const snap = this.get(rec.id);
+      if (snap) {
+        const lastError = failure ? { code: failure.code, message: failure.message } : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
+        this.emit({ ...snap, state: 'failed', lastError });
+      }
+    }
+  }
+
+  private depsFor(accountId: number): UploadDeps {
+    let acc = this.accounts.get(accountId);
+    if (!acc) {
+      try {
+        acc = this.opts.account(accountId);
+      } catch (e) {
+        throw new TransferFailure('no-account', `account ${accountId} cannot be used: ${(e as Error).message}`);
+      }
+      this.accounts.set(accountId, acc);
+    }
+    return {
+      store: this.store,
+      client: acc.client,
+      tokens: acc.tokens,
+      scheduler: this.scheduler,
+      limiter: this.limiter,
+      sizer: this.sizer,
+      buffers: this.buffers,
+      backoff: { ...DEFAULT_BACKOFF, ...this.opts.backoff },
+      purgeAgeMs: this.opts.purgeAgeMs ?? 25 * 24 * 3600_000,
+      tokenMarginMs: this.opts.tokenMarginMs ?? 5000,
+      random: this.opts.random ?? Math.random,
+      now: this.now,
+    };
+  }
+
+  private onBytes(id: number, tracker: ProgressTracker, bytesDone: number, total: number): void {
+    const t = performance.now();
+    tracker.totalBytes = total;
+    if (bytesDone >= tracker.bytesDone) tracker.add(bytesDone - tracker.bytesDone, t);
+    else tracker.setDone(bytesDone);
+    if (this.progressListeners.size === 0 || !tracker.shouldEmit(t, bytesDone >= total)) return;
+    const ev: ProgressEvent = { id, bytesDone, size: total, speed: tracker.speed(t), etaSeconds: tracker.etaSeconds(t) };
+    for (const l of this.progressListeners) {
+      try {
+        l(ev);
+      } catch {
+        // a listener's bug must not stop uploads
+      }
+    }
+  }
+
+  private setState(id: number, patch: TransferPatch): void {
+    this.store.updateTransfer(id, patch);
+    this.emitChange(id);
+  }
+
+  private emitChange(id: number): void {
+    if (this.changeListeners.size === 0) return;
+    const snap = this.get(id);
+    if (snap) this.emit(snap);
+  }
+
+  private emit(snap: TransferSnapshot): void {
+    for (const l of this.changeListeners) {
+      try {
+        l(snap);
+      } catch {
+        // a listener's bug must not stop uploads
+      }
+    }
+  }
+
+  private snapshot(rec: TransferRecord): TransferSnapshot {
+    const run = this.running.get(rec.id);
+    const t = performance.now();
+    const terminal = TERMINAL_TRANSFER_STATES.includes(rec.state);
+    return {
+      id: rec.id,
+      accountId: rec.accountId,
+      bucket: rec.bucket,
+      key: rec.key,
+      localPath: rec.localPath,
+      size: rec.size,
+      state: rec.state,
+      source: rec.source,
+      bytesDone: rec.state === 'done' ? rec.size : (run?.tracker.bytesDone ?? this.committedBytes(rec)),
+      speed: run && !terminal ? run.tracker.speed(t) : 0,
+      etaSeconds: run && !terminal ? run.tracker.etaSeconds(t) : null,
+      etag: rec.etag,
+      lastError: rec.lastError,
+      warning: rec.warning,
+      createdAt: rec.createdAt,
+      updatedAt: rec.updatedAt,
+    };
+  }
+
+  /** Bytes the service acknowledged for a transfer that is not running (0 when finished or new). */
+  private committedBytes(rec: TransferRecord): number {
+    if (rec.state !== 'paused' && rec.state !== 'queued' && rec.state !== 'failed') return 0;
+    let n = 0;
+    for (const b of this.store.listBlocks(rec.id)) n += b.nextOffset;
+    return n;
+  }
+
+  private safeLog(level: 'info' | 'warn' | 'error', kind: string, message: string, transferId?: number): void {
+    try {
+      this.store.logEvent({ level, kind, transferId, message });
+    } catch {
+      // the event log is best effort
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * A transfer's failure as the engine records it: a stable code to branch on and a message
+ * a person can act on. Codes: file-missing, file-unreadable, file-changed, file-vanished,
+ * hash-mismatch, db-write-failed, bad-reply, plus the retry policy's codes (retry.ts).
+ */
+export class TransferFailure extends Error {
+  override readonly name = 'TransferFailure';
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Why a running transfer was stopped from outside (the abort reason). */
+export class StopRequest extends Error {
+  override readonly name = 'StopRequest';
+  constructor(readonly to: 'paused' | 'canceled' | 'queued') {
+    super(`transfer ${to}`);
+  }
+}
+
+/** Resolves after ms, or rejects with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve();
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

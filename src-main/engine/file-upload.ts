@@ -1,0 +1,420 @@
+import { randomUUID } from 'node:crypto';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import type { UploadClient } from '../protocol/client';
+import { ServiceError, isServiceError } from '../protocol/errors';
+import { etagFromUnitDigests } from '../protocol/etag';
+import { BlockState } from './block-state';
+import type { BufferPool } from './buffers';
+import { TransferFailure, sleep } from './errors';
+import type { BandwidthLimiter } from './limiter';
+import { planBlocks, type ChunkSizer } from './plan';
+import type { EngineStore, TransferRecord } from './ports';
+import { FAILURE_HINTS, decide, type BackoffPolicy, type CallName, type Decision, type RetryState } from './retry';
+import type { Scheduler } from './scheduler';
+import { tokenExpiring, type IssuedToken, type TokenProvider } from './tokens';
+import { createHash } from 'node:crypto';
+import { renamedKey } from './conflict';
+
+/** What one file upload uses; owned by the engine, shared by all its transfers. */
+export interface UploadDeps {
+  store: EngineStore;
+  client: UploadClient;
+  tokens: TokenProvider;
+  scheduler: Scheduler;
+  limiter: BandwidthLimiter;
+  sizer: ChunkSizer;
+  buffers: BufferPool;
+  backoff: BackoffPolicy;
+  /** Blocks whose first chunk is older than this are uploaded again (the service purges them). */
+  purgeAgeMs: number;
+  /** A token this close to its deadline is replaced before use. */
+  tokenMarginMs: number;
+  random: () => number;
+  now: () => number;
+}
+
+/** How a file upload ended, when it did not throw. */
+export interface UploadOutcome {
+  state: 'done' | 'skipped';
+  key: string;
+  etag: string;
+  remoteHash: string | null;
+  returnBody: Record<string, unknown> | null;
+  warning: string | null;
+}
+
+export interface UploadHooks {
+  /** The transfer moved to another running phase. */
+  phase(state: 'uploading' | 'completing'): void;
+  /** Bytes acknowledged so far changed (after each chunk, or set back by a restart). */
+  progress(bytesDone: number, totalBytes: number): void;
+  /** A retry happened: the engine counts attempts and logs. */
+  retried(reason: string): void;
+}
+
+const MAX_RESTARTS_ON_CHANGE = 2;
+const MAX_RENAMES = 100;
+
+/**
+ * Uploads one transfer: plans (or restores) its blocks, uploads them in parallel under the
+ * scheduler, checks the file did not change, merges with mkfile and compares the service's
+ * hash with the etag computed while reading. Resolves with the outcome; rejects with a
+ * TransferFailure (the transfer failed), or with the signal's reason when stopped.
+ */
+export class FileUpload {
+  private fh: FileHandle | undefined;
+  private blocks: BlockState[] = [];
+  private token: IssuedToken | undefined;
+  private tokenFresh = false;
+  private overwrite: boolean;
+  private key: string;
+  private batch = '';
+  private size = 0;
+  private mtimeMs = 0;
+
+  constructor(
+    private rec: TransferRecord,
+    private readonly deps: UploadDeps,
+    private readonly hooks: UploadHooks,
+  ) {
+    this.overwrite = rec.options.conflict === 'overwrite';
+    this.key = rec.key;
+  }
+
+  async run(signal: AbortSignal): Promise<UploadOutcome> {
+    try {
+      this.fh = await openForUpload(this.rec.localPath);
+      for (let restarts = 0; ; restarts++) {
+        await this.prepare();
+        this.hooks.phase('uploading');
+        this.reportProgress();
+        await this.uploadBlocks(signal);
+        if (await this.fileChanged()) {
+          if (restarts >= MAX_RESTARTS_ON_CHANGE) throw new TransferFailure('file-changed', `${this.rec.localPath} kept changing while it was uploaded; upload it again when it is complete`);
+          await this.reopen();
+          continue;
+        }
+        this.hooks.phase('completing');
+        return await this.complete(signal);
+      }
+    } finally {
+      await this.fh?.close().catch(() => undefined);
+    }
+  }
+
+  /** Restores the stored blocks when the file is unchanged, else plans a new batch. */
+  private async prepare(): Promise<void> {
+    const fh = this.fh!;
+    const st = await fh.stat();
+    if (!st.isFile()) throw new TransferFailure('file-unreadable', `${this.rec.localPath} is not a regular file`);
+    this.size = st.size;
+    this.mtimeMs = Math.floor(st.mtimeMs);
+    const sizes = planBlocks(this.size, this.rec.blockSize);
+    const rows = this.rec.batch ? this.deps.store.listBlocks(this.rec.id) : [];
+    const unchanged = this.rec.batch !== null && this.rec.size === this.size && this.rec.mtimeMs === this.mtimeMs && rows.length === sizes.length && rows.every((r, i) => r.size === sizes[i]);
+    this.blocks = sizes.map((s, i) => new BlockState(i, i * this.rec.blockSize, s));
+    if (!unchanged) {
+      this.batch = randomUUID();
+      this.dbWrite(() => this.deps.store.resetBlocks(this.rec.id, this.batch, this.size, this.mtimeMs, sizes));
+      this.rec = { ...this.rec, batch: this.batch, size: this.size, mtimeMs: this.mtimeMs };
+      return;
+    }
+    this.batch = this.rec.batch!;
+    const now = this.deps.now();
+    const scratch = this.deps.buffers.take();
+    try {
+      for (const row of rows) {
+        const b = this.blocks[row.index];
+        if (!b) continue;
+        const fresh = row.ctxTimeMs !== null && now - row.ctxTimeMs < this.deps.purgeAgeMs;
+        if (!fresh || !(await b.restore(row, fh, scratch))) {
+          b.reset();
+          if (row.nextOffset > 0) this.dbWrite(() => this.deps.store.resetBlock(this.rec.id, row.index));
+        }
+      }
+    } finally {
+      this.deps.buffers.give(scratch);
+    }
+  }
+
+  private async reopen(): Promise<void> {
+    await this.fh?.close().catch(() => undefined);
+    this.fh = await openForUpload(this.rec.localPath);
+    this.rec = { ...this.rec, batch: null };
+  }
+
+  private async fileChanged(): Promise<boolean> {
+    let st;
+    try {
+      st = await stat(this.rec.localPath);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new TransferFailure('file-vanished', `${this.rec.localPath} was deleted while it was uploaded`);
+      throw new TransferFailure('file-unreadable', `${this.rec.localPath} can no longer be read: ${(e as Error).message}`);
+    }
+    return st.size !== this.size || Math.floor(st.mtimeMs) !== this.mtimeMs;
+  }
+
+  private bytesDone(): number {
+    let n = 0;
+    for (const b of this.blocks) n += b.nextOffset;
+    return n;
+  }
+
+  private reportProgress(): void {
+    this.hooks.progress(this.bytesDone(), this.size);
+  }
+
+  /** Blocks in parallel (per-file and global limits); the first failure stops the others. */
+  private async uploadBlocks(signal: AbortSignal): Promise<void> {
+    const pending = this.blocks.filter((b) => !b.done);
+    if (pending.length === 0) return;
+    const inner = new AbortController();
+    const onOuter = () => inner.abort(signal.reason);
+    if (signal.aborted) onOuter();
+    else signal.addEventListener('abort', onOuter, { once: true });
+    let firstError: unknown;
+    const worker = async () => {
+      for (;;) {
+        const b = pending.shift();
+        if (!b) return;
+        const release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.signal);
+        const buf = this.deps.buffers.take();
+        try {
+          await this.uploadBlock(b, buf, inner.signal);
+        } finally {
+          this.deps.buffers.give(buf);
+          release();
+        }
+      }
+    };
+    const n = Math.min(this.deps.scheduler.limits.maxBlocksPerFile, pending.length);
+    try {
+      await Promise.all(
+        Array.from({ length: n }, () =>
+          worker().catch((e: unknown) => {
+            if (firstError === undefined) {
+              firstError = e;
+              inner.abort(e);
+            }
+          }),
+        ),
+      );
+    } finally {
+      signal.removeEventListener('abort', onOuter);
+    }
+    if (firstError !== undefined) throw signal.aborted ? signal.reason : firstError;
+  }
+
+  /** Chunks of one block strictly in order, each committed after its reply. */
+  private async uploadBlock(b: BlockState, buf: Buffer, signal: AbortSignal): Promise<void> {
+    const { client, scheduler, limiter, sizer } = this.deps;
+    let attempt = 0;
+    while (!b.done) {
+      const offset = b.nextOffset;
+      const len = Math.min(sizer.chunkBytes, buf.length, b.size - offset);
+      const releaseBytes = await scheduler.bytes.acquire(len, this.rec.priority, signal);
+      let call: CallName = offset === 0 ? 'mkblk' : 'bput';
+      let tok: IssuedToken | undefined;
+      try {
+        const chunk = buf.subarray(0, len);
+        await this.readAt(chunk, b.fileOffset + offset);
+        await limiter.take(len, signal);
+        call = 'token';
+        tok = await this.currentToken(signal);
+        call = offset === 0 ? 'mkblk' : 'bput';
+        const t0 = performance.now();
+        const common = { token: tok.token, batch: this.batch, key: this.key, chunk, signal };
+        const pending = offset === 0 ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index }) : client.bput({ ...common, ctx: b.lastCtx!, offset });
+        const hashed = b.hashChunk(chunk); // overlaps with the request in flight
+        const reply = await pending;
+        sizer.observe(len, performance.now() - t0);
+        if (reply.offset !== offset + len) {
+          throw new ServiceError({ kind: 'bad-reply', endpoint: call, code: 'bad-offset', message: `the service acknowledged offset ${reply.offset} after a chunk ending at ${offset + len}` });
+        }
+        b.acknowledge(reply.offset, reply.ctx, hashed, this.deps.now());
+        this.dbWrite(() => this.deps.store.commitChunk(this.rec.id, b.index, b.nextOffset, b.lastCtx!, b.startedMs!, b.unitSha1s()));
+        this.tokenFresh = false;
+        attempt = 0;
+        this.reportProgress();
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        if (!isServiceError(e)) throw e;
+        attempt++;
+        const d = this.decideOn(e, call, tok, attempt);
+        this.hooks.retried(`${e.message} → ${d.action}`);
+        switch (d.action) {
+          case 'retry':
+          case 'resend-chunk':
+            await sleep(d.delayMs, signal);
+            break;
+          case 'restart-block':
+            b.reset();
+            this.dbWrite(() => this.deps.store.resetBlock(this.rec.id, b.index));
+            this.reportProgress();
+            await sleep(d.delayMs, signal);
+            break;
+          case 'refresh-token':
+            await this.refreshToken(signal);
+            break;
+          default:
+            throw failureFrom(e, d);
+        }
+      } finally {
+        releaseBytes();
+      }
+    }
+  }
+
+  private decideOn(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision {
+    const state: RetryState = { attempt, conflict: this.rec.options.conflict ?? 'skip', missingBlockRounds: this.missingRounds };
+    return decide(
+      {
+        call: e.endpoint === 'token' ? 'token' : call,
+        kind: e.kind,
+        status: e.status,
+        code: e.code,
+        tokenExpired: tok !== undefined && tokenExpiring(tok, this.deps.now(), 1000),
+        tokenFresh: this.tokenFresh,
+      },
+      state,
+      this.deps.random(),
+      this.deps.backoff,
+    );
+  }
+
+  private missingRounds = 0;
+
+  /** mkfile, with the conflict policy, 412 handling and the hash check. */
+  private async complete(signal: AbortSignal): Promise<UploadOutcome> {
+    const etag = this.etag();
+    let attempt = 0;
+    let renames = 0;
+    for (;;) {
+      let tok: IssuedToken | undefined;
+      let call: CallName = 'token';
+      try {
+        tok = await this.currentToken(signal);
+        call = 'mkfile';
+        const r = await this.deps.client.mkfile({
+          token: tok.token,
+          fileSize: this.size,
+          batch: this.batch,
+          ctxs: this.blocks.map((b) => b.lastCtx!),
+          key: this.key,
+          mimeType: this.rec.options.mimeType,
+          deadlineDays: this.rec.options.deadlineDays,
+          vars: this.rec.options.vars,
+          signal,
+        });
+        if (r.hash !== etag) {
+          throw new TransferFailure('hash-mismatch', `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${r.key}" is not this file`);
+        }
+        return { state: 'done', key: r.key, etag, remoteHash: r.hash, returnBody: r.body, warning: null };
+      } catch (e) {
+        if (signal.aborted) throw signal.reason;
+        if (!isServiceError(e)) throw e;
+        attempt++;
+        const d = this.decideOn(e, call, tok, attempt);
+        this.hooks.retried(`${e.message} → ${d.action}`);
+        switch (d.action) {
+          case 'retry':
+          case 'resend-chunk':
+          case 'restart-block':
+            await sleep('delayMs' in d ? d.delayMs : 0, signal);
+            break;
+          case 'refresh-token':
+            await this.refreshToken(signal);
+            break;
+          case 'reupload-blocks':
+            this.missingRounds++;
+            for (const b of this.blocks) {
+              b.reset();
+              this.dbWrite(() => this.deps.store.resetBlock(this.rec.id, b.index));
+            }
+            this.hooks.phase('uploading');
+            this.reportProgress();
+            await this.uploadBlocks(signal);
+            this.hooks.phase('completing');
+            break;
+          case 'conflict':
+            if (d.policy === 'skip') {
+              return { state: 'skipped', key: this.key, etag, remoteHash: null, returnBody: null, warning: `"${this.key}" already exists in ${this.rec.bucket}; skipped (conflict policy skip)` };
+            }
+            if (d.policy === 'overwrite' && !this.overwrite) {
+              this.overwrite = true;
+              this.token = undefined;
+              break;
+            }
+            if (d.policy === 'rename' && renames < MAX_RENAMES) {
+              renames++;
+              this.key = renamedKey(this.rec.requestedKey, renames);
+              this.token = undefined;
+              break;
+            }
+            throw new TransferFailure('conflict', `"${this.key}" already exists and could not be replaced: ${e.serviceMessage}`);
+          case 'done-with-warning':
+            return { state: 'done', key: this.key, etag, remoteHash: null, returnBody: null, warning: `stored, but the service reported: ${e.serviceMessage} (hash not returned; not uploaded again)` };
+          default:
+            throw failureFrom(e, d);
+        }
+      }
+    }
+  }
+
+  private etag(): string {
+    if (this.size === 0) return etagFromUnitDigests([createHash('sha1').digest()]);
+    return etagFromUnitDigests(this.blocks.flatMap((b) => b.unitDigests()));
+  }
+
+  private async currentToken(signal: AbortSignal): Promise<IssuedToken> {
+    if (this.token && !tokenExpiring(this.token, this.deps.now(), this.deps.tokenMarginMs)) return this.token;
+    this.token = await this.deps.tokens.get({ bucket: this.rec.bucket, key: this.key, overwrite: this.overwrite }, { signal });
+    return this.token;
+  }
+
+  private async refreshToken(signal: AbortSignal): Promise<void> {
+    this.token = await this.deps.tokens.get({ bucket: this.rec.bucket, key: this.key, overwrite: this.overwrite }, { fresh: true, signal });
+    this.tokenFresh = true;
+  }
+
+  private async readAt(target: Buffer, position: number): Promise<void> {
+    let done = 0;
+    while (done < target.length) {
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await this.fh!.read(target, done, target.length - done, position + done));
+      } catch (e) {
+        throw new TransferFailure('file-unreadable', `${this.rec.localPath} could not be read: ${(e as Error).message}`, { cause: e });
+      }
+      if (bytesRead === 0) throw new TransferFailure('file-changed', `${this.rec.localPath} became shorter while it was uploaded`);
+      done += bytesRead;
+    }
+  }
+
+  /** Runs a store write; a failure (disk full, read-only) fails the transfer with a clear code. */
+  private dbWrite(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      throw new TransferFailure('db-write-failed', `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); is its disk full or read-only?`, { cause: e });
+    }
+  }
+}
+
+async function openForUpload(p: string): Promise<FileHandle> {
+  try {
+    return await open(p, 'r');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new TransferFailure('file-missing', `${p} does not exist (moved or deleted?)`);
+    if (code === 'EACCES' || code === 'EPERM') throw new TransferFailure('file-unreadable', `${p} cannot be read: permission denied`);
+    throw new TransferFailure('file-unreadable', `${p} cannot be opened: ${(e as Error).message}`);
+  }
+}
+
+function failureFrom(e: ServiceError, d: Decision): TransferFailure {
+  const code = d.action === 'fail' ? d.code : 'unexpected';
+  const hint = FAILURE_HINTS[code];
+  const detail = e.message;
+  return new TransferFailure(code, hint ? `${hint} (${detail})` : detail, { cause: e });
+}
