@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { crc32 } from 'node:zlib';
+import { HttpError } from './http-util';
+
+/** Pieces are gathered up to this size before one positioned write. */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+export interface ChunkReceipt {
+  bytes: number;
+  /** Lowercase hex MD5 of the body. */
+  md5Hex: string;
+  /** Unsigned CRC-32 of the body alone. */
+  crc32: number;
+  /** CRC-32 of the block so far (blockCrcBefore continued over the body). */
+  blockCrc32: number;
+}
+
+export interface ReceiveChunkOptions {
+  /** File of the block; must exist. The body is written at `position`. */
+  file: string;
+  position: number;
+  /** The body must be exactly this long (the request's Content-Length). */
+  declaredBytes: number;
+  blockCrcBefore: number;
+  /** Fault injection: read no faster than this. */
+  bandwidthBytesPerSec?: number;
+  /** Fault injection: destroy the connection once this many bytes have arrived. */
+  resetAfterBytes?: number;
+}
+
+/**
+ * Streams a chunk's request body into its block file, hashing it on the way. Rejects with
+ * HttpError 400 when the body ends before its Content-Length, and with a ChunkResetError
+ * when fault injection cut the connection; on rejection the block's committed state is
+ * untouched (bytes written past the committed offset are overwritten by the next chunk).
+ */
+export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions): Promise<ChunkReceipt> {
+  const fh = await open(o.file, 'r+');
+  const md5 = createHash('md5');
+  let bodyCrc = 0;
+  let blockCrc = o.blockCrcBefore;
+  let received = 0;
+  let written = 0;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const startedMs = Date.now();
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const buf = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    await fh.write(buf, 0, buf.length, o.position + written);
+    written += buf.length;
+  };
+  try {
+    try {
+      for await (const piece of req as AsyncIterable<Buffer>) {
+        received += piece.length;
+        if (received > o.declaredBytes) throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
+        md5.update(piece);
+        bodyCrc = crc32(piece, bodyCrc);
+        blockCrc = crc32(piece, blockCrc);
+        pending.push(piece);
+        pendingBytes += piece.length;
+        if (pendingBytes >= WRITE_BUFFER_BYTES) await flush();
+        if (o.resetAfterBytes !== undefined && received >= o.resetAfterBytes) {
+          req.socket.destroy();
+          throw new ChunkResetError();
+        }
+        if (o.bandwidthBytesPerSec) {
+          const dueMs = (received / o.bandwidthBytesPerSec) * 1000 - (Date.now() - startedMs);
+          if (dueMs > 1) await sleep(dueMs);
+        }
+      }
+    } catch (e) {
+      if (e instanceof HttpError || e instanceof ChunkResetError) throw e;
+      throw new HttpError(400, `request body ended before its Content-Length (${received} of ${o.declaredBytes} bytes arrived)`);
+    }
+    if (received !== o.declaredBytes) {
+      throw new HttpError(400, `request body has ${received} bytes, Content-Length says ${o.declaredBytes}`);
+    }
+    await flush();
+    return { bytes: received, md5Hex: md5.digest('hex'), crc32: bodyCrc, blockCrc32: blockCrc };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The connection was cut on purpose (fault injection); nothing can be answered. */
+export class ChunkResetError extends Error {
+  override readonly name = 'ChunkResetError';
+  constructor() {
+    super('connection reset by fault injection');
+  }
+}

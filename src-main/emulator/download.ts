@@ -1,0 +1,83 @@
+import { createReadStream } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ObjectStore } from './contracts';
+import { HttpError } from './http-util';
+
+/** A satisfiable single byte range, inclusive. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Parses a Range header against a size. Returns undefined to serve the whole object (no
+ * header, a unit other than bytes, or several ranges, which this server does not combine),
+ * a range, or 'unsatisfiable' (416).
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const [, a = '', b = ''] = m;
+  if (a === '' && b === '') return undefined;
+  if (a === '') {
+    const suffix = Number(b);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(a);
+  const end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+  if (b !== '' && Number(b) < start) return undefined; // invalid range: ignored (RFC 9110)
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+/** `GET|HEAD /dl/<bucket>/<key…>`: the object's bytes, with single-range support. */
+export function handleDownload(objects: ObjectStore, req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>): Promise<void> {
+  const bucket = params.bucket ?? '';
+  const key = params['*'] ?? '';
+  if (!objects.hasBucket(bucket)) throw new HttpError(404, `bucket "${bucket}" does not exist`);
+  const obj = objects.stat(bucket, key);
+  const file = obj && objects.contentPath(bucket, key);
+  if (!obj || !file) throw new HttpError(404, `no object "${key}" in bucket "${bucket}"`);
+  const range = parseRange(req.headers.range, obj.size);
+  const headers: Record<string, string | number> = {
+    'Accept-Ranges': 'bytes',
+    ETag: `"${obj.hash}"`,
+    'Last-Modified': new Date(obj.putTime).toUTCString(),
+    'Content-Type': obj.mimeType,
+  };
+  if (range === 'unsatisfiable') {
+    res.writeHead(416, { ...headers, 'Content-Type': 'application/json', 'Content-Range': `bytes */${obj.size}` });
+    res.end(JSON.stringify({ code: '416', message: `range not satisfiable: the object has ${obj.size} bytes` }));
+    return Promise.resolve();
+  }
+  const { start, end } = range ?? { start: 0, end: obj.size - 1 };
+  const length = Math.max(0, end - start + 1);
+  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${obj.size}`;
+  headers['Content-Length'] = length;
+  res.writeHead(range ? 206 : 200, headers);
+  if (req.method === 'HEAD' || length === 0) {
+    res.end();
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const stream = createReadStream(file, { start, end });
+    stream.on('error', () => {
+      res.destroy();
+      resolve();
+    });
+    res.on('close', () => {
+      stream.destroy();
+      resolve();
+    });
+    stream.pipe(res);
+  });
+}
+
+/** The download URL of an object: each key segment percent-encoded; keys with `.`/`..` segments encoded whole (so no URL parser folds them). */
+export function objectUrl(downloadBaseUrl: string, bucket: string, key: string): string {
+  const segs = key.split('/');
+  const path = segs.some((s) => s === '.' || s === '..') ? encodeURIComponent(key) : segs.map(encodeURIComponent).join('/');
+  return `${downloadBaseUrl}/${encodeURIComponent(bucket)}/${path}`;
+}

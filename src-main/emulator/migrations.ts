@@ -1,0 +1,59 @@
+import type { Migration } from '../store/db';
+
+/**
+ * Schema of the emulator's own database (<data>/emulator.db). Only the tables of the
+ * server side live here; the Fmgr and VCA parts create theirs with CREATE TABLE IF NOT
+ * EXISTS (contracts.ts).
+ */
+export const EMULATOR_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'objects, unmerged blocks, merges, meta',
+    up(db) {
+      db.exec(`
+        CREATE TABLE meta (
+          name TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        );
+        CREATE TABLE objects (
+          bucket TEXT NOT NULL,
+          key TEXT NOT NULL,
+          file TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          hash TEXT NOT NULL,
+          mime_type TEXT NOT NULL,
+          put_time INTEGER NOT NULL,
+          expires_at INTEGER,
+          PRIMARY KEY (bucket, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX objects_expiry ON objects (expires_at) WHERE expires_at IS NOT NULL;
+        -- Files whose object row is gone but whose bytes still need removing.
+        CREATE TABLE orphan_files (
+          file TEXT PRIMARY KEY
+        );
+        CREATE TABLE blocks (
+          id TEXT PRIMARY KEY,
+          batch TEXT NOT NULL,
+          block_order INTEGER NOT NULL,
+          block_size INTEGER NOT NULL,
+          received INTEGER NOT NULL,
+          crc32 INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX blocks_age ON blocks (updated_at);
+        -- Completed mkfile calls, so a retried mkfile (same batch, same ctx list) gets the same reply.
+        CREATE TABLE merges (
+          batch TEXT NOT NULL,
+          ctx_digest TEXT NOT NULL,
+          bucket TEXT NOT NULL,
+          key TEXT NOT NULL,
+          hash TEXT NOT NULL,
+          reply TEXT NOT NULL,
+          merged_at INTEGER NOT NULL,
+          PRIMARY KEY (batch, ctx_digest)
+        );
+      `);
+    },
+  },
+];
