@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { PrioritySemaphore, Scheduler } from '../../../src-main/engine/scheduler';
+
+describe('PrioritySemaphore', () => {
+  it('never exceeds its capacity and serves higher priority first, then arrival order', async () => {
+    const s = new PrioritySemaphore(1);
+    const first = await s.acquire(1, 0);
+    const order: string[] = [];
+    const low = s.acquire(1, 0).then((r) => { order.push('low'); r(); });
+    const low2 = s.acquire(1, 0).then((r) => { order.push('low2'); r(); });
+    const high = s.acquire(1, 10).then((r) => { order.push('high'); r(); });
+    expect(s.inUse).toBe(1);
+    first();
+    await Promise.all([low, low2, high]);
+    expect(order).toEqual(['high', 'low', 'low2']);
+    expect(s.inUse).toBe(0);
+  });
+
+  it('counts amounts (bytes in flight) and lets an oversized request run alone', async () => {
+    const s = new PrioritySemaphore(10);
+    const a = await s.acquire(6);
+    let bGot = false;
+    const b = s.acquire(6).then((r) => { bGot = true; return r; });
+    await Promise.resolve();
+    expect(bGot).toBe(false);
+    a();
+    const rb = await b;
+    expect(s.inUse).toBe(6);
+    rb();
+    const big = await s.acquire(50);
+    expect(s.inUse).toBe(50);
+    big();
+    big(); // a second release is ignored
+    expect(s.inUse).toBe(0);
+  });
+
+  it('an aborted wait holds nothing', async () => {
+    const s = new PrioritySemaphore(1);
+    const r = await s.acquire();
+    const ac = new AbortController();
+    const p = s.acquire(1, 0, ac.signal);
+    ac.abort(new Error('stop'));
+    await expect(p).rejects.toThrow('stop');
+    r();
+    expect(s.inUse).toBe(0);
+    (await s.acquire())();
+  });
+
+  it('grows capacity live', async () => {
+    const s = new PrioritySemaphore(1);
+    await s.acquire();
+    const p = s.acquire();
+    s.setCapacity(2);
+    await p;
+    expect(s.inUse).toBe(2);
+  });
+});
+
+describe('Scheduler', () => {
+  it('validates limits', () => {
+    expect(() => new Scheduler({ maxBlocks: 0 })).toThrow(RangeError);
+    expect(new Scheduler({ maxFiles: 2 }).limits.maxFiles).toBe(2);
+  });
+});
