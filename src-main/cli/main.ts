@@ -10,6 +10,7 @@ type Register = (program: Command) => void;
 async function commandModules(): Promise<Register[]> {
   const modules: Array<{ register: Register }> = [
     // one line per subcommand module
+    await import('./commands/emulator'),
   ];
   return modules.map((m) => m.register);
 }
