@@ -1,0 +1,85 @@
+import { FMGR_TERMINAL_TASK_CODES, fmgrItemState, fmgrNotificationState, fmgrTaskState } from '../protocol/codes';
+import type { FmgrTaskStatus } from '../protocol/types';
+import type { FmgrItemRow, FmgrTaskRow, StatusSource } from '../store/tasks/fmgr-repo';
+import type { Tracking } from '../store/tasks/rows';
+
+/**
+ * Fmgr tasks as the UI, the CLI and events see them: every code named with the table of
+ * the interface document it belongs to (a notification's top-level code has its own table).
+ */
+export interface FmgrItemView {
+  index: number;
+  cmd: string;
+  code: number;
+  state: string;
+  description: string;
+  error: string | null;
+  hash: string | null;
+  fsize: number | null;
+  key: string | null;
+  url: string | null;
+  decompresslist: string | null;
+}
+
+export interface FmgrTaskView {
+  id: number;
+  accountId: number;
+  persistentId: string;
+  origin: FmgrTaskRow['origin'];
+  op: string | null;
+  fops: string | null;
+  notifyUrl: string | null;
+  tracking: Tracking;
+  /** Latest service code, and which table names it (query or notification). */
+  code: number | null;
+  codeSource: StatusSource | null;
+  state: string | null;
+  description: string | null;
+  separate: string | null;
+  items: FmgrItemView[];
+  /** The last poll's failure, shown until a status arrives. */
+  error: { code: string; message: string; at: number } | null;
+  polls: number;
+  nextPollAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export function fmgrStateName(code: number, source: StatusSource): string {
+  return source === 'notify' ? fmgrNotificationState(code) : fmgrTaskState(code);
+}
+
+export function fmgrTaskView(t: FmgrTaskRow, items: readonly FmgrItemRow[]): FmgrTaskView {
+  return {
+    id: t.id,
+    accountId: t.accountId,
+    persistentId: t.persistentId,
+    origin: t.origin,
+    op: t.op,
+    fops: t.fops,
+    notifyUrl: t.notifyUrl,
+    tracking: t.tracking,
+    code: t.code,
+    codeSource: t.codeSource,
+    state: t.code === null ? null : fmgrStateName(t.code, t.codeSource ?? 'poll'),
+    description: t.description,
+    separate: t.separate,
+    items: items.map((it) => ({ ...it, state: fmgrItemState(it.code) })),
+    error: t.errorCode === null ? null : { code: t.errorCode, message: t.errorMessage ?? '', at: t.errorAt ?? 0 },
+    polls: t.polls,
+    nextPollAt: t.nextPollAt,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    finishedAt: t.finishedAt,
+  };
+}
+
+/**
+ * A status query answer after which the task no longer changes: top-level code 3
+ * (processing finished, no notification), 5 or 6 (notification failed / succeeded).
+ * Code 4 (notifying) is not terminal: the notification's outcome is still to come.
+ */
+export function isFmgrTerminal(status: Pick<FmgrTaskStatus, 'code'>): boolean {
+  return FMGR_TERMINAL_TASK_CODES.has(status.code);
+}
