@@ -8,7 +8,7 @@ import type { ChunkDeps } from './chunk-routes';
 import { batchTag, CtxError } from './ctx';
 import { HttpError, readBody, sendJson } from './http-util';
 import { mergeBlocks, type MergeLog } from './merge';
-import type { SqliteObjectStore } from './object-store';
+import { keyProblem, type SqliteObjectStore } from './object-store';
 import { mkfileReply, postCallback, renderCallbackBody, returnBodyProblem, type UploadVars } from './return-body';
 import { decodeKey, headerValue, pathInt, uploadBasics } from './upload-common';
 
@@ -132,6 +132,8 @@ export async function handleMkfile(deps: MkfileDeps, req: IncomingMessage, res: 
   const pathParams = parsePathPairs(params['*']);
   const key = grant.scopeKey ?? headerKey ?? pathParams.key;
   if (key === undefined) throw new HttpError(400, 'no key: give it in the policy scope (bucket:key), the Key header or the path /key/<b64>');
+  const badKey = keyProblem(key);
+  if (badKey) throw new HttpError(400, `invalid key: ${badKey}`);
   const deadlineHeader = headerValue(req, 'deadline');
   let deadlineDays: number | undefined;
   if (deadlineHeader !== undefined) {

@@ -21,7 +21,7 @@ import { MergeLog } from './merge';
 import { EMULATOR_MIGRATIONS } from './migrations';
 import { handleMkfile, type MkfileDeps } from './mkfile';
 import type { NotifyRetry } from './notify';
-import { SqliteObjectStore } from './object-store';
+import { ObjectStoreError, SqliteObjectStore } from './object-store';
 import { mountVca } from './vca';
 
 export const DEFAULT_ACCESS_KEY = 'blocklift-ak';
@@ -297,6 +297,9 @@ function replyError(req: IncomingMessage, res: ServerResponse, e: unknown, codeS
     status = e.status;
     message = e.message;
     style = e.codeStyle === 'number' ? 'number' : codeStyle;
+  } else if (e instanceof ObjectStoreError) {
+    status = e.code === 'no-such-bucket' ? 631 : e.code === 'no-such-key' ? 404 : 400;
+    message = e.message;
   } else {
     process.stderr.write(`blocklift emulator: ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}\n`);
   }
