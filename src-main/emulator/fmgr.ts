@@ -8,7 +8,7 @@ import type { EmulatorContext } from './contracts';
 import { runFmgrOp, FmgrOpError } from './fmgr-ops';
 import { ObjectStoreError } from './object-store';
 import { FmgrTaskStore, taskStatusBody, type FmgrItemRecord, type FmgrStatusBody, type FmgrTaskRecord } from './fmgr-store';
-import { HttpError, parseForm, readBody, sendError, sendJson } from './http-util';
+import { HttpError, parseForm, readBody, sendJson } from './http-util';
 import { DEFAULT_NOTIFY_RETRY, NotifyUrlError, parseNotifyUrl, sendNotification, sleep, type NotifyRetry } from './notify';
 
 /**
@@ -200,16 +200,15 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     },
   };
 
-  ctx.route('POST', '/fmgr/:op', (req, res, params) => guarded(res, () => submitRoute(ctx, service, req, res, params.op ?? '')));
-  ctx.route('GET', '/fmgr/status', (_req, res, _params, query) =>
-    guarded(res, () => {
-      const id = query.get('persistentId');
-      if (!id) throw new HttpError(400, 'persistentId is required: GET /fmgr/status?persistentId=<id>', 'number');
-      const body = service.status(id);
-      if (body === undefined) throw new HttpError(404, `no Fmgr task has persistentId ${id.slice(0, 100)}`, 'number');
-      sendJson(res, 200, body);
-    }),
-  );
+  // Route errors are thrown as HttpError; the server turns them into the JSON reply.
+  ctx.route('POST', '/fmgr/:op', (req, res, params) => submitRoute(ctx, service, req, res, params.op ?? ''));
+  ctx.route('GET', '/fmgr/status', (_req, res, _params, query) => {
+    const id = query.get('persistentId');
+    if (!id) throw new HttpError(400, 'persistentId is required: GET /fmgr/status?persistentId=<id>', 'number');
+    const body = service.status(id);
+    if (body === undefined) throw new HttpError(404, `no Fmgr task has persistentId ${id.slice(0, 100)}`, 'number');
+    sendJson(res, 200, body);
+  });
   ctx.onClose(async () => {
     stop.abort();
     await Promise.all([...running]);
@@ -240,16 +239,6 @@ async function submitRoute(ctx: EmulatorContext, service: FmgrService, req: Inco
   }
   const id = service.submit(opName, form.get('fops') ?? '', { notifyURL, force: flag('force'), separate: flag('separate') });
   sendJson(res, 200, { persistentId: id });
-}
-
-/** Runs a route body, answering an HttpError with its status and JSON body. */
-async function guarded(res: ServerResponse, fn: () => void | Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (e) {
-    if (e instanceof HttpError) sendError(res, e.status, e.message, e.codeStyle);
-    else throw e;
-  }
 }
 
 function isFailed(code: number): boolean {

@@ -4,7 +4,7 @@ import { urlsafeB64DecodeText } from '../protocol/base64';
 import { VCA_TYPES, type VcaType } from '../protocol/types';
 import { checkManagementAuth } from './auth';
 import type { EmulatorContext } from './contracts';
-import { HttpError, parseForm, readBody, sendError, sendJson } from './http-util';
+import { HttpError, parseForm, readBody, sendJson } from './http-util';
 import { DEFAULT_NOTIFY_RETRY, parseNotifyUrl, sendNotification, sleep, type NotifyRetry } from './notify';
 import { VcaLabels } from './vca-labels';
 import { checkVcaSource } from './vca-source';
@@ -133,16 +133,15 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
     sendJson(res, 200, { jobId: job.jobId });
   };
 
-  ctx.route('POST', '/v1/vca', (req, res) => guarded(res, () => create(req, res)));
-  ctx.route('GET', '/v1/vca/search', (_req, res, _params, query) =>
-    guarded(res, () => {
-      const jobId = query.get('jobId');
-      if (!jobId) throw new HttpError(400, 'jobId is required: GET /v1/vca/search?jobId=<id>');
-      const job = store.get(jobId);
-      if (!job) throw new HttpError(404, 'JobId Not Found');
-      sendJson(res, 200, vcaJobBody(job));
-    }),
-  );
+  // Route errors are thrown as HttpError; the server turns them into the JSON reply.
+  ctx.route('POST', '/v1/vca', (req, res) => create(req, res));
+  ctx.route('GET', '/v1/vca/search', (_req, res, _params, query) => {
+    const jobId = query.get('jobId');
+    if (!jobId) throw new HttpError(400, 'jobId is required: GET /v1/vca/search?jobId=<id>');
+    const job = store.get(jobId);
+    if (!job) throw new HttpError(404, 'JobId Not Found');
+    sendJson(res, 200, vcaJobBody(job));
+  });
   ctx.onClose(async () => {
     stop.abort();
     await Promise.all([...running]);
@@ -173,11 +172,3 @@ function decodeUrl(raw: string, httpOnly: boolean): string | undefined {
   return text;
 }
 
-async function guarded(res: ServerResponse, fn: () => void | Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (e) {
-    if (e instanceof HttpError) sendError(res, e.status, e.message, e.codeStyle);
-    else throw e;
-  }
-}
