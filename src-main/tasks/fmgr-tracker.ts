@@ -213,7 +213,7 @@ export class FmgrTracker {
     }
     if (signal.aborted) return;
     const now = this.d.now();
-    const tracking: Tracking = isFmgrTerminal(status) ? 'done' : task.tracking === 'stopped' ? 'stopped' : 'active';
+    const tracking: Tracking = isFmgrTerminal(status, push) ? 'done' : task.tracking === 'stopped' ? 'stopped' : 'active';
     const delay = nextPollDelayMs(this.d.policy, { polls: task.polls + 1, consecutiveErrors: 0, push }, this.d.random);
     const row = this.repo.recordStatus(taskId, status, { source: 'poll', tracking, nextPollAt: tracking === 'active' ? now + delay : null, nowMs: now });
     if (tracking === 'active') this.scheduleAt(taskId, delay);

@@ -76,10 +76,12 @@ export function fmgrTaskView(t: FmgrTaskRow, items: readonly FmgrItemRow[]): Fmg
 }
 
 /**
- * A status query answer after which the task no longer changes: top-level code 3
- * (processing finished, no notification), 5 or 6 (notification failed / succeeded).
- * Code 4 (notifying) is not terminal: the notification's outcome is still to come.
+ * A status query answer after which the task no longer changes. With a notify URL that we
+ * gave (push), only 5 and 6 (notification failed / succeeded) end it: the service passes
+ * through 3 on its way to 4 (notifying). Without one, 3 (processing finished) ends it too.
+ * Code 4 is never terminal. A task typed in by id whose submitter set a notify URL we do
+ * not know of ends at 3: its results are final by then.
  */
-export function isFmgrTerminal(status: Pick<FmgrTaskStatus, 'code'>): boolean {
-  return FMGR_TERMINAL_TASK_CODES.has(status.code);
+export function isFmgrTerminal(status: Pick<FmgrTaskStatus, 'code'>, push = false): boolean {
+  return push ? status.code === 5 || status.code === 6 : FMGR_TERMINAL_TASK_CODES.has(status.code);
 }
