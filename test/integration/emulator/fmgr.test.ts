@@ -287,4 +287,24 @@ describe('Fmgr states and errors', () => {
       await (second ?? first).close();
     }
   });
+
+  it('resumes a task that was still pending when the emulator stopped', async () => {
+    const first = await startTestEmulator({ fmgrStepDelayMs: 200 });
+    let second: TestEmulator | undefined;
+    let m = mgrClient(first);
+    try {
+      await putObject(first, first.bucket, 'p.txt', 'p');
+      const { persistentId } = await m.fmgrSubmit('copy', [{ op: 'copy', srcBucket: first.bucket, srcKey: 'p.txt', bucket: first.bucket, key: 'q.txt' }]);
+      expect((await m.fmgrStatus(persistentId)).code).toBe(0);
+      m.close();
+      second = await first.restart({ fmgrStepDelayMs: 5 });
+      m = mgrClient(second);
+      const { status } = await waitTask(m, persistentId);
+      expect(status.items[0]).toMatchObject({ code: 3, key: 'q.txt' });
+      expect(second.objects.stat(second.bucket, 'q.txt')).toBeDefined();
+    } finally {
+      m.close();
+      await (second ?? first).close();
+    }
+  });
 });
