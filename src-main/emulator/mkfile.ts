@@ -183,7 +183,7 @@ export async function handleMkfile(deps: MkfileDeps, req: IncomingMessage, res: 
       hash: stored.hash,
       etag: stored.hash,
       mimeType: stored.mimeType,
-      ip: req.socket.remoteAddress ?? '',
+      ip: (req.socket as IncomingMessage['socket'] | null)?.remoteAddress ?? '',
       persistentId: persistentId ?? '',
     };
     let reply: unknown = mkfileReply(grant.policy.returnBody, vars, stored.key, stored.hash, persistentId);

@@ -209,7 +209,12 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       }
       await entry.handler(req, res, match.params, query);
     } catch (e) {
-      replyError(req, res, e, codeStyle);
+      try {
+        replyError(req, res, e, codeStyle);
+      } catch (again) {
+        process.stderr.write(`blocklift emulator: could not send an error reply: ${(again as Error).message}\n`);
+        res.destroy();
+      }
     }
   }
 
@@ -289,7 +294,9 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
 
 /** Turns a thrown error into the JSON error reply; unexpected errors become 500 and are logged. */
 function replyError(req: IncomingMessage, res: ServerResponse, e: unknown, codeStyle: 'string' | 'number'): void {
-  if (req.socket.destroyed) return;
+  // After a reset the request has no socket any more: nothing can be answered.
+  const socket = req.socket as IncomingMessage['socket'] | null;
+  if (!socket || socket.destroyed || res.destroyed) return;
   let status = 500;
   let message = 'internal error of the emulator';
   let style = codeStyle;
