@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MgrClient, UploadClient } from '../../../src-main/protocol/client';
-import { ServiceError } from '../../../src-main/protocol/errors';
+import type { ServiceError } from '../../../src-main/protocol/errors';
 import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { ManualClock } from '../../../src-main/emulator/clock';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
