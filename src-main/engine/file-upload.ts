@@ -53,6 +53,8 @@ export interface UploadHooks {
 }
 
 const MAX_RESTARTS_ON_CHANGE = 2;
+/** A block whose ctx is refused this many times (even with progress between) fails the transfer. */
+const MAX_BLOCK_RESTARTS = 10;
 const MAX_RENAMES = 100;
 
 /**
@@ -209,6 +211,7 @@ export class FileUpload {
   private async uploadBlock(b: BlockState, buf: Buffer, signal: AbortSignal): Promise<void> {
     const { client, scheduler, limiter, sizer } = this.deps;
     let attempt = 0;
+    let restarts = 0;
     while (!b.done) {
       const offset = b.nextOffset;
       const len = Math.min(sizer.chunkBytes, buf.length, b.size - offset);
@@ -248,6 +251,9 @@ export class FileUpload {
             await sleep(d.delayMs, signal);
             break;
           case 'restart-block':
+            if (++restarts > MAX_BLOCK_RESTARTS) {
+              throw new TransferFailure('ctx-rejected', `the service refused the upload context of block ${b.index} ${MAX_BLOCK_RESTARTS} times; last answer: ${e.message}`, { cause: e });
+            }
             b.reset();
             this.dbWrite(() => this.deps.store.resetBlock(this.rec.id, b.index));
             this.reportProgress();
