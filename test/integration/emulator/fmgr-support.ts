@@ -96,6 +96,8 @@ export interface Receiver {
   received: ReceivedNotification[];
   /** Statuses to answer, in order; 200 once the list is used up. */
   answers: number[];
+  /** How long the receiver holds each request before answering (keeps "notifying" observable). */
+  holdMs: number;
   close(): Promise<void>;
 }
 
@@ -120,20 +122,24 @@ export async function startReceiver(emu: TestEmulator): Promise<Receiver> {
       }
       const answered = answers.shift() ?? 200;
       received.push({ path: req.url ?? '', contentType: req.headers['content-type'], signed, raw, json, answered });
-      res.writeHead(answered).end();
+      const reply = () => res.writeHead(answered).end();
+      if (rx.holdMs > 0) setTimeout(reply, rx.holdMs);
+      else reply();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const rx: Receiver = {
     url: (p) => `${base}${p}`,
     received,
     answers,
+    holdMs: 0,
     close: async () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     },
   };
+  return rx;
 }
 
 /** Waits until `cond` holds (checked every few ms), failing after timeoutMs. */

@@ -224,7 +224,8 @@ describe('Fmgr states and errors', () => {
       expect(codes).toEqual([0, 1, 3]);
       expect(itemCodes[0]).toEqual([0, 1, 3]);
 
-      rx.answers.push(500); // the first attempt fails, so "notifying" lasts a retry delay
+      rx.answers.push(500); // the first attempt fails and each is held, so "notifying" lasts
+      rx.holdMs = 100;
       const notified = await m.fmgrSubmit('delete', [{ op: 'delete', bucket: slow.bucket, key: 't.txt' }], { notifyURL: rx.url('/n') });
       const seen = await waitTask(m, notified.persistentId, { notified: true });
       expect(seen.codes).toEqual([0, 1, 3, 4, 6]);

@@ -156,10 +156,12 @@ describe('VCA notifications', () => {
   it('POSTs signed JSON {jobId, code, desc, results} and records notifyResult 3 on a 200', async () => {
     rx.received.length = 0;
     rx.answers.length = 0;
-    rx.answers.push(500); // the first attempt fails: "notifying" (1) lasts a retry delay
+    rx.answers.push(500); // the first attempt fails, and each is held, so "notifying" (1) is seen
+    rx.holdMs = 100;
     await putObject(emu, 'clips', 'videos/beach-2.mp4', 'v');
     const { jobId } = await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/beach-2.mp4'), notifyUrl: rx.url('/hooks/vca') });
     const { job, notifyResults } = await waitJob(mgr, jobId);
+    rx.holdMs = 0;
     expect(job.notifyResult).toBe(3);
     expect(notifyResults[0]).toBe(0);
     expect(notifyResults.slice(-2)).toEqual([1, 3]);
