@@ -81,14 +81,22 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     return sendNotification(new URL(t.notifyUrl), payload, 'text/plain', signer, retry, stop.signal);
   };
 
-  /** Sends one item's separate notification and records its outcome on the item. */
+  /**
+   * Sends one item's separate notification and records its outcome on the item. Never
+   * rejects (it runs beside the task's processing): a store failure counts as not notified.
+   */
   const notifyItem = async (t: FmgrTaskRecord, item: FmgrItemRecord): Promise<boolean> => {
     const others = t.items.filter((o) => o !== item);
     const code = others.some((o) => o.code === 0 || o.code === 1) ? 1 : t.items.some((o) => isFailed(o.code)) ? 2 : 3;
     const ok = await notify(t, taskStatusBody(t, [item], code, fmgrNotificationState(code)));
     if (stop.signal.aborted) return ok;
     item.code = item.code === 18 ? (ok ? 20 : 19) : ok ? 6 : 5;
-    save(t);
+    try {
+      save(t);
+    } catch (e) {
+      process.stderr.write(`blocklift emulator: Fmgr task ${t.id}: could not record a notification: ${(e as Error).message}\n`);
+      return false;
+    }
     return ok;
   };
 
@@ -145,7 +153,7 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     const p = runTask(t).catch((e: unknown) => {
       // A store failure (disk full, database closed) must not crash the emulator; the task
       // stays in its last saved state and resumes on the next start.
-      if (!stop.signal.aborted) console.error(`emulator: Fmgr task ${t.id} stopped: ${(e as Error).message}`);
+      if (!stop.signal.aborted) process.stderr.write(`blocklift emulator: Fmgr task ${t.id} stopped: ${(e as Error).message}\n`);
     });
     running.add(p);
     void p.finally(() => running.delete(p));

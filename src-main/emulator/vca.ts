@@ -83,7 +83,7 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
 
   const start = (j: VcaJobRecord) => {
     const p = runJob(j).catch((e: unknown) => {
-      if (!stop.signal.aborted) console.error(`emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}`);
+      if (!stop.signal.aborted) process.stderr.write(`blocklift emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}\n`);
     });
     running.add(p);
     void p.finally(() => running.delete(p));

@@ -112,6 +112,12 @@ describe('VCA jobs', () => {
   });
 });
 
+describe('the label file', () => {
+  it('an unusable --vca-labels file stops the emulator from starting, with a message naming it', async () => {
+    await expect(startTestEmulator({ vcaLabelsFile: '/nonexistent/labels.json' })).rejects.toThrow(/cannot read the VCA label file \/nonexistent\/labels\.json/);
+  });
+});
+
 describe('VCA error rows', () => {
   const source = () => b64(`${mediaBase}/served/talk1.mp4`);
   it.each([
