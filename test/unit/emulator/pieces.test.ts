@@ -5,7 +5,7 @@ import { FaultConfigError, FaultInjector, parseFaultConfig } from '../../../src-
 import { HttpError } from '../../../src-main/emulator/http-util';
 import { mkfileReply, renderCallbackBody, renderTemplate, returnBodyProblem } from '../../../src-main/emulator/return-body';
 import { checkUploadToken } from '../../../src-main/emulator/upload-auth';
-import { signUploadToken } from '../../../src-main/protocol/tokens';
+import { signUploadToken, type UploadPolicy } from '../../../src-main/protocol/tokens';
 
 describe('ctx signer', () => {
   const signer = new CtxSigner(Buffer.alloc(32, 7));
@@ -155,7 +155,7 @@ describe('checkUploadToken', () => {
   });
 
   it('401 for form, key and signature problems; 400 for a signed but invalid policy', () => {
-    const ok = (p: object | string) => signUploadToken('ak', 'sk', p);
+    const ok = (p: Record<string, unknown> | string) => signUploadToken('ak', 'sk', p as UploadPolicy | string);
     expect(status(() => checkUploadToken(undefined, config, now))).toBe(401);
     expect(status(() => checkUploadToken('a:b', config, now))).toBe(401);
     expect(status(() => checkUploadToken(signUploadToken('x', 'sk', { scope: 'b', deadline: now + 1 }), config, now))).toBe(401);
