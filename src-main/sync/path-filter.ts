@@ -69,6 +69,16 @@ export class PathFilter {
     return undefined;
   }
 
+  /** Checks a folder and all its parents: for folders that arrive from a watcher event. */
+  dirPathReason(relDir: string): FilterReason | undefined {
+    const parts = relDir.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const r = this.dirReason(parts.slice(0, i).join('/'));
+      if (r) return r;
+    }
+    return undefined;
+  }
+
   /** Checks a file and all its folders: for paths that arrive from a watcher event. */
   pathReason(relPath: string): FilterReason | undefined {
     const parts = relPath.split('/');

@@ -1,0 +1,242 @@
+import path from 'node:path';
+import type { TransferQueue } from '../engine/api';
+import { etagOfFile } from '../protocol/etag';
+import type { TransferRequest, TransferSnapshot } from '../shared/models';
+import { TERMINAL_TRANSFER_STATES } from '../shared/models';
+import type { SyncFileRecord, SyncRepo } from '../store/sync-repo';
+import { mapKey } from './keymap';
+import type { WatchRootOptions } from './options';
+import { classifyFile, emptyCounts, type ScanCounts } from './reconcile';
+import type { RemoteOps } from './remote-ops';
+import type { ScannedFile } from './scanner';
+import type { FileOutcome, WatchRootEvent } from './events';
+
+/** Rows and transfers are written this many at a time (one transaction each). */
+export const INDEX_BATCH_FILES = 2000;
+
+export interface RootIdentity {
+  id: number;
+  path: string;
+  accountId: number;
+  bucket: string;
+  prefix: string;
+}
+
+export interface RootIndexerDeps {
+  root: RootIdentity;
+  options: WatchRootOptions;
+  repo: SyncRepo;
+  queue: TransferQueue;
+  remote?: RemoteOps;
+  emit(e: WatchRootEvent): void;
+  now?: () => number;
+}
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * The one writer of a root's file index: decides what stable files need (classifyFile),
+ * queues uploads in batches, recognises renames, applies the local-delete policy, and
+ * records how transfers ended. Callers serialize calls (the watch root does).
+ */
+export class RootIndexer {
+  private readonly now: () => number;
+
+  constructor(private readonly d: RootIndexerDeps) {
+    this.now = d.now ?? Date.now;
+  }
+
+  private abs(relPath: string): string {
+    return path.join(this.d.root.path, ...relPath.split('/'));
+  }
+
+  private transferState(row: SyncFileRecord | undefined) {
+    if (!row || row.state !== 'queued' || row.transferId === null) return undefined;
+    return this.d.queue.get(row.transferId)?.state ?? 'unknown';
+  }
+
+  /**
+   * Takes stable files (from a scan or the watcher) and does what each needs. `index` is
+   * the root's loaded index when the caller has it (a full scan); otherwise rows are read
+   * one by one. Adds to `counts` and returns it.
+   */
+  async admit(files: readonly ScannedFile[], index?: Map<string, SyncFileRecord>, counts: ScanCounts = emptyCounts()): Promise<ScanCounts> {
+    const toQueue: Array<{ file: ScannedFile; key: string }> = [];
+    const settle: SyncFileRecord[] = [];
+    for (const f of files) {
+      const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
+      const cls = classifyFile(row, f, this.transferState(row));
+      if (cls === 'in-flight') {
+        counts.inFlightFiles++;
+        continue;
+      }
+      if (cls === 'unchanged') {
+        counts.unchangedFiles++;
+        counts.unchangedBytes += f.size;
+        if (row && (row.state === 'missing' || row.state === 'queued')) {
+          const done = row.state === 'queued' && row.transferId !== null ? this.d.queue.get(row.transferId) : undefined;
+          settle.push({ ...row, state: done?.state === 'skipped' || done?.state === 'canceled' ? 'skipped' : 'uploaded', etag: done?.etag ?? row.etag, remoteKey: done?.key ?? row.remoteKey, missingSince: null });
+        }
+        continue;
+      }
+      const mapped = mapKey(f.relPath, f.mtimeMs, { prefix: this.d.root.prefix, template: this.d.options.keyTemplate, timeZone: this.d.options.templateTimeZone });
+      if (!mapped.ok) {
+        counts.rejectedFiles++;
+        counts.rejected.push({ relPath: f.relPath, code: mapped.code, message: mapped.message });
+        if (row?.state !== 'rejected' || row.errorCode !== mapped.code) {
+          settle.push({ relPath: f.relPath, size: f.size, mtimeMs: f.mtimeMs, etag: null, remoteKey: null, state: 'rejected', transferId: null, errorCode: mapped.code, errorMessage: mapped.message, missingSince: null });
+          this.d.emit({ type: 'rejected', rootId: this.d.root.id, relPath: f.relPath, code: mapped.code, message: mapped.message });
+        }
+        continue;
+      }
+      if (cls === 'new' && (await this.tryRename(f, mapped.key))) {
+        counts.renamedFiles++;
+        continue;
+      }
+      if (cls === 'new' || cls === 'rejected') {
+        counts.newFiles++;
+        counts.newBytes += f.size;
+      } else if (cls === 'changed') {
+        counts.changedFiles++;
+        counts.changedBytes += f.size;
+      } else {
+        counts.retryFiles++;
+        counts.retryBytes += f.size;
+      }
+      toQueue.push({ file: f, key: mapped.key });
+    }
+    if (settle.length) this.d.repo.putFiles(this.d.root.id, settle);
+    for (let i = 0; i < toQueue.length; i += INDEX_BATCH_FILES) {
+      this.queueBatch(toQueue.slice(i, i + INDEX_BATCH_FILES));
+      if (i + INDEX_BATCH_FILES < toQueue.length) await yieldToLoop();
+    }
+    return counts;
+  }
+
+  /**
+   * Rows first (queued, no transfer yet), then the queue, then the ids: a crash in between
+   * leaves rows that the next scan queues again (at worst the same content twice), never a
+   * file that is neither in the index nor in the queue.
+   */
+  private queueBatch(items: ReadonlyArray<{ file: ScannedFile; key: string }>): void {
+    const { root, options } = this.d;
+    const rows: SyncFileRecord[] = items.map(({ file }) => ({
+      relPath: file.relPath,
+      size: file.size,
+      mtimeMs: file.mtimeMs,
+      etag: null,
+      remoteKey: null,
+      state: 'queued',
+      transferId: null,
+      errorCode: null,
+      errorMessage: null,
+      missingSince: null,
+    }));
+    this.d.repo.putFiles(root.id, rows);
+    const requests: TransferRequest[] = items.map(({ file, key }) => ({
+      accountId: root.accountId,
+      bucket: root.bucket,
+      key,
+      localPath: this.abs(file.relPath),
+      source: 'watch',
+      options: { conflict: options.conflict, ...(options.deadlineDays !== undefined ? { deadlineDays: options.deadlineDays } : {}) },
+    }));
+    const ids = this.d.queue.enqueue(requests);
+    rows.forEach((r, i) => (r.transferId = ids[i] ?? null));
+    this.d.repo.putFiles(root.id, rows);
+    this.d.emit({ type: 'queued', rootId: root.id, files: items.map(({ file, key }, i) => ({ relPath: file.relPath, key, size: file.size, transferId: ids[i] ?? -1 })) });
+  }
+
+  /** A new file with the size and etag of a missing uploaded row: copy or move it on the service instead of uploading. */
+  private async tryRename(f: ScannedFile, newKey: string): Promise<boolean> {
+    const { remote, options, root } = this.d;
+    if (!remote || options.rename !== 'server-side') return false;
+    const candidates = this.d.repo.missingWithSize(root.id, f.size).filter((r) => r.etag !== null && r.remoteKey !== null);
+    if (candidates.length === 0) return false;
+    let etag: string;
+    try {
+      etag = (await etagOfFile(this.abs(f.relPath))).etag;
+    } catch {
+      return false;
+    }
+    const old = candidates.find((r) => r.etag === etag);
+    if (!old || old.remoteKey === null) return false;
+    const mode = options.localDelete === 'delete-remote' ? 'move' : 'copy';
+    if (old.remoteKey !== newKey) {
+      try {
+        await remote.relocateObject({ accountId: root.accountId, bucket: root.bucket, fromKey: old.remoteKey, toKey: newKey, mode });
+      } catch (e) {
+        this.d.emit({ type: 'problem', rootId: root.id, relPath: f.relPath, code: 'rename-failed', message: `server-side ${mode} from ${old.remoteKey} failed (${(e as Error).message}); uploading instead` });
+        return false;
+      }
+    }
+    this.d.repo.deleteFiles(root.id, [old.relPath]);
+    this.d.repo.putFiles(root.id, [{ relPath: f.relPath, size: f.size, mtimeMs: f.mtimeMs, etag, remoteKey: newKey, state: 'uploaded', transferId: null, errorCode: null, errorMessage: null, missingSince: null }]);
+    this.d.emit({ type: 'file-done', rootId: root.id, relPath: f.relPath, key: newKey, etag, size: f.size, status: mode === 'move' ? 'moved' : 'copied', from: old.relPath });
+    return true;
+  }
+
+  /** Marks rows gone from the folder (files, or everything under a folder) as missing. */
+  markMissing(relPaths: readonly string[]): number {
+    const now = this.now();
+    const rows: SyncFileRecord[] = [];
+    for (const p of relPaths) {
+      const direct = this.d.repo.getFile(this.d.root.id, p);
+      const affected = direct ? [direct] : this.d.repo.filesUnder(this.d.root.id, p);
+      for (const r of affected) if (r.state !== 'missing') rows.push({ ...r, state: 'missing', missingSince: now });
+    }
+    this.d.repo.putFiles(this.d.root.id, rows);
+    return rows.length;
+  }
+
+  /**
+   * Applies the local-delete policy to rows missing since `beforeMs` or longer: with
+   * `delete-remote`, the uploaded object is deleted on the service; then the row goes.
+   * A row whose remote delete fails stays missing and is tried again later.
+   */
+  async finalizeMissing(beforeMs: number): Promise<number> {
+    const { root, options, remote } = this.d;
+    const rows = this.d.repo.missingSince(root.id, beforeMs);
+    const gone: string[] = [];
+    for (const r of rows) {
+      if (options.localDelete === 'delete-remote' && r.remoteKey !== null && r.etag !== null) {
+        if (!remote) {
+          this.d.emit({ type: 'problem', rootId: root.id, relPath: r.relPath, code: 'delete-not-wired', message: `${r.relPath} was deleted locally but remote deletes are not available here; ${r.remoteKey} is kept` });
+        } else {
+          try {
+            await remote.deleteObject({ accountId: root.accountId, bucket: root.bucket, key: r.remoteKey });
+            this.d.emit({ type: 'file-done', rootId: root.id, relPath: r.relPath, key: r.remoteKey, etag: r.etag, size: r.size, status: 'deleted' });
+          } catch (e) {
+            this.d.emit({ type: 'problem', rootId: root.id, relPath: r.relPath, code: 'delete-failed', message: `deleting ${r.remoteKey} on the service failed: ${(e as Error).message}; will try again` });
+            continue;
+          }
+        }
+      }
+      gone.push(r.relPath);
+    }
+    this.d.repo.deleteFiles(root.id, gone);
+    return gone.length;
+  }
+
+  /**
+   * Records how one of this root's transfers ended. Returns the row's relative path when
+   * the transfer was this root's and terminal (the caller re-checks the file: it may have
+   * changed during the upload), else undefined.
+   */
+  onTransfer(t: TransferSnapshot): string | undefined {
+    if (t.source !== 'watch' || !TERMINAL_TRANSFER_STATES.includes(t.state)) return undefined;
+    const hit = this.d.repo.findByTransfer(t.id);
+    if (!hit || hit.rootId !== this.d.root.id || hit.file.state !== 'queued') return undefined;
+    const f = hit.file;
+    const next: SyncFileRecord =
+      t.state === 'done'
+        ? { ...f, state: 'uploaded', etag: t.etag, remoteKey: t.key, errorCode: null, errorMessage: null }
+        : t.state === 'failed'
+          ? { ...f, state: 'failed', errorCode: t.lastError?.code ?? 'failed', errorMessage: t.lastError?.message ?? 'upload failed' }
+          : { ...f, state: 'skipped', remoteKey: t.key, errorCode: t.state, errorMessage: t.warning };
+    this.d.repo.putFiles(this.d.root.id, [next]);
+    const status: FileOutcome = t.state === 'done' ? 'uploaded' : t.state === 'failed' ? 'failed' : t.state === 'canceled' ? 'canceled' : 'skipped';
+    this.d.emit({ type: 'file-done', rootId: this.d.root.id, relPath: f.relPath, key: t.key, etag: t.etag, size: f.size, status, ...(t.lastError ? { error: t.lastError } : {}) });
+    return f.relPath;
+  }
+}

@@ -1,0 +1,413 @@
+import type { Stats } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { TransferQueue } from '../engine/api';
+import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
+import type { WatchRootEvent, WatchRootState } from './events';
+import type { WatchRootOptions } from './options';
+import { PathFilter } from './path-filter';
+import { emptyCounts, sameContent, type ScanCounts } from './reconcile';
+import type { RemoteOps } from './remote-ops';
+import { RootIndexer } from './root-indexer';
+import { RootUnavailableError, rootUnavailable, scanTree, type ScannedFile } from './scanner';
+import { StabilityTracker, stabilityVerdict, type FileObservation } from './stability';
+import { DEFAULT_WATCHER_BACKEND, startFolderWatcher, type FolderWatcher, type WatchEvent, type WatcherBackend } from './watcher';
+
+/** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
+export interface QueueControl {
+  pause(id: number): boolean;
+  resume(id: number): boolean;
+}
+
+export interface WatchRootDeps {
+  record: WatchRootRecord;
+  options: WatchRootOptions;
+  /** Folders inside the root always left out (the app's data folder), '/' form. */
+  excludedDirs?: readonly string[];
+  repo: SyncRepo;
+  queue: TransferQueue;
+  control?: QueueControl;
+  remote?: RemoteOps;
+  backend?: WatcherBackend;
+  /** How often the root's presence is checked and missing files are settled; default 1000 ms. */
+  housekeepingMs?: number;
+  /** How long a deleted file waits for a rename to claim it; default stabilityMs + 5 s. */
+  missingGraceMs?: number;
+}
+
+/**
+ * One watched folder, live: reconciles the folder with its index (start, rescan after a
+ * wake, return after being unavailable), then follows changes through a FolderWatcher and
+ * a StabilityTracker, and feeds the queue through a RootIndexer. All index work runs one
+ * step at a time (`serial`). `close()` releases every watcher, timer and subscription.
+ */
+export class WatchRoot {
+  private stateValue: WatchRootState = 'starting';
+  private reasonValue: string | null = null;
+  private readonly listeners = new Set<(e: WatchRootEvent) => void>();
+  private readonly filter: PathFilter;
+  private readonly indexer: RootIndexer;
+  private readonly rootPath: string;
+  private watchers: FolderWatcher[] = [];
+  private readonly linked = new Map<string, string>(); // relDir → realPath of followed links
+  private stability: StabilityTracker | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private pendingEvents: Array<{ type: WatchEvent['type']; relPath: string }> = [];
+  private housekeeping: NodeJS.Timeout | undefined;
+  private unsubscribeQueue: () => void;
+  private busy = 0;
+
+  constructor(private readonly d: WatchRootDeps) {
+    this.rootPath = d.record.path;
+    this.filter = new PathFilter({ ...d.options, excludedDirs: d.excludedDirs });
+    this.indexer = new RootIndexer({ root: d.record, options: d.options, repo: d.repo, queue: d.queue, remote: d.remote, emit: (e) => this.emit(e) });
+    this.unsubscribeQueue = d.queue.onTransferChange((t) => {
+      const rel = this.indexer.onTransfer(t);
+      if (rel !== undefined) void this.recheckAfterUpload(rel);
+    });
+  }
+
+  get id(): number {
+    return this.d.record.id;
+  }
+  get state(): WatchRootState {
+    return this.stateValue;
+  }
+  get reason(): string | null {
+    return this.reasonValue;
+  }
+  /** Files waiting for the stability window. */
+  get waitingFiles(): number {
+    return this.stability?.waiting ?? 0;
+  }
+
+  on(listener: (e: WatchRootEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: WatchRootEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  private setState(state: WatchRootState, reason: string | null): void {
+    if (this.stateValue === state && this.reasonValue === reason) return;
+    this.stateValue = state;
+    this.reasonValue = reason;
+    if (state !== 'closed') this.d.repo.updateRoot(this.id, { unavailableReason: state === 'unavailable' ? reason : null, paused: state === 'paused' });
+    this.emit({ type: 'state', rootId: this.id, state, reason });
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(async () => {
+      this.busy++;
+      try {
+        return await fn();
+      } finally {
+        this.busy--;
+      }
+    });
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * Watches and reconciles. Resolves with the first scan's counts, or undefined when the
+   * folder is unavailable (the root then waits for it and reconciles when it returns).
+   */
+  async start(): Promise<ScanCounts | undefined> {
+    if (this.stateValue === 'closed') throw new Error('this watch root is closed');
+    this.setState('starting', null);
+    this.armHousekeeping();
+    try {
+      await this.startWatching();
+      const counts = await this.serial(() => this.fullScan());
+      this.setState('watching', null);
+      this.drainEvents();
+      return counts;
+    } catch (e) {
+      if (e instanceof RootUnavailableError) {
+        await this.goUnavailable(e.message);
+        return undefined;
+      }
+      throw e;
+    }
+  }
+
+  /** Reconciles again (after the machine wakes); resolves with the counts. */
+  rescan(): Promise<ScanCounts> {
+    return this.serial(() => this.fullScan());
+  }
+
+  /** Stops feeding the queue and pauses this root's queued transfers; `resume()` reconciles. */
+  async pause(): Promise<void> {
+    await this.serial(async () => {
+      await this.stopWatching();
+      this.forEachQueued((id) => this.d.control?.pause(id));
+    });
+    this.setState('paused', 'paused by the user');
+  }
+
+  async resume(): Promise<ScanCounts | undefined> {
+    if (this.stateValue !== 'paused') return undefined;
+    this.forEachQueued((id) => this.d.control?.resume(id));
+    return this.start();
+  }
+
+  /** Resolves when nothing is waiting: no events, no index work, no file in the stability window. */
+  async whenSettled(pollMs = 25): Promise<void> {
+    for (;;) {
+      await this.chain;
+      if (this.busy === 0 && this.pendingEvents.length === 0 && this.waitingFiles === 0) return;
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.stateValue === 'closed') return;
+    this.unsubscribeQueue();
+    if (this.housekeeping) clearInterval(this.housekeeping);
+    this.housekeeping = undefined;
+    await this.stopWatching();
+    await this.chain;
+    this.setState('closed', null);
+    this.listeners.clear();
+  }
+
+  // ---- scanning ----
+
+  private async fullScan(): Promise<ScanCounts> {
+    const started = Date.now();
+    this.emit({ type: 'scan-started', rootId: this.id });
+    const index = this.d.repo.loadIndex(this.id);
+    const counts = emptyCounts();
+    const seen = new Set<string>();
+    const ready: ScannedFile[] = [];
+    const fresh: Array<{ relPath: string; obs: FileObservation }> = [];
+    const unreadable: string[] = [];
+    for await (const dir of scanTree({ root: this.rootPath, filter: this.filter, symlinks: this.d.options.symlinks })) {
+      counts.ignoredFiles += dir.ignoredFiles;
+      counts.ignoredBytes += dir.ignoredBytes;
+      for (const p of dir.problems) {
+        counts.problems.push(p);
+        if (p.code === 'permission-denied' || p.code === 'unreadable') unreadable.push(p.relPath);
+        this.emit({ type: 'problem', rootId: this.id, relPath: p.relPath, code: p.code, message: p.message });
+      }
+      if (dir.linkedDir) await this.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
+      const now = Date.now();
+      for (const f of dir.files) {
+        seen.add(f.relPath);
+        const row = index.get(f.relPath);
+        if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, this.d.options.stabilityMs).ready) ready.push(f);
+        else fresh.push({ relPath: f.relPath, obs: f });
+      }
+    }
+    // Rows of files no longer there (except under folders that could not be read) go missing.
+    const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
+    const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
+    const now = Date.now();
+    this.d.repo.putFiles(this.id, gone.map((r) => ({ ...r, state: 'missing' as const, missingSince: now })));
+    for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
+    counts.missingFiles = gone.length;
+    await this.indexer.admit(ready, index, counts);
+    if (fresh.length) this.ensureStability().observe(fresh);
+    counts.waitingFiles = this.waitingFiles;
+    const emptied = seen.size === 0 && gone.length > 0 && this.d.options.localDelete === 'delete-remote';
+    if (emptied) {
+      this.emit({ type: 'problem', rootId: this.id, relPath: '', code: 'root-empty', message: `${this.rootPath} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed` });
+    } else {
+      await this.indexer.finalizeMissing(now);
+    }
+    this.d.repo.updateRoot(this.id, { lastScanAt: now });
+    this.emit({ type: 'scan-finished', rootId: this.id, counts, durationMs: Date.now() - started });
+    return counts;
+  }
+
+  // ---- watching ----
+
+  private ensureStability(): StabilityTracker {
+    this.stability ??= new StabilityTracker({
+      windowMs: this.d.options.stabilityMs,
+      stat: async (rel) => this.observeFile(rel),
+      onReady: (files) => void this.serial(() => this.indexer.admit(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs })))),
+    });
+    return this.stability;
+  }
+
+  private absOf(rel: string): string {
+    return path.join(this.rootPath, ...rel.split('/'));
+  }
+
+  private async statOf(abs: string): Promise<Stats | null> {
+    try {
+      return this.d.options.symlinks === 'follow' ? await stat(abs) : await lstat(abs);
+    } catch {
+      return null;
+    }
+  }
+
+  private async observeFile(rel: string): Promise<FileObservation | null> {
+    const s = await this.statOf(this.absOf(rel));
+    return s?.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+  }
+
+  private async startWatching(): Promise<void> {
+    try {
+      const s = await stat(this.rootPath);
+      if (!s.isDirectory()) throw new RootUnavailableError('root-not-a-folder', `${this.rootPath} is not a folder`);
+    } catch (e) {
+      throw e instanceof RootUnavailableError ? e : rootUnavailable(this.rootPath, e);
+    }
+    this.watchers.push(await this.startWatcher(this.rootPath, ''));
+  }
+
+  private startWatcher(dir: string, relBase: string): Promise<FolderWatcher> {
+    const toRel = (abs: string) => {
+      const r = path.relative(dir, abs).split(path.sep).join('/');
+      return relBase === '' ? r : r === '' ? relBase : `${relBase}/${r}`;
+    };
+    const globs = ['**/.git', ...(this.d.options.includeHidden ? [] : ['**/.*'])];
+    return startFolderWatcher(this.d.backend ?? DEFAULT_WATCHER_BACKEND, {
+      dir,
+      isIgnoredDir: (abs) => abs !== dir && this.filter.dirPathReason(toRel(abs)) !== undefined,
+      ignoreGlobs: relBase === '' ? [...globs, ...(this.d.excludedDirs ?? []).map((e) => this.absOf(e))] : globs,
+      onEvents: (events) => {
+        for (const e of events) this.pendingEvents.push({ type: e.type, relPath: toRel(e.absPath) });
+        this.drainEvents();
+      },
+      onError: () => void this.checkRoot(),
+    });
+  }
+
+  private async watchLinked(relDir: string, realPath: string): Promise<void> {
+    if (this.linked.has(relDir) || this.stateValue === 'closed') return;
+    this.linked.set(relDir, realPath);
+    try {
+      this.watchers.push(await this.startWatcher(realPath, relDir));
+    } catch (e) {
+      this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message: `cannot watch ${relDir}: ${(e as Error).message}` });
+    }
+  }
+
+  private async stopWatching(): Promise<void> {
+    const ws = this.watchers;
+    this.watchers = [];
+    this.linked.clear();
+    await Promise.all(ws.map((w) => w.close()));
+    this.stability?.close();
+    this.stability = undefined;
+    this.pendingEvents = [];
+  }
+
+  /** Pending events are handled after the current step (events held during a scan wait for it). */
+  private drainEvents(): void {
+    if (this.stateValue !== 'watching' || this.pendingEvents.length === 0) return;
+    void this.serial(() => this.handleEvents());
+  }
+
+  /** Events are hints: each path is stat'ed once per batch and the result decides. */
+  private async handleEvents(): Promise<void> {
+    const batch = this.pendingEvents;
+    this.pendingEvents = [];
+    const last = new Map<string, WatchEvent['type']>();
+    for (const e of batch) last.set(e.relPath, e.type);
+    const observe: Array<{ relPath: string; obs: FileObservation }> = [];
+    const missing: string[] = [];
+    for (const rel of last.keys()) {
+      if (rel === '' || rel.startsWith('..')) continue;
+      const s = await this.statOf(this.absOf(rel));
+      if (!s) {
+        this.stability?.forget(rel);
+        this.stability?.forgetUnder(rel);
+        missing.push(rel);
+      } else if (s.isDirectory()) {
+        if (this.filter.dirPathReason(rel) || !(await this.reachedDirectly(rel))) continue;
+        for await (const dir of scanTree({ root: this.rootPath, filter: this.filter, symlinks: this.d.options.symlinks, startRelDir: rel })) {
+          if (dir.linkedDir) await this.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
+          for (const p of dir.problems) this.emit({ type: 'problem', rootId: this.id, relPath: p.relPath, code: p.code, message: p.message });
+          for (const f of dir.files) observe.push({ relPath: f.relPath, obs: f });
+        }
+      } else if (s.isFile() && !this.filter.pathReason(rel)) {
+        const row = this.d.repo.getFile(this.id, rel);
+        if (row && row.state !== 'missing' && row.state !== 'queued' && sameContent(row, s)) continue; // nothing new (e.g. atime)
+        observe.push({ relPath: rel, obs: { size: s.size, mtimeMs: s.mtimeMs } });
+      }
+    }
+    if (missing.length) this.indexer.markMissing(missing);
+    if (observe.length && this.stateValue === 'watching') this.ensureStability().observe(observe);
+  }
+
+  /**
+   * True when the folder's real path is where the root (or a followed link the scan
+   * accepted) puts it; false when it is reached through a link that is not followed or
+   * that loops back (then it is not scanned again).
+   */
+  private async reachedDirectly(rel: string): Promise<boolean> {
+    let best: [string, string] | undefined;
+    for (const [linkRel, real] of this.linked) {
+      if ((rel === linkRel || rel.startsWith(`${linkRel}/`)) && (!best || linkRel.length > best[0].length)) best = [linkRel, real];
+    }
+    const base = best ? best[1] : this.rootPath;
+    const rest = best ? rel.slice(best[0].length + 1) : rel;
+    try {
+      return (await realpath(this.absOf(rel))) === path.join(base, ...rest.split('/').filter(Boolean));
+    } catch {
+      return false;
+    }
+  }
+
+  /** After a transfer of this root ends: if the file changed meanwhile, it goes through the window again. */
+  private async recheckAfterUpload(rel: string): Promise<void> {
+    const obs = await this.observeFile(rel);
+    const row = this.d.repo.getFile(this.id, rel);
+    if (obs && row && !sameContent(row, obs) && this.stateValue === 'watching') this.ensureStability().observe([{ relPath: rel, obs }]);
+  }
+
+  private forEachQueued(fn: (transferId: number) => void): void {
+    for (const r of this.d.repo.loadIndex(this.id).values()) if (r.state === 'queued' && r.transferId !== null) fn(r.transferId);
+  }
+
+  // ---- presence of the folder, missing files ----
+
+  private armHousekeeping(): void {
+    if (this.housekeeping) return;
+    const every = this.d.housekeepingMs ?? 1000;
+    const graceMs = this.d.missingGraceMs ?? this.d.options.stabilityMs + 5000;
+    this.housekeeping = setInterval(() => {
+      void this.checkRoot();
+      if (this.stateValue === 'watching') void this.serial(() => this.indexer.finalizeMissing(Date.now() - graceMs));
+    }, every);
+    this.housekeeping.unref?.();
+  }
+
+  private checking = false;
+  private async checkRoot(): Promise<void> {
+    if (this.checking || this.stateValue === 'closed' || this.stateValue === 'paused' || this.stateValue === 'starting') return;
+    this.checking = true;
+    try {
+      let problem: string | null = null;
+      try {
+        const s = await stat(this.rootPath);
+        if (!s.isDirectory()) problem = `${this.rootPath} is not a folder any more`;
+      } catch (e) {
+        problem = rootUnavailable(this.rootPath, e).message;
+      }
+      if (problem && this.stateValue === 'watching') await this.goUnavailable(problem);
+      else if (!problem && this.stateValue === 'unavailable') await this.start();
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async goUnavailable(reason: string): Promise<void> {
+    await this.serial(() => this.stopWatching());
+    this.setState('unavailable', reason);
+    this.armHousekeeping();
+  }
+}

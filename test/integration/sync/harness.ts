@@ -1,0 +1,122 @@
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { UploadEngine } from '../../../src-main/engine/engine';
+import { LocalTokenSigner } from '../../../src-main/engine/tokens';
+import { MgrClient, UploadClient } from '../../../src-main/protocol/client';
+import type { TransferSnapshot } from '../../../src-main/shared/models';
+import { AccountRepo } from '../../../src-main/store/account-repo';
+import { openAppDatabase } from '../../../src-main/store/app-db';
+import type { Db } from '../../../src-main/store/db';
+import { SyncRepo } from '../../../src-main/store/sync-repo';
+import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
+import type { WatchRootEvent } from '../../../src-main/sync/events';
+import { normalizeWatchOptions } from '../../../src-main/sync/options';
+import { fmgrRemoteOps } from '../../../src-main/sync/remote-ops';
+import { WatchRoot } from '../../../src-main/sync/watch-root';
+import type { WatcherBackend } from '../../../src-main/sync/watcher';
+import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
+
+/**
+ * A real app stack for sync tests: the emulator on 127.0.0.1:0, an app database file, the
+ * real UploadEngine, a watch root over a temp folder. `openRun()` opens database, engine
+ * and root; `closeRun()` closes them (a "restart" is closeRun + openRun on the same files).
+ */
+export class SyncHarness {
+  emu!: TestEmulator;
+  folder!: string;
+  dbFile!: string;
+  private tmp!: string;
+  db: Db | undefined;
+  engine: UploadEngine | undefined;
+  root: WatchRoot | undefined;
+  repo: SyncRepo | undefined;
+  events: WatchRootEvent[] = [];
+  transfers: TransferSnapshot[] = [];
+  private clients: Array<{ close(): void }> = [];
+
+  static async create(): Promise<SyncHarness> {
+    const h = new SyncHarness();
+    h.emu = await startTestEmulator();
+    h.tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-sync-it-')));
+    h.folder = path.join(h.tmp, 'watched');
+    h.dbFile = path.join(h.tmp, 'state', 'app.db');
+    await import('node:fs/promises').then((f) => f.mkdir(h.folder));
+    return h;
+  }
+
+  mgr(): MgrClient {
+    const c = new MgrClient({ mgrUrl: this.emu.mgrUrl, accessKey: this.emu.config.accessKey, secretKey: this.emu.config.secretKey });
+    this.clients.push(c);
+    return c;
+  }
+
+  async openRun(opts: { backend: WatcherBackend; options?: Record<string, unknown>; remote?: boolean }): Promise<WatchRoot> {
+    const db = openAppDatabase(this.dbFile);
+    this.db = db;
+    const accountId = new AccountRepo(db).upsert({
+      name: 'Local',
+      uploadUrl: this.emu.uploadUrl,
+      mgrUrl: this.emu.mgrUrl,
+      downloadDomain: null,
+      accessKey: this.emu.config.accessKey,
+      secretRef: null,
+      tokenUrl: null,
+    });
+    const client = new UploadClient({ uploadUrl: this.emu.uploadUrl });
+    this.clients.push(client);
+    const tokens = new LocalTokenSigner(this.emu.config.accessKey, this.emu.config.secretKey);
+    this.engine = new UploadEngine({ store: new SqliteTransferStore(db), account: () => ({ client, tokens }) });
+    this.engine.onTransferChange((t) => this.transfers.push(t));
+    this.repo = new SyncRepo(db);
+    const record = this.repo.findRootByPath(this.folder) ?? this.repo.addRoot({ path: this.folder, accountId, bucket: this.emu.bucket, prefix: 'up/', options: opts.options ?? {} });
+    const mgr = this.mgr();
+    this.root = new WatchRoot({
+      record,
+      options: normalizeWatchOptions({ stabilityMs: 300, ...opts.options }),
+      repo: this.repo,
+      queue: this.engine,
+      control: this.engine,
+      remote: opts.remote ? fmgrRemoteOps(() => mgr, { pollMs: 20 }) : undefined,
+      backend: opts.backend,
+      housekeepingMs: 100,
+      missingGraceMs: 1500,
+    });
+    this.root.on((e) => this.events.push(e));
+    this.engine.start();
+    return this.root;
+  }
+
+  /** Waits until the root has nothing waiting and the engine nothing to do, twice in a row. */
+  async settle(): Promise<void> {
+    for (let i = 0; i < 2; i++) {
+      await this.root!.whenSettled();
+      await this.engine!.whenIdle();
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+
+  /** Transfers that ended 'done' since the last call to `takeUploads`, as keys. */
+  takeUploads(): string[] {
+    const done = this.transfers.filter((t) => t.state === 'done').map((t) => t.key);
+    this.transfers = [];
+    return done.sort();
+  }
+
+  async closeRun(): Promise<void> {
+    await this.root?.close();
+    await this.engine?.close();
+    for (const c of this.clients) c.close();
+    this.clients = [];
+    this.db?.close();
+    this.root = undefined;
+    this.engine = undefined;
+    this.db = undefined;
+  }
+
+  async dispose(): Promise<void> {
+    await this.closeRun();
+    await this.emu.close();
+    await rm(this.tmp, { recursive: true, force: true });
+  }
+}

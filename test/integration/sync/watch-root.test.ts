@@ -1,0 +1,200 @@
+import { appendFile, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { etagOfBuffer } from '../../../src-main/protocol/etag';
+import { WATCHER_BACKENDS } from '../../../src-main/sync/watcher';
+import { SyncHarness } from './harness';
+
+const write = (h: SyncHarness, rel: string, data: string | Buffer) => mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() => writeFile(path.join(h.folder, rel), data));
+/** Sets a file's mtime in the past so it is stable at first sight. */
+const old = async (h: SyncHarness, rel: string) => import('node:fs/promises').then((f) => f.utimes(path.join(h.folder, rel), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000)));
+
+describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %s backend', (backend) => {
+  let h: SyncHarness;
+  beforeEach(async () => {
+    h = await SyncHarness.create();
+  });
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  it('uploads files that appear once they settle, a growing file only when it stops growing', async () => {
+    await write(h, 'before.txt', 'was there first');
+    await old(h, 'before.txt');
+    await h.openRun({ backend });
+    const first = await h.root!.start();
+    expect(first?.newFiles).toBe(1);
+    await write(h, 'sub/new.txt', 'new file');
+    const growPath = path.join(h.folder, 'grow.bin');
+    await writeFile(growPath, 'start;');
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await appendFile(growPath, `chunk ${i};`);
+      // While it grows, no upload of grow.bin has finished.
+      expect(h.transfers.some((t) => t.key === 'up/grow.bin')).toBe(false);
+    }
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/before.txt', 'up/grow.bin', 'up/sub/new.txt']);
+    const finalGrow = await import('node:fs/promises').then((f) => f.readFile(growPath));
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/grow.bin')?.hash).toBe(etagOfBuffer(finalGrow));
+    const rows = h.repo!.loadIndex(h.root!.id);
+    expect(rows.get('grow.bin')).toMatchObject({ state: 'uploaded', etag: etagOfBuffer(finalGrow), remoteKey: 'up/grow.bin' });
+  });
+
+  it('a restart with no change uploads nothing; a modified file alone is uploaded again', async () => {
+    for (let i = 0; i < 5; i++) await write(h, `d/f${i}.txt`, `file ${i}`);
+    await h.openRun({ backend });
+    await h.root!.start();
+    await h.settle();
+    expect(h.takeUploads()).toHaveLength(5);
+    await h.closeRun();
+
+    await h.openRun({ backend });
+    const again = await h.root!.start();
+    await h.settle();
+    expect(again).toMatchObject({ newFiles: 0, changedFiles: 0, unchangedFiles: 5 });
+    expect(h.takeUploads()).toEqual([]);
+
+    await writeFile(path.join(h.folder, 'd/f2.txt'), 'file 2, edited');
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/d/f2.txt']);
+    await h.closeRun();
+
+    // Changed while the app was not running: found by the reconciliation scan.
+    await writeFile(path.join(h.folder, 'd/f3.txt'), 'file 3, edited offline');
+    await old(h, 'd/f3.txt');
+    await h.openRun({ backend });
+    const third = await h.root!.start();
+    expect(third).toMatchObject({ changedFiles: 1, unchangedFiles: 4 });
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/d/f3.txt']);
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/d/f3.txt')?.hash).toBe(etagOfBuffer(Buffer.from('file 3, edited offline')));
+  });
+
+  it('a rename costs no upload: a server-side copy while deletes are kept, a move when they propagate', async () => {
+    await write(h, 'a/photo.jpg', 'jpeg bytes 1');
+    await write(h, 'b/clip.mov', 'movie bytes 2');
+    await h.openRun({ backend, options: { localDelete: 'delete-remote' }, remote: true });
+    await h.root!.start();
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/a/photo.jpg', 'up/b/clip.mov']);
+
+    await rename(path.join(h.folder, 'a/photo.jpg'), path.join(h.folder, 'a/renamed.jpg'));
+    await h.settle();
+    await new Promise((r) => setTimeout(r, 300));
+    await h.settle();
+    expect(h.takeUploads()).toEqual([]);
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/a/renamed.jpg')?.hash).toBe(etagOfBuffer(Buffer.from('jpeg bytes 1')));
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/a/photo.jpg')).toBeUndefined();
+    expect(h.events.some((e) => e.type === 'file-done' && e.status === 'moved' && e.relPath === 'a/renamed.jpg')).toBe(true);
+    await h.closeRun();
+
+    // Renamed while not running, deletes kept: a copy, the old key stays.
+    await h.repo; // (same database file)
+    await rename(path.join(h.folder, 'b/clip.mov'), path.join(h.folder, 'b/clip-renamed.mov'));
+    await h.openRun({ backend, options: { localDelete: 'keep' }, remote: true });
+    const counts = await h.root!.start();
+    expect(counts).toMatchObject({ renamedFiles: 1, newFiles: 0, missingFiles: 1 });
+    await h.settle();
+    expect(h.takeUploads()).toEqual([]);
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/b/clip-renamed.mov')).toBeDefined();
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/b/clip.mov')).toBeDefined();
+  });
+
+  it('applies ignore rules, include-only and hidden files', async () => {
+    await h.openRun({ backend, options: { ignore: ['build/', '*.log'], includeOnly: ['**/*.txt', '*.txt', '**/*.tmp'] } });
+    await h.root!.start();
+    await write(h, 'keep.txt', 'k');
+    await write(h, 'deep/keep2.txt', 'k2');
+    await write(h, 'x.tmp', 'default ignore');
+    await write(h, '.DS_Store', 'mac');
+    await write(h, '.hidden/secret.txt', 'hidden folder');
+    await write(h, 'build/out.txt', 'user ignore folder');
+    await write(h, 'app.log', 'user ignore');
+    await write(h, 'photo.jpg', 'not included');
+    await h.settle();
+    await new Promise((r) => setTimeout(r, 300));
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/deep/keep2.txt', 'up/keep.txt']);
+  });
+
+  it('follows links when asked, reports a link loop and still uploads the rest', async () => {
+    const outside = path.join(path.dirname(h.folder), 'outside');
+    await mkdir(outside);
+    await writeFile(path.join(outside, 'linked.txt'), 'via link');
+    await write(h, 'real/file.txt', 'real');
+    await symlink(outside, path.join(h.folder, 'ext'));
+    await symlink(h.folder, path.join(h.folder, 'real/loop'));
+    await h.openRun({ backend, options: { symlinks: 'follow' } });
+    const counts = await h.root!.start();
+    expect(counts?.problems.map((p) => [p.relPath, p.code])).toEqual([['real/loop', 'symlink-loop']]);
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/ext/linked.txt', 'up/real/file.txt']);
+    // A file added later inside the linked folder is seen through its own watcher.
+    await writeFile(path.join(outside, 'later.txt'), 'later');
+    await h.settle();
+    await new Promise((r) => setTimeout(r, 300));
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/ext/later.txt']);
+  });
+
+  it('reports names the service cannot take, with the reason', async () => {
+    await write(h, 'ok.txt', 'fine');
+    await write(h, 'bad\u0001name.txt', 'control char');
+    const long = `${'x'.repeat(200)}/${'y'.repeat(200)}/${'z'.repeat(200)}/${'w'.repeat(200)}.txt`;
+    await write(h, long, 'too long');
+    for (const f of ['ok.txt', 'bad\u0001name.txt', long]) await old(h, f);
+    await h.openRun({ backend });
+    const counts = await h.root!.start();
+    await h.settle();
+    expect(counts?.rejected.map((r) => r.code).sort()).toEqual(['control-character', 'too-long']);
+    expect(h.takeUploads()).toEqual(['up/ok.txt']);
+    expect(h.events.filter((e) => e.type === 'rejected')).toHaveLength(2);
+  });
+
+  it('a root that disappears pauses with a reason and resumes when it returns', async () => {
+    await write(h, 'one.txt', '1');
+    await h.openRun({ backend });
+    await h.root!.start();
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/one.txt']);
+    const moved = `${h.folder}-away`;
+    await rename(h.folder, moved);
+    const t0 = Date.now();
+    while (h.root!.state !== 'unavailable' && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));
+    expect(h.root!.state).toBe('unavailable');
+    expect(h.root!.reason).toMatch(/not there/);
+    expect(h.repo!.getRoot(h.root!.id)?.unavailableReason).toMatch(/not there/);
+    await writeFile(path.join(moved, 'two.txt'), '2');
+    await old({ folder: moved } as SyncHarness, 'two.txt');
+    await rename(moved, h.folder);
+    while (h.root!.state !== 'watching' && Date.now() - t0 < 10000) await new Promise((r) => setTimeout(r, 50));
+    expect(h.root!.state).toBe('watching');
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/two.txt']);
+    // one.txt was not lost nor deleted remotely while the folder was away.
+    expect(h.repo!.getFile(h.root!.id, 'one.txt')?.state).toBe('uploaded');
+  });
+
+  it('a local delete deletes the remote object only when turned on', async () => {
+    await write(h, 'keep/a.txt', 'a');
+    await write(h, 'del/b.txt', 'b');
+    await h.openRun({ backend, options: { localDelete: 'delete-remote' }, remote: true });
+    await h.root!.start();
+    await h.settle();
+    expect(h.takeUploads()).toHaveLength(2);
+    await unlink(path.join(h.folder, 'del/b.txt'));
+    const t0 = Date.now();
+    while ((h.emu.objects.stat(h.emu.bucket, 'up/del/b.txt') || h.repo!.getFile(h.root!.id, 'del/b.txt')) && Date.now() - t0 < 8000) await new Promise((r) => setTimeout(r, 50));
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/del/b.txt')).toBeUndefined();
+    expect(h.repo!.getFile(h.root!.id, 'del/b.txt')).toBeUndefined();
+    await h.closeRun();
+    // Default policy: the remote object stays.
+    await rm(path.join(h.folder, 'keep'), { recursive: true });
+    await h.openRun({ backend, options: { localDelete: 'keep' }, remote: true });
+    await h.root!.start();
+    await h.settle();
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/keep/a.txt')).toBeDefined();
+    expect(h.repo!.getFile(h.root!.id, 'keep/a.txt')).toBeUndefined();
+  });
+});
