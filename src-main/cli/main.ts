@@ -11,6 +11,8 @@ async function commandModules(): Promise<Register[]> {
   const modules: Array<{ register: Register }> = [
     // one line per subcommand module
     await import('./commands/emulator'),
+    await import('./commands/fmgr'),
+    await import('./commands/vca'),
   ];
   return modules.map((m) => m.register);
 }

@@ -1,0 +1,280 @@
+import type { Command } from 'commander';
+import { MgrClient } from '../../protocol/client';
+import type { FmgrOp, FmgrOpName } from '../../protocol/fops';
+import { openDatabase, type Db } from '../../store/db';
+import { MIGRATIONS } from '../../store/migrations';
+import { FmgrTracker } from '../../tasks/fmgr-tracker';
+import type { FmgrTaskView } from '../../tasks/fmgr-view';
+import { TaskError } from '../../tasks/task-error';
+import { VcaTracker } from '../../tasks/vca-tracker';
+import { addAccountOptions, readAccountFlags, type AccountFlags } from '../account-options';
+import { CliError } from '../cli-error';
+
+/**
+ * `blocklift fmgr <op> …` submits one Fmgr task and prints its persistentId;
+ * `blocklift fmgr status <persistentId> [--wait]` shows its state and items.
+ *
+ * Tasks are recorded in the same SQLite file as the app (--db), under account 0 ("given by
+ * command-line flags"), so the app and later commands see them. With --json every output
+ * is one JSON object per line (the task as FmgrTaskView). Exit codes: 0 when the task (if
+ * waited for) finished with every item succeeded; 1 when it finished with a failed item,
+ * or the service does not know the id, or polling failed; 2 for bad usage.
+ */
+
+export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
+/** Tasks and jobs the CLI records belong to this account id (no account row). */
+export const CLI_ACCOUNT_ID = 0;
+
+/** What the fmgr and vca commands work with; close() releases all of it. */
+export interface TasksContext {
+  flags: AccountFlags;
+  db: Db;
+  fmgr: FmgrTracker;
+  vca: VcaTracker;
+  close(): Promise<void>;
+}
+
+/** Opens the database and the trackers for the account flags. `signed`: the call needs AK and SK. */
+export function openTasksContext(opts: Record<string, unknown>, signed: boolean): TasksContext {
+  const flags = readAccountFlags(opts);
+  if (!flags.mgrUrl) throw new CliError('missing --mgr-url (or BLOCKLIFT_MGR_URL): the management host, e.g. http://127.0.0.1:8088');
+  if (signed) {
+    const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(Boolean);
+    if (missing.length) throw new CliError(`missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`);
+  }
+  const client = new MgrClient({ mgrUrl: flags.mgrUrl, accessKey: flags.accessKey, secretKey: flags.secretKey });
+  let db: Db;
+  try {
+    db = openDatabase(flags.db ?? DEFAULT_DB_FILE, MIGRATIONS);
+  } catch (e) {
+    client.close();
+    throw new CliError(`cannot open the database ${flags.db ?? DEFAULT_DB_FILE}: ${(e as Error).message}`);
+  }
+  const mgrUrl = flags.mgrUrl;
+  const deps = { db, account: (id: number) => (id === CLI_ACCOUNT_ID ? { client, mgrUrl } : undefined) };
+  const fmgr = new FmgrTracker(deps);
+  const vca = new VcaTracker(deps);
+  return {
+    flags,
+    db,
+    fmgr,
+    vca,
+    close: async () => {
+      await fmgr.dispose();
+      await vca.dispose();
+      db.close();
+      client.close();
+    },
+  };
+}
+
+/** Turns a TaskError into the CLI's one-line error. */
+export function cliErrorOf(e: unknown): unknown {
+  if (e instanceof TaskError) return new CliError(e.message, e.code === 'bad-input' || e.code === 'bad-operation' ? 2 : 1);
+  return e;
+}
+
+/** An AbortSignal that fires on Ctrl-C or after --timeout seconds; dispose() removes both. */
+export function waitSignal(timeoutSeconds: number | undefined): { signal: AbortSignal; dispose(): void } {
+  const ac = new AbortController();
+  const onSig = () => ac.abort(new Error('interrupted'));
+  process.once('SIGINT', onSig);
+  const timer = timeoutSeconds === undefined ? undefined : setTimeout(() => ac.abort(new Error('timeout')), timeoutSeconds * 1000);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.removeListener('SIGINT', onSig);
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+export function seconds(flag: string) {
+  return (v: string): number => {
+    if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) <= 0) throw new CliError(`${flag} must be a number of seconds above 0, not "${v}"`);
+    return Number(v);
+  };
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function entry(flag: string, value: string): { bucket: string; key: string } {
+  const i = value.indexOf(':');
+  if (i <= 0 || i === value.length - 1) throw new CliError(`${flag} must be "bucket:key", not "${value}"`);
+  return { bucket: value.slice(0, i), key: value.slice(i + 1) };
+}
+
+function need(o: Record<string, unknown>, name: string, flag: string, op: string): string {
+  const v = o[name];
+  if (typeof v !== 'string' || v === '') throw new CliError(`fmgr ${op} needs ${flag}`);
+  return v;
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** Builds the typed operations of one submission from the flags of `fmgr <op>`. */
+export function opsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
+  const bucket = () => need(o, 'bucket', '--bucket <bucket>', op);
+  const keys = (o.key as string[] | undefined) ?? [];
+  switch (op) {
+    case 'fetch':
+      return [{ op, fetchURL: need(o, 'url', '--url <url>', op), bucket: bucket(), key: keys[0], prefix: str(o.prefix), md5: str(o.md5) }];
+    case 'copy':
+    case 'move': {
+      const src = entry('--from', need(o, 'from', '--from <bucket:key>', op));
+      return [{ op, srcBucket: src.bucket, srcKey: src.key, bucket: bucket(), key: keys[0], prefix: str(o.prefix) }];
+    }
+    case 'delete':
+      if (keys.length === 0) throw new CliError('fmgr delete needs --key <key> (repeat it to delete several keys in one task)');
+      return keys.map((key) => ({ op, bucket: bucket(), key }));
+    case 'deletePrefix':
+      return [{ op, bucket: bucket(), prefix: need(o, 'prefix', '--prefix <prefix>', op), output: str(o.output) }];
+    case 'deletem3u8':
+      if (keys.length !== 1) throw new CliError('fmgr deletem3u8 needs one --key <playlist.m3u8>');
+      return [{ op, bucket: bucket(), key: keys[0]!, deletets: o.deletets === true ? 1 : undefined }];
+    case 'setdeadline': {
+      const d = need(o, 'deadline', '--deadline <days>', op);
+      if (!/^-?\d+$/.test(d) || Number(d) < -1) throw new CliError('--deadline must be a whole number of days, or -1 to remove the deadline');
+      return [{ op, bucket: bucket(), prefix: str(o.prefix), deadline: Number(d) }];
+    }
+    case 'compress': {
+      if (keys.length === 0) throw new CliError('fmgr compress needs --key <key> for each file to put in the zip');
+      const save = entry('--save-as', need(o, 'saveAs', '--save-as <bucket:key>', op));
+      return [{ op, bucket: bucket(), keys, saveAsBucket: save.bucket, saveAsKey: save.key }];
+    }
+  }
+}
+
+const OP_HELP: Record<FmgrOpName, { describe: string; flags: (c: Command) => Command }> = {
+  fetch: {
+    describe: 'fetch a URL into a bucket',
+    flags: (c) => c.option('--url <url>', 'URL to fetch').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'key prefix').option('--md5 <hex>', 'expected MD5 of the content'),
+  },
+  copy: {
+    describe: 'copy an object',
+    flags: (c) => c.option('--from <bucket:key>', 'source object').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'target key prefix'),
+  },
+  move: {
+    describe: 'move (rename) an object',
+    flags: (c) => c.option('--from <bucket:key>', 'source object').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'target key prefix'),
+  },
+  delete: {
+    describe: 'delete objects (repeat --key)',
+    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--key <key>', 'key to delete (repeatable)', collect),
+  },
+  deletePrefix: {
+    describe: 'delete every object under a prefix',
+    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--prefix <prefix>', 'key prefix').option('--output <key>', 'key of a result listing'),
+  },
+  deletem3u8: {
+    describe: 'delete an m3u8 playlist (with --deletets, its segments too)',
+    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--key <key>', 'playlist key', collect).option('--deletets', 'delete the TS segments too', false),
+  },
+  setdeadline: {
+    describe: 'set the retention in days of a key prefix (-1 removes it)',
+    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--prefix <prefix>', 'key prefix (default: the whole bucket)').option('--deadline <days>', 'days, or -1'),
+  },
+  compress: {
+    describe: 'zip objects into a new object',
+    flags: (c) => c.option('--bucket <bucket>', 'bucket of the keys').option('--key <key>', 'key to include (repeatable)', collect).option('--save-as <bucket:key>', 'where to save the zip'),
+  },
+};
+
+/** Human lines of a task: its state, then one block per item. */
+export function formatFmgrTask(t: FmgrTaskView): string {
+  const lines = [`task ${t.persistentId}: ${t.state ?? 'no status yet'}${t.code === null ? '' : ` (code ${t.code}${t.codeSource === 'notify' ? ', from a notification' : ''})`} [${t.tracking}]`];
+  if (t.error) lines.push(`  error: ${t.error.message}`);
+  t.items.forEach((it, i) => {
+    lines.push(`  ${i + 1}. ${it.cmd}`);
+    lines.push(`     ${it.state} (code ${it.code})`);
+    for (const [name, v] of [['key', it.key], ['hash', it.hash], ['fsize', it.fsize], ['url', it.url], ['decompresslist', it.decompresslist], ['error', it.error]] as const) {
+      if (v !== null && v !== '') lines.push(`     ${name}: ${String(v)}`);
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+function print(flags: AccountFlags, t: FmgrTaskView, human = formatFmgrTask(t)): void {
+  process.stdout.write(flags.json ? `${JSON.stringify(t)}\n` : human);
+}
+
+/** 0 when every item succeeded; 1 when one failed or the task could not be followed. */
+function exitCodeOf(t: FmgrTaskView): number {
+  if (t.tracking === 'lost' || t.tracking === 'failed' || t.error) return 1;
+  return t.items.some((i) => [2, 18, 19, 20].includes(i.code)) ? 1 : 0;
+}
+
+/** Prints each state change until the task settles; returns the final view. */
+export async function waitPrinting(ctx: TasksContext, taskId: number, timeoutSeconds: number | undefined): Promise<FmgrTaskView> {
+  let lastState = '';
+  const off = ctx.fmgr.onChange((v) => {
+    if (v.id !== taskId || v.tracking !== 'active') return;
+    const line = v.error ? `error: ${v.error.message}` : (v.state ?? '');
+    if (line === lastState) return;
+    lastState = line;
+    if (ctx.flags.json) process.stdout.write(`${JSON.stringify(v)}\n`);
+    else process.stderr.write(`${v.persistentId}: ${line}\n`);
+  });
+  const w = waitSignal(timeoutSeconds);
+  try {
+    return await ctx.fmgr.waitUntilSettled(taskId, w.signal);
+  } catch (e) {
+    if (e instanceof TaskError && e.code === 'aborted') throw new CliError(`stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on, see it with: blocklift fmgr status <persistentId>`, 1);
+    throw e;
+  } finally {
+    off();
+    w.dispose();
+  }
+}
+
+export function register(program: Command): void {
+  const fmgr = program.command('fmgr').description('submit Fmgr file-processing tasks and follow them (fetch, copy, move, delete, deletePrefix, deletem3u8, setdeadline, compress, status)');
+
+  for (const op of Object.keys(OP_HELP) as FmgrOpName[]) {
+    const spec = OP_HELP[op];
+    const cmd = addAccountOptions(spec.flags(fmgr.command(op).description(`${spec.describe}; prints the persistentId`)))
+      .option('--force', 'replace existing target objects (force=1)', false)
+      .option('--separate', 'one notification per operation (separate=1)', false)
+      .option('--wait', 'follow the task until it ends, printing its states', false)
+      .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'));
+    cmd.action(async (o: Record<string, unknown>) => {
+      const ops = opsFromFlags(op, o);
+      const ctx = openTasksContext(o, true);
+      try {
+        const t = await ctx.fmgr.submit(CLI_ACCOUNT_ID, op, ops, { force: o.force === true ? 1 : undefined, separate: o.separate === true ? 1 : undefined });
+        if (o.wait !== true) {
+          print(ctx.flags, t, `${t.persistentId}\n`);
+          return;
+        }
+        if (!ctx.flags.json) process.stdout.write(`${t.persistentId}\n`);
+        const done = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
+        print(ctx.flags, done);
+        process.exitCode = exitCodeOf(done);
+      } catch (e) {
+        throw cliErrorOf(e);
+      } finally {
+        await ctx.close();
+      }
+    });
+  }
+
+  addAccountOptions(fmgr.command('status <persistentId>').description('show the state and items of a task (by its persistentId)'))
+    .option('--wait', 'follow the task until it ends', false)
+    .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
+    .action(async (persistentId: string, o: Record<string, unknown>) => {
+      const ctx = openTasksContext(o, false);
+      try {
+        const tracked = ctx.fmgr.track(CLI_ACCOUNT_ID, persistentId);
+        let t = (await ctx.fmgr.pollNow(tracked.id)) ?? tracked;
+        if (o.wait === true && t.tracking === 'active') t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
+        print(ctx.flags, t);
+        process.exitCode = exitCodeOf(t);
+      } catch (e) {
+        throw cliErrorOf(e);
+      } finally {
+        await ctx.close();
+      }
+    });
+}
