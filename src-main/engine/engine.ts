@@ -49,6 +49,8 @@ export interface ProgressEvent {
 }
 
 const RUNNING_STATES: readonly TransferState[] = ['hashing', 'uploading', 'completing'];
+/** How long close() lets chunks in flight finish before aborting them. */
+const CLOSE_GRACE_MS = 3000;
 
 /**
  * The upload queue and engine (engine/api.ts TransferQueue): transfers live in the store;
@@ -63,7 +65,7 @@ export class UploadEngine implements TransferQueue {
   private readonly sizer: ChunkSizer;
   private readonly buffers: BufferPool;
   private readonly accounts = new Map<number, AccountAccess>();
-  private readonly running = new Map<number, { ctrl: AbortController; tracker: ProgressTracker; done: Promise<void> }>();
+  private readonly running = new Map<number, { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }>();
   private readonly changeListeners = new Set<(t: TransferSnapshot) => void>();
   private readonly progressListeners = new Set<(p: ProgressEvent) => void>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -175,7 +177,12 @@ export class UploadEngine implements TransferQueue {
     const runs = [...this.running.values()];
     for (const r of runs) r.ctrl.abort(new StopRequest('queued'));
     this.limiter.close(new StopRequest('queued'));
+    // Chunks in flight get a moment to be acknowledged and committed, then are cut.
+    const cut = setTimeout(() => {
+      for (const r of runs) r.hard.abort(new StopRequest('queued'));
+    }, CLOSE_GRACE_MS);
     await Promise.all(runs.map((r) => r.done));
+    clearTimeout(cut);
     this.wakeIdle();
   }
 
@@ -188,7 +195,9 @@ export class UploadEngine implements TransferQueue {
   private stop(id: number, to: 'paused' | 'canceled', idleStates: readonly TransferState[]): boolean {
     const run = this.running.get(id);
     if (run) {
-      run.ctrl.abort(new StopRequest(to));
+      const reason = new StopRequest(to);
+      run.ctrl.abort(reason);
+      if (to === 'canceled') run.hard.abort(reason);
       return true;
     }
     const rec = this.store.getTransfer(id);
@@ -228,16 +237,17 @@ export class UploadEngine implements TransferQueue {
 
   private launch(rec: TransferRecord): void {
     const ctrl = new AbortController();
+    const hard = new AbortController();
     const tracker = new ProgressTracker(0, rec.size);
-    const entry = { ctrl, tracker, done: Promise.resolve() };
+    const entry = { ctrl, hard, tracker, done: Promise.resolve() };
     this.running.set(rec.id, entry);
-    entry.done = this.runOne(rec, ctrl, tracker).finally(() => {
+    entry.done = this.runOne(rec, ctrl, hard, tracker).finally(() => {
       this.running.delete(rec.id);
       this.pump();
     });
   }
 
-  private async runOne(rec: TransferRecord, ctrl: AbortController, tracker: ProgressTracker): Promise<void> {
+  private async runOne(rec: TransferRecord, ctrl: AbortController, hard: AbortController, tracker: ProgressTracker): Promise<void> {
     let outcome: UploadOutcome | undefined;
     let failure: TransferFailure | undefined;
     let stopTo: StopRequest['to'] | undefined;
@@ -257,7 +267,7 @@ export class UploadEngine implements TransferQueue {
           this.safeLog('warn', 'retry', reason, rec.id);
         },
       });
-      outcome = await upload.run(ctrl.signal);
+      outcome = await upload.run({ soft: ctrl.signal, hard: hard.signal });
     } catch (e) {
       if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) stopTo = ctrl.signal.reason.to;
       else if (e instanceof TransferFailure) failure = e;
@@ -366,7 +376,7 @@ export class UploadEngine implements TransferQueue {
   private snapshot(rec: TransferRecord): TransferSnapshot {
     const run = this.running.get(rec.id);
     const t = performance.now();
-    const terminal = TERMINAL_TRANSFER_STATES.includes(rec.state);
+    const terminal = TERMINAL_TRANSFER_STATES.includes(rec.state) || !RUNNING_STATES.includes(rec.state);
     return {
       id: rec.id,
       accountId: rec.accountId,

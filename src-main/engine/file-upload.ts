@@ -58,10 +58,20 @@ const MAX_BLOCK_RESTARTS = 10;
 const MAX_RENAMES = 100;
 
 /**
+ * How a running upload is stopped. `soft` (pause, shutdown) stops between chunks: a chunk
+ * already sent is awaited and committed, so its block's ctx chain stays usable on resume.
+ * `hard` (cancel) also aborts requests in flight. Aborting `hard` must abort `soft` too.
+ */
+export interface Stops {
+  soft: AbortSignal;
+  hard: AbortSignal;
+}
+
+/**
  * Uploads one transfer: plans (or restores) its blocks, uploads them in parallel under the
  * scheduler, checks the file did not change, merges with mkfile and compares the service's
  * hash with the etag computed while reading. Resolves with the outcome; rejects with a
- * TransferFailure (the transfer failed), or with the signal's reason when stopped.
+ * TransferFailure (the transfer failed), or with the soft signal's reason when stopped.
  */
 export class FileUpload {
   private fh: FileHandle | undefined;
@@ -83,7 +93,7 @@ export class FileUpload {
     this.key = rec.key;
   }
 
-  async run(signal: AbortSignal): Promise<UploadOutcome> {
+  async run(signal: Stops): Promise<UploadOutcome> {
     try {
       this.fh = await openForUpload(this.rec.localPath);
       for (let restarts = 0; ; restarts++) {
@@ -167,22 +177,27 @@ export class FileUpload {
   }
 
   /** Blocks in parallel (per-file and global limits); the first failure stops the others. */
-  private async uploadBlocks(signal: AbortSignal): Promise<void> {
+  private async uploadBlocks(outer: Stops): Promise<void> {
     const pending = this.blocks.filter((b) => !b.done);
     if (pending.length === 0) return;
-    const inner = new AbortController();
-    const onOuter = () => inner.abort(signal.reason);
-    if (signal.aborted) onOuter();
-    else signal.addEventListener('abort', onOuter, { once: true });
+    const soft = new AbortController();
+    const hard = new AbortController();
+    const onSoft = () => soft.abort(outer.soft.reason);
+    const onHard = () => hard.abort(outer.hard.reason);
+    if (outer.soft.aborted) onSoft();
+    else outer.soft.addEventListener('abort', onSoft, { once: true });
+    if (outer.hard.aborted) onHard();
+    else outer.hard.addEventListener('abort', onHard, { once: true });
+    const inner: Stops = { soft: soft.signal, hard: hard.signal };
     let firstError: unknown;
     const worker = async () => {
       for (;;) {
         const b = pending.shift();
         if (!b) return;
-        const release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.signal);
+        const release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.soft);
         const buf = this.deps.buffers.take();
         try {
-          await this.uploadBlock(b, buf, inner.signal);
+          await this.uploadBlock(b, buf, inner);
         } finally {
           this.deps.buffers.give(buf);
           release();
@@ -196,19 +211,22 @@ export class FileUpload {
           worker().catch((e: unknown) => {
             if (firstError === undefined) {
               firstError = e;
-              inner.abort(e);
+              soft.abort(e);
+              hard.abort(e);
             }
           }),
         ),
       );
     } finally {
-      signal.removeEventListener('abort', onOuter);
+      outer.soft.removeEventListener('abort', onSoft);
+      outer.hard.removeEventListener('abort', onHard);
     }
-    if (firstError !== undefined) throw signal.aborted ? signal.reason : firstError;
+    if (firstError !== undefined) throw outer.soft.aborted ? outer.soft.reason : firstError;
   }
 
   /** Chunks of one block strictly in order, each committed after its reply. */
-  private async uploadBlock(b: BlockState, buf: Buffer, signal: AbortSignal): Promise<void> {
+  private async uploadBlock(b: BlockState, buf: Buffer, stops: Stops): Promise<void> {
+    const signal = stops.soft;
     const { client, scheduler, limiter, sizer } = this.deps;
     let attempt = 0;
     let restarts = 0;
@@ -226,7 +244,7 @@ export class FileUpload {
         tok = await this.currentToken(signal);
         call = offset === 0 ? 'mkblk' : 'bput';
         const t0 = performance.now();
-        const common = { token: tok.token, batch: this.batch, key: this.key, chunk, signal };
+        const common = { token: tok.token, batch: this.batch, key: this.key, chunk, signal: stops.hard };
         const pending = offset === 0 ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index }) : client.bput({ ...common, ctx: b.lastCtx!, offset });
         const hashed = b.hashChunk(chunk); // overlaps with the request in flight
         const reply = await pending;
@@ -291,7 +309,8 @@ export class FileUpload {
   private missingRounds = 0;
 
   /** mkfile, with the conflict policy, 412 handling and the hash check. */
-  private async complete(signal: AbortSignal): Promise<UploadOutcome> {
+  private async complete(stops: Stops): Promise<UploadOutcome> {
+    const signal = stops.soft;
     const etag = this.etag();
     let attempt = 0;
     let renames = 0;
@@ -310,7 +329,7 @@ export class FileUpload {
           mimeType: this.rec.options.mimeType,
           deadlineDays: this.rec.options.deadlineDays,
           vars: this.rec.options.vars,
-          signal,
+          signal: stops.hard,
         });
         if (r.hash !== etag) {
           throw new TransferFailure('hash-mismatch', `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${r.key}" is not this file`);
@@ -339,7 +358,7 @@ export class FileUpload {
             }
             this.hooks.phase('uploading');
             this.reportProgress();
-            await this.uploadBlocks(signal);
+            await this.uploadBlocks(stops);
             this.hooks.phase('completing');
             break;
           case 'conflict':

@@ -1,0 +1,135 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TransferState } from '../../../src-main/shared/models';
+import { MiB, sha1, startRig, type Rig } from './harness';
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+function waitFor(r: Rig, id: number, pred: (bytesDone: number, state: TransferState) => boolean, timeoutMs = 30_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      offA();
+      offB();
+      reject(new Error(`condition not reached for transfer ${id}: ${JSON.stringify(r.engine.get(id))}`));
+    }, timeoutMs);
+    const hit = () => {
+      clearTimeout(timer);
+      offA();
+      offB();
+      resolve();
+    };
+    const offA = r.engine.onProgress((p) => p.id === id && pred(p.bytesDone, r.engine.get(id)!.state) && hit());
+    const offB = r.engine.onTransferChange((s) => s.id === id && pred(s.bytesDone, s.state) && hit());
+  });
+}
+
+describe('conflict policies (406 from mkfile)', () => {
+  it('skip leaves the existing object, overwrite replaces it, rename stores beside it', async () => {
+    rig = await startRig();
+    const r = rig;
+    const first = await r.file('one.bin', 5 * MiB);
+    const second = await r.file('two.bin', 5 * MiB + 1);
+    const [a] = r.engine.enqueue([{ accountId: r.accountId, bucket: r.emu.bucket, key: 'k.bin', localPath: path.join(r.dir, 'one.bin'), source: 'manual' }]);
+    expect((await r.settled(a!)).state).toBe('done');
+
+    const up = (conflict: 'skip' | 'overwrite' | 'rename') => r.engine.enqueue([{ accountId: r.accountId, bucket: r.emu.bucket, key: 'k.bin', localPath: path.join(r.dir, 'two.bin'), source: 'manual', options: { conflict } }])[0]!;
+    const skipped = await r.settled(up('skip'));
+    expect(skipped.state).toBe('skipped');
+    expect(skipped.warning).toMatch(/already exists/);
+    expect(sha1(await r.download('k.bin'))).toBe(sha1(first));
+
+    const renamed = await r.settled(up('rename'));
+    expect(renamed.state).toBe('done');
+    expect(renamed.key).toBe('k (1).bin');
+    expect(sha1(await r.download('k (1).bin'))).toBe(sha1(second));
+    const renamed2 = await r.settled(up('rename'));
+    expect(renamed2.key).toBe('k (2).bin');
+
+    const over = await r.settled(up('overwrite'));
+    expect(over.state).toBe('done');
+    expect(over.key).toBe('k.bin');
+    expect(sha1(await r.download('k.bin'))).toBe(sha1(second));
+  });
+});
+
+describe('pause, resume, cancel', () => {
+  it('pauses mid-file keeping committed blocks, resumes without re-sending them, cancels another', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 16 * MiB, limits: { maxFiles: 2 } } });
+    const r = rig;
+    const data = await r.file('p.bin', 12 * MiB);
+    await r.file('c.bin', 12 * MiB);
+    const [p, c] = r.engine.enqueue([
+      { accountId: r.accountId, bucket: r.emu.bucket, key: 'p.bin', localPath: path.join(r.dir, 'p.bin'), source: 'manual' },
+      { accountId: r.accountId, bucket: r.emu.bucket, key: 'c.bin', localPath: path.join(r.dir, 'c.bin'), source: 'manual' },
+    ]);
+    await waitFor(r, p!, (done) => done >= 3 * MiB);
+    expect(r.engine.pause(p!)).toBe(true);
+    await waitFor(r, p!, (_d, state) => state === 'paused');
+    const committed = r.store.listBlocks(p!).reduce((n, b) => n + b.nextOffset, 0);
+    expect(committed).toBeGreaterThanOrEqual(3 * MiB);
+    expect(r.engine.get(p!)!.bytesDone).toBe(committed);
+
+    expect(r.engine.cancel(c!)).toBe(true);
+    const cs = await r.settled(c!);
+    expect(cs.state).toBe('canceled');
+    expect(r.store.listBlocks(c!)).toEqual([]);
+
+    let minBytesAfterResume = Infinity;
+    const off = r.engine.onProgress((ev) => {
+      if (ev.id === p) minBytesAfterResume = Math.min(minBytesAfterResume, ev.bytesDone);
+    });
+    expect(r.engine.resume(p!)).toBe(true);
+    const ps = await r.settled(p!);
+    off();
+    expect(ps.state).toBe('done');
+    expect(minBytesAfterResume).toBeGreaterThanOrEqual(committed); // continued, not restarted
+    expect(sha1(await r.download('p.bin'))).toBe(sha1(data));
+  });
+
+  it('pauseAll / resumeAll / cancelAll act on every unfinished transfer', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 4 * MiB, limits: { maxFiles: 1 } } });
+    const r = rig;
+    for (const n of ['a', 'b', 'c']) await r.file(`${n}.bin`, 4 * MiB);
+    const ids = r.engine.enqueue(['a', 'b', 'c'].map((n) => ({ accountId: r.accountId, bucket: r.emu.bucket, key: `${n}.bin`, localPath: path.join(r.dir, `${n}.bin`), source: 'manual' as const })));
+    await waitFor(r, ids[0]!, (done) => done > 0);
+    expect(r.engine.pauseAll()).toBe(3);
+    await waitFor(r, ids[0]!, (_d, s) => s === 'paused');
+    expect(ids.map((id) => r.engine.get(id)!.state)).toEqual(['paused', 'paused', 'paused']);
+    expect(r.engine.resumeAll()).toBe(3);
+    expect(r.engine.cancelAll()).toBeGreaterThanOrEqual(1);
+    const states = await Promise.all(ids.map((id) => r.settled(id).then((s) => s.state)));
+    expect(states.every((s) => s === 'canceled' || s === 'done')).toBe(true);
+    expect(states).toContain('canceled');
+  });
+});
+
+describe('bandwidth limit', () => {
+  it('keeps the measured rate within 10% of the limit, shared by all transfers, changeable live', async () => {
+    const limit = 4 * MiB;
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: limit, limits: { maxFiles: 3 } } });
+    const r = rig;
+    for (const n of ['a', 'b', 'c']) await r.file(`${n}.bin`, 8 * MiB);
+    // Measured from the first acknowledged byte over a window of several seconds.
+    const marks: Array<{ t: number; bytes: number }> = [];
+    const done = new Map<number, number>();
+    const off = r.engine.onProgress((p) => {
+      done.set(p.id, p.bytesDone);
+      marks.push({ t: performance.now(), bytes: [...done.values()].reduce((a, b) => a + b, 0) });
+    });
+    const ids = r.engine.enqueue(['a', 'b', 'c'].map((n) => ({ accountId: r.accountId, bucket: r.emu.bucket, key: `${n}.bin`, localPath: path.join(r.dir, `${n}.bin`), source: 'manual' as const })));
+    await Promise.all(ids.map((id) => r.settled(id)));
+    off();
+    const first = marks[0]!;
+    const last = marks[marks.length - 1]!;
+    const rate = ((last.bytes - first.bytes) * 1000) / (last.t - first.t);
+    expect(rate).toBeGreaterThan(limit * 0.9);
+    expect(rate).toBeLessThan(limit * 1.1);
+
+    r.engine.setBandwidthLimit(null);
+    expect(r.engine.bandwidthLimit).toBeNull();
+  });
+});
