@@ -4,13 +4,14 @@ import { crc32, deflateRaw } from 'node:zlib';
 
 /**
  * A minimal ZIP writer for the Fmgr `compress` operation: one file, entries deflated (or
- * stored when deflate does not help), UTF-8 names, no ZIP64. Output opens with `unzip`.
+ * stored when deflating their first 256 KiB saves under 5%, or deflate does not help), UTF-8 names, no ZIP64. Output opens with `unzip`.
  * Each entry is read whole, so the total input is capped (MAX_ZIP_INPUT_BYTES).
  */
 
 export const MAX_ZIP_INPUT_BYTES = 1024 * 1024 * 1024;
 const MAX_ZIP_ENTRIES = 65_535;
 const deflateRawAsync = promisify(deflateRaw);
+const SAMPLE_BYTES = 256 * 1024;
 
 export class ZipLimitError extends Error {
   override readonly name = 'ZipLimitError';
@@ -51,7 +52,9 @@ export async function writeZip(outFile: string, entries: readonly ZipEntrySource
     for (const e of entries) {
       const data = await readFile(e.path);
       const crc = crc32(data);
-      const deflated = await deflateRawAsync(data);
+      // Media (the usual content) does not compress: a sample decides before deflating it all.
+      const worthIt = data.length <= SAMPLE_BYTES || (await deflateRawAsync(data.subarray(0, SAMPLE_BYTES))).length < SAMPLE_BYTES * 0.95;
+      const deflated = worthIt ? await deflateRawAsync(data) : data;
       const stored = deflated.length >= data.length;
       const payload = stored ? data : deflated;
       const method = stored ? 0 : 8;

@@ -125,6 +125,7 @@ export async function sendNotification(
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(false);
+    if (ms <= 0) return resolve(true);
     const onAbort = () => {
       clearTimeout(timer);
       resolve(false);
