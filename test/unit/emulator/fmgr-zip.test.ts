@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,17 @@ describe('writeZip', () => {
     expect(execFileSync('unzip', ['-p', out, 'a/hello.txt']).equals(text)).toBe(true);
     expect(execFileSync('unzip', ['-p', out, 'b/bytes.bin']).equals(random)).toBe(true);
     expect((await stat(out)).size).toBeLessThan(text.length); // the text entry was deflated
+  });
+
+  it('stores an incompressible entry and deflates a compressible one', async () => {
+    const noise = randomBytes(600 * 1024);
+    const text = Buffer.from('abc '.repeat(200_000));
+    const out = path.join(dir, 'mixed.zip');
+    await writeZip(out, [await source('noise.bin', noise), await source('text.txt', text)]);
+    const listing = execFileSync('zipinfo', [out]).toString();
+    expect(listing).toMatch(/stor[^\n]*noise\.bin/);
+    expect(listing).toMatch(/defN[^\n]*text\.txt/);
+    expect(execFileSync('unzip', ['-p', out, 'noise.bin'], { maxBuffer: 2 * 1024 * 1024 }).equals(noise)).toBe(true);
   });
 
   it('writes an empty archive that unzip accepts', async () => {
