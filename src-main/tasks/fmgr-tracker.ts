@@ -8,6 +8,7 @@ import { nextPollDelayMs } from './poll-policy';
 import { decideAfterError } from './follow-up';
 import { PollTimers } from './poll-timers';
 import { checkRemoteId, TaskError } from './task-error';
+import { persistentIdOfUpload } from './upload-link';
 import { explainServiceFailure } from './vca-errors';
 import type { Tracking } from '../store/tasks/rows';
 
@@ -91,6 +92,16 @@ export class FmgrTracker {
   track(accountId: number, persistentId: string, origin: Extract<FmgrOrigin, 'typed' | 'upload'> = 'typed'): FmgrTaskView {
     const pid = checkRemoteId(persistentId, 'persistentId');
     return this.start({ accountId, persistentId: pid, origin, mgrUrl: this.d.account(accountId)?.mgrUrl });
+  }
+
+  /**
+   * For the service when an upload finished: follows the Fmgr task its persistentOps
+   * started, read from the mkfile reply body (MkfileResult.body). Returns undefined when
+   * the upload started no task.
+   */
+  trackUpload(accountId: number, mkfileBody: Record<string, unknown>, field = 'persistentId'): FmgrTaskView | undefined {
+    const pid = persistentIdOfUpload(mkfileBody, field);
+    return pid === undefined ? undefined : this.track(accountId, pid, 'upload');
   }
 
   private start(t: Parameters<FmgrRepo['ensure']>[0]): FmgrTaskView {

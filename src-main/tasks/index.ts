@@ -14,3 +14,4 @@ export { exportCsv, exportJson, EXPORT_COLUMNS } from './vca-export';
 export { parseCsv, toCsv } from './csv';
 export { isVideo, parseExtensionList, DEFAULT_VIDEO_EXTENSIONS } from './video-detect';
 export { objectAccessUrl, AccessUrlError } from './access-url';
+export { persistentIdOfUpload } from './upload-link';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UploadClient } from '../../../src-main/protocol/client';
+import { fopCommand } from '../../../src-main/protocol/fops';
 import { makeWorld, ACCOUNT_ID, BAD_KEY_ACCOUNT_ID, type World } from './setup';
 
 // Every Fmgr operation end to end: submitted through the tracker to the real emulator,
@@ -146,5 +147,28 @@ describe('Fmgr operations against the emulator', () => {
     const t = await run(ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: 'no-such-bucket', key: 'k' }]);
     expect(t.items[0]).toMatchObject({ code: 2, state: 'processing failed' });
     expect(t.items[0]!.error).toMatch(/bucket/);
+  });
+});
+
+describe('an upload whose policy has persistentOps', () => {
+  it('is followed from the mkfile reply to the end of its task', async () => {
+    const up = new UploadClient({ uploadUrl: w.emu.uploadUrl });
+    const data = Buffer.from('uploaded with persistentOps');
+    const persistentOps = fopCommand({ op: 'copy', srcBucket: w.emu.bucket, srcKey: 'po/src.txt', bucket: w.emu.bucket, key: 'po/copy.txt' });
+    const token = w.emu.token({ scope: `${w.emu.bucket}:po/src.txt`, persistentOps });
+    let body: Record<string, unknown>;
+    try {
+      const ctx = await up.mkblk({ token, blockSize: data.length, blockOrder: 0, batch: 'b-po', chunk: data });
+      ({ body } = await up.mkfile({ token, fileSize: data.length, batch: 'b-po', ctxs: [ctx.ctx] }));
+    } finally {
+      up.close();
+    }
+    const t = w.fmgr.trackUpload(ACCOUNT_ID, body)!;
+    expect(t).toMatchObject({ origin: 'upload', persistentId: body.persistentId });
+    const done = await w.fmgr.waitUntilSettled(t.id);
+    expect(done).toMatchObject({ tracking: 'done', code: 3 });
+    expect(done.items[0]).toMatchObject({ state: 'processing succeeded', key: 'po/copy.txt' });
+    expect(stat('po/copy.txt')?.hash).toBe(stat('po/src.txt')?.hash);
+    expect(w.fmgr.trackUpload(ACCOUNT_ID, { hash: 'x', key: 'y' })).toBeUndefined();
   });
 });
