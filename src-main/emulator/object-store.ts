@@ -121,7 +121,7 @@ export class SqliteObjectStore implements ObjectStore {
   putHashedFile(bucket: string, key: string, tmpFile: string, size: number, hash: string, meta: PutMeta): StoredObject {
     this.checkTarget(bucket, key);
     const file = newFileName();
-    renameSync(tmpFile, path.join(this.objectsDir, file));
+    moveFile(tmpFile, path.join(this.objectsDir, file));
     const now = this.clock.now();
     const row: ObjectRow = {
       bucket,
@@ -234,5 +234,16 @@ function hashFileSync(file: string): { size: number; hash: string } {
     return { size: hasher.bytes, hash: hasher.digest() };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** rename, or copy and remove when the source is on another file system. */
+function moveFile(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    copyFileSync(from, to);
+    rmSync(from, { force: true });
   }
 }

@@ -13,6 +13,7 @@ import { OffsetClock, DAY_MS } from './clock';
 import type { Clock, EmulatorConfig, EmulatorContext, ObjectStore, RouteHandler } from './contracts';
 import { answerPreflight, setCorsHeaders } from './cors';
 import { CtxSigner } from './ctx';
+import { lockDataDir } from './data-lock';
 import { handleDownload, objectUrl } from './download';
 import { FaultInjector, type FaultConfig, type FaultEndpoint, type FaultEvent } from './faults';
 import { mountFmgr, type FmgrService } from './fmgr';
@@ -31,6 +32,7 @@ export const DEFAULT_PURGE_AGE_MS = 30 * DAY_MS;
 export const DEFAULT_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 /** An unread request body up to this size is drained after an early error reply; a larger one closes the connection. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const KEEP_ALIVE_TIMEOUT_MS = 30_000;
 
 export interface StartEmulatorOptions {
   /** 0 (the default here) picks a free port. */
@@ -122,11 +124,27 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     downloadBaseUrl: '', // set once the port is known
   };
 
-  const db: Db = openDatabase(path.join(dataDir, 'emulator.db'), EMULATOR_MIGRATIONS);
-  const store = new SqliteObjectStore(db, dataDir, clock, buckets);
-  const blocks = new BlockStore(db, dataDir, clock);
-  const merges = new MergeLog(db, clock);
-  const signer = CtxSigner.fromDb(db);
+  const unlock = lockDataDir(dataDir);
+  let db: Db;
+  let store: SqliteObjectStore;
+  let blocks: BlockStore;
+  let merges: MergeLog;
+  let signer: CtxSigner;
+  try {
+    db = openDatabase(path.join(dataDir, 'emulator.db'), EMULATOR_MIGRATIONS);
+    try {
+      store = new SqliteObjectStore(db, dataDir, clock, buckets);
+      blocks = new BlockStore(db, dataDir, clock);
+      merges = new MergeLog(db, clock);
+      signer = CtxSigner.fromDb(db);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  } catch (e) {
+    unlock();
+    throw e;
+  }
   let baseUrl = '';
 
   const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
@@ -218,6 +236,8 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     }
   }
 
+  // Longer than clients keep idle sockets, so a reused keep-alive socket is not closed under a request.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"code":"400","message":"malformed HTTP request"}');
     else socket.destroy();
@@ -231,6 +251,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     });
   }).catch((e: unknown) => {
     db.close();
+    unlock();
     throw e;
   });
   const port = (server.address() as AddressInfo).port;
@@ -244,6 +265,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     server.close();
     for (const hook of closeHooks) await hook();
     db.close();
+    unlock();
     throw e;
   }
 
@@ -266,6 +288,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       await Promise.allSettled([...inFlight]);
       for (const hook of closeHooks) await hook();
       db.close();
+      unlock();
     })();
     return closing;
   };

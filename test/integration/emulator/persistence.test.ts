@@ -4,6 +4,12 @@ import { MgrClient, UploadClient } from '../../../src-main/protocol/client';
 import type { ServiceError } from '../../../src-main/protocol/errors';
 import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { ManualClock } from '../../../src-main/emulator/clock';
+import { DataDirInUseError } from '../../../src-main/emulator/data-lock';
+import { startEmulator } from '../../../src-main/emulator/server';
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
 
 const BLOCK = 4 * 1024 * 1024;
@@ -93,6 +99,25 @@ describe('emulator: persistence across restarts, and the purge of unmerged block
       expect(emu.blockCount()).toBe(0);
     } finally {
       up.close();
+    }
+  });
+
+  it('refuses a second emulator on the same data folder, and takes over a lock left by a dead process', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-lock-'));
+    try {
+      emu = await startTestEmulator({ dataDir: dir });
+      await expect(startEmulator({ dataDir: dir })).rejects.toBeInstanceOf(DataDirInUseError);
+      // The running one is unharmed.
+      expect(emu.objects.putBuffer('local', 'still.txt', Buffer.from('ok'), {}).size).toBe(2);
+      await emu.close();
+      // A stale lock (no such process) does not block a start.
+      writeFileSync(path.join(dir, 'emulator.lock'), '2147483646');
+      emu = await startTestEmulator({ dataDir: dir });
+      expect(emu.objects.stat('local', 'still.txt')?.size).toBe(2);
+      await emu.close();
+      emu = undefined;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
