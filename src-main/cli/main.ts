@@ -13,6 +13,7 @@ async function commandModules(): Promise<Register[]> {
     await import('./commands/emulator'),
     await import('./commands/fmgr'),
     await import('./commands/vca'),
+    await import('./commands/upload'),
   ];
   return modules.map((m) => m.register);
 }

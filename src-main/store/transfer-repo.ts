@@ -219,6 +219,20 @@ export class SqliteTransferStore implements EngineStore {
     if (r.changes !== 1) throw new StoreDataError(`block ${index} of transfer ${transferId} is not in the database`);
   }
 
+  /**
+   * The newest unfinished transfer of the same file to the same place (what a re-run of the
+   * same command continues instead of starting over), or undefined.
+   */
+  findUnfinished(accountId: number, bucket: string, requestedKey: string, localPath: string): TransferRecord | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ?
+           AND state IN ('queued','hashing','uploading','paused','completing','failed') ORDER BY id DESC LIMIT 1`,
+      )
+      .get(accountId, bucket, requestedKey, localPath) as TransferRow | undefined;
+    return row && toRecord(row);
+  }
+
   deleteBlocks(transferId: number): void {
     this.dropBlocks.run(transferId);
   }

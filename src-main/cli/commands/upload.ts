@@ -1,0 +1,310 @@
+import { lstat, readdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { UploadClient } from '../../protocol/client';
+import { UploadEngine } from '../../engine/engine';
+import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
+import { PlanError, checkBlockSize } from '../../engine/plan';
+import type { ConflictPolicy, TransferOptions, TransferRequest, TransferSnapshot } from '../../shared/models';
+import { openAppDatabase } from '../../store/app-db';
+import { AccountRepo } from '../../store/account-repo';
+import { SqliteTransferStore } from '../../store/transfer-repo';
+import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { CliError } from '../cli-error';
+
+/**
+ * `blocklift upload <path...> --bucket <b>`: uploads files and directory trees through the
+ * SQLite queue and the engine. Re-running the same command continues unfinished transfers
+ * (same account, bucket, key and local path) from their committed offsets. Exit code 0 when
+ * every file is done or skipped, 1 when any failed, 130 when interrupted.
+ */
+
+const MiB = 1024 * 1024;
+export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
+
+interface UploadFlags {
+  bucket?: string;
+  key?: string;
+  prefix?: string;
+  concurrency: string;
+  blockSize: string;
+  chunkSize?: string;
+  overwrite?: boolean;
+  conflict?: string;
+  mime?: string;
+  deadline?: string;
+  var?: string[];
+  limit?: string;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+function wholeNumber(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
+  return Number(value);
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('upload')
+    .description('upload files or directory trees (resumable: run the same command again to continue)')
+    .argument('<path...>', 'files or directories; a directory uploads its tree, keys are paths relative to it')
+    .option('--bucket <b>', 'destination bucket (required)')
+    .option('--key <k>', 'object key, for a single file')
+    .option('--prefix <p>', 'prefix put before every key (e.g. "photos/")')
+    .option('--concurrency <N>', 'files and blocks uploading at once', '4')
+    .option('--block-size <MiB>', 'block size in MiB, a multiple of 4', '4')
+    .option('--chunk-size <KiB>', 'fixed chunk size in KiB (default: adapts between 256 KiB and 4 MiB)')
+    .option('--overwrite', 'replace objects that already exist (same as --conflict overwrite)')
+    .option('--conflict <policy>', 'when the key exists: skip, overwrite or rename', 'skip')
+    .option('--mime <type>', 'MIME type stored with every file')
+    .option('--deadline <days>', 'retention in days; the service deletes the objects after that')
+    .option('--var <name=value>', 'custom variable x:name (repeatable)', collect)
+    .option('--limit <KiB/s>', 'bandwidth limit for all files together, KiB per second');
+  addAccountOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
+    process.exitCode = await runUpload(paths, opts);
+  });
+}
+
+/** Everything the flags mean, checked before anything is opened. */
+function parseFlags(paths: string[], opts: Record<string, unknown>) {
+  const acc = readAccountFlags(opts);
+  const f = opts as unknown as UploadFlags;
+  if (!f.bucket) throw new CliError('--bucket is required');
+  if (!acc.uploadUrl) throw new CliError('--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`');
+  requireCredentials(acc);
+  if (f.key !== undefined && f.prefix !== undefined) throw new CliError('give --key or --prefix, not both');
+  const concurrency = wholeNumber('--concurrency', f.concurrency, 1, 64);
+  const blockSize = wholeNumber('--block-size', f.blockSize, 4, 1024) * MiB;
+  try {
+    checkBlockSize(blockSize);
+  } catch (e) {
+    if (e instanceof PlanError) throw new CliError(`--block-size must be a multiple of 4 (MiB), not ${f.blockSize}`);
+    throw e;
+  }
+  const chunkBytes = f.chunkSize === undefined ? undefined : wholeNumber('--chunk-size', f.chunkSize, 64, blockSize / 1024) * 1024;
+  const conflictText = f.overwrite ? 'overwrite' : (f.conflict ?? 'skip');
+  if (!['skip', 'overwrite', 'rename'].includes(conflictText)) throw new CliError(`--conflict must be skip, overwrite or rename, not "${conflictText}"`);
+  const options: TransferOptions = { conflict: conflictText as ConflictPolicy };
+  if (f.mime !== undefined) options.mimeType = f.mime;
+  if (f.deadline !== undefined) options.deadlineDays = wholeNumber('--deadline', f.deadline, 0, 36500);
+  for (const v of f.var ?? []) {
+    const m = /^([A-Za-z0-9_-]+)=(.*)$/s.exec(v);
+    if (!m) throw new CliError(`--var must look like name=value (name: letters, digits, _ and -), not "${v}"`);
+    options.vars = { ...options.vars, [m[1]!]: m[2]! };
+  }
+  const limitBytesPerSec = f.limit === undefined ? null : wholeNumber('--limit', f.limit, 1, 10_000_000) * 1024;
+  if (paths.length === 0) throw new CliError('give at least one file or directory');
+  return { acc, bucket: f.bucket, key: f.key, prefix: f.prefix ?? '', concurrency, blockSize, chunkBytes, options, limitBytesPerSec };
+}
+
+/** Files to upload with their keys: a file → prefix + name (or --key); a directory → its tree. */
+export async function expandPaths(paths: readonly string[], prefix: string, key: string | undefined): Promise<Array<{ localPath: string; key: string }>> {
+  const out: Array<{ localPath: string; key: string }> = [];
+  for (const p of paths) {
+    const abs = path.resolve(p);
+    let st;
+    try {
+      st = await lstat(abs);
+    } catch {
+      throw new CliError(`${p} does not exist`);
+    }
+    if (st.isDirectory()) {
+      if (key !== undefined) throw new CliError('--key names one file; use --prefix for a directory');
+      await walk(abs, abs, prefix, out);
+    } else if (st.isFile() || st.isSymbolicLink()) {
+      out.push({ localPath: st.isSymbolicLink() ? await realpath(abs) : abs, key: key ?? prefix + path.basename(abs) });
+    } else {
+      throw new CliError(`${p} is not a file or directory`);
+    }
+  }
+  if (key !== undefined && out.length !== 1) throw new CliError('--key names one file; use --prefix for several');
+  const seen = new Map<string, string>();
+  for (const f of out) {
+    const other = seen.get(f.key);
+    if (other) throw new CliError(`two files would get the same key "${f.key}": ${other} and ${f.localPath}`);
+    seen.set(f.key, f.localPath);
+  }
+  return out;
+}
+
+async function walk(root: string, dir: string, prefix: string, out: Array<{ localPath: string; key: string }>): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    throw new CliError(`cannot list ${dir}: ${(e as Error).message}`);
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const abs = path.join(dir, e.name);
+    if (e.isDirectory()) await walk(root, abs, prefix, out);
+    else if (e.isFile()) out.push({ localPath: abs, key: prefix + path.relative(root, abs).split(path.sep).join('/') });
+  }
+}
+
+async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
+  const flags = parseFlags(paths, opts);
+  const { acc } = flags;
+  const files = await expandPaths(paths, flags.prefix, flags.key);
+  const dbFile = acc.db ?? DEFAULT_DB_FILE;
+  let db;
+  try {
+    db = openAppDatabase(dbFile);
+  } catch (e) {
+    throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`);
+  }
+  const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
+  const tokens: TokenProvider = acc.tokenUrl ? new RemoteTokenProvider(acc.tokenUrl) : new LocalTokenSigner(acc.accessKey!, acc.secretKey!);
+  const store = new SqliteTransferStore(db);
+  const accountId = new AccountRepo(db).upsert({
+    name: `cli ${acc.uploadUrl}${acc.accessKey ? ` ${acc.accessKey}` : ''}`,
+    uploadUrl: acc.uploadUrl!,
+    mgrUrl: acc.mgrUrl ?? null,
+    downloadDomain: null,
+    accessKey: acc.accessKey ?? null,
+    secretRef: acc.tokenUrl ? null : 'cli: --sk or BLOCKLIFT_SK',
+    tokenUrl: acc.tokenUrl ?? null,
+  });
+  const engine = new UploadEngine({
+    store,
+    account: () => ({ client, tokens }),
+    limits: { maxFiles: flags.concurrency, maxBlocks: flags.concurrency, maxBlocksPerFile: flags.concurrency },
+    chunkBytes: flags.chunkBytes,
+    defaultBlockSize: flags.blockSize,
+    defaultConflict: flags.options.conflict,
+    bandwidthBytesPerSec: flags.limitBytesPerSec,
+  });
+
+  // Re-running the same command continues what is unfinished instead of starting over.
+  const ids: number[] = [];
+  const fresh: TransferRequest[] = [];
+  for (const f of files) {
+    const prev = store.findUnfinished(accountId, flags.bucket, f.key, f.localPath);
+    if (prev) {
+      if (prev.state === 'failed' || prev.state === 'paused') store.updateTransfer(prev.id, { state: 'queued', lastError: null, attempts: 0 });
+      ids.push(prev.id);
+    } else {
+      fresh.push({ accountId, bucket: flags.bucket, key: f.key, localPath: f.localPath, source: 'cli', blockSize: flags.blockSize, options: flags.options });
+    }
+  }
+  ids.push(...engine.enqueue(fresh));
+  const mine = new Set(ids);
+
+  const out = new Reporter(acc.json, files.length);
+  const results = new Map<number, TransferSnapshot>();
+  let resolveAll!: () => void;
+  const allDone = new Promise<void>((r) => (resolveAll = r));
+  const onSettled = (s: TransferSnapshot) => {
+    if (!mine.has(s.id) || results.has(s.id) || !['done', 'failed', 'skipped', 'canceled'].includes(s.state)) return;
+    results.set(s.id, s);
+    out.finished(s);
+    if (results.size === mine.size) resolveAll();
+  };
+  engine.onTransferChange(onSettled);
+  engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone, p.size));
+  let interrupted = false;
+  const onSignal = () => {
+    interrupted = true;
+    resolveAll();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    engine.start();
+    for (const id of ids) {
+      const s = engine.get(id);
+      if (s) onSettled(s);
+    }
+    if (mine.size === 0) resolveAll();
+    await allDone;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await engine.close();
+    out.stop();
+    client.close();
+    db.close();
+  }
+  if (interrupted) {
+    process.stderr.write('blocklift: interrupted; run the same command again to continue\n');
+    return 130;
+  }
+  const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
+  if (!acc.json) process.stderr.write(`${results.size - failed} of ${results.size} file(s) uploaded or skipped${failed ? `, ${failed} failed` : ''}\n`);
+  return failed ? 1 : 0;
+}
+
+/**
+ * Output: with --json one JSON line per finished file on stdout ({key, hash, size, status,
+ * path, error?, warning?}); on a terminal a progress bar on stderr (per-file lines printed
+ * when it stops); otherwise one text line per finished file.
+ */
+class Reporter {
+  private readonly bar: cliProgress.SingleBar | undefined;
+  private readonly bytes = new Map<number, { done: number; size: number }>();
+  private readonly held: string[] = [];
+  private readonly startedMs = performance.now();
+  private finishedCount = 0;
+
+  constructor(
+    private readonly json: boolean,
+    private readonly fileCount: number,
+  ) {
+    if (!json && process.stderr.isTTY) {
+      this.bar = new cliProgress.SingleBar(
+        { format: ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | {files}/{fileCount} files', stream: process.stderr, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      this.bar.start(1, 0, { doneMiB: '0', totalMiB: '?', speed: '0', files: 0, fileCount });
+    }
+  }
+
+  progress(id: number, done: number, size: number): void {
+    this.bytes.set(id, { done, size });
+    this.redraw();
+  }
+
+  finished(s: TransferSnapshot): void {
+    this.finishedCount++;
+    this.bytes.set(s.id, { done: s.size, size: s.size });
+    if (this.json) {
+      const line = {
+        key: s.key,
+        hash: s.state === 'done' ? s.etag : null,
+        size: s.size,
+        status: s.state,
+        path: s.localPath,
+        ...(s.lastError ? { error: s.lastError } : {}),
+        ...(s.warning ? { warning: s.warning } : {}),
+      };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+      return;
+    }
+    const text = `${s.state.padEnd(8)} ${s.key} (${s.size} bytes)${s.state === 'done' ? ` ${s.etag}` : ''}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
+    if (this.bar) this.held.push(text);
+    else process.stdout.write(`${text}\n`);
+    this.redraw();
+  }
+
+  private redraw(): void {
+    if (!this.bar) return;
+    let done = 0;
+    let total = 0;
+    for (const b of this.bytes.values()) {
+      done += b.done;
+      total += b.size;
+    }
+    const seconds = (performance.now() - this.startedMs) / 1000;
+    this.bar.setTotal(Math.max(1, total));
+    this.bar.update(done, { doneMiB: (done / MiB).toFixed(1), totalMiB: (total / MiB).toFixed(1), speed: seconds > 0 ? (done / MiB / seconds).toFixed(1) : '0', files: this.finishedCount, fileCount: this.fileCount });
+  }
+
+  stop(): void {
+    this.bar?.stop();
+    for (const line of this.held) process.stdout.write(`${line}\n`);
+  }
+}

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MgrClient } from '../../src-main/protocol/client';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'bin/blocklift.mjs');
+const MiB = 1024 * 1024;
+
+let emu: TestEmulator;
+let dir: string;
+let mgr: MgrClient;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  dir = await mkdtemp(path.join(os.tmpdir(), 'bl-cli-'));
+  mgr = new MgrClient({ mgrUrl: emu.mgrUrl });
+});
+afterAll(async () => {
+  mgr.close();
+  await emu.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI; with killAfterMs, SIGKILLs it then (if still running). */
+function cli(args: string[], opts: { killAfterMs?: number; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'upload', ...args], {
+      cwd: dir,
+      env: { ...process.env, BLOCKLIFT_UPLOAD_URL: emu.uploadUrl, BLOCKLIFT_AK: emu.config.accessKey, BLOCKLIFT_SK: emu.config.secretKey, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = opts.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+async function download(key: string): Promise<Buffer> {
+  const r = await mgr.download(emu.objectUrl(emu.bucket, key));
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest('hex');
+
+describe('blocklift upload', () => {
+  it('uploads a directory tree with --prefix, one JSON line per file, exit 0', async () => {
+    await mkdir(path.join(dir, 'tree/sub'), { recursive: true });
+    const a = randomBytes(5 * MiB + 3);
+    const b = Buffer.from('hello world');
+    await writeFile(path.join(dir, 'tree/a.bin'), a);
+    await writeFile(path.join(dir, 'tree/sub/b.txt'), b);
+    const r = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db', '--var', 'who=me', '--mime', 'text/x-test']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string; size: number; status: string });
+    expect(lines.map((l) => l.key).sort()).toEqual(['up/a.bin', 'up/sub/b.txt']);
+    expect(lines.every((l) => l.status === 'done')).toBe(true);
+    expect(lines.find((l) => l.key === 'up/sub/b.txt')!.hash).toBe('FiqubDXJT8-0FdvpX0CLnOke6Ebt');
+    expect(sha1(await download('up/a.bin'))).toBe(sha1(a));
+    expect(emu.objects.stat(emu.bucket, 'up/sub/b.txt')!.mimeType).toBe('text/x-test');
+
+    // The same command again: the objects exist, default policy skip → skipped, exit 0.
+    const again = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('"status":"skipped"');
+  });
+
+  it('exits non-zero with a clear message for bad flags, a wrong secret and a missing path', async () => {
+    const noBucket = await cli(['tree']);
+    expect(noBucket.code).toBe(2);
+    expect(noBucket.stderr).toContain('--bucket is required');
+    const missing = await cli(['nope.bin', '--bucket', emu.bucket]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('does not exist');
+    const badBlock = await cli(['tree', '--bucket', emu.bucket, '--block-size', '6']);
+    expect(badBlock.code).toBe(2);
+    expect(badBlock.stderr).toContain('multiple of 4');
+    const wrong = await cli(['tree/sub/b.txt', '--bucket', emu.bucket, '--key', 'w.txt', '--json', '--db', 'wrong.db'], { env: { BLOCKLIFT_SK: 'not-the-secret' } });
+    expect(wrong.code).toBe(1);
+    const line = JSON.parse(wrong.stdout.trim()) as { status: string; error: { code: string; message: string } };
+    expect(line.status).toBe('failed');
+    expect(line.error.code).toBe('token-rejected');
+  });
+
+  it('SIGKILLed at random points many times, the same command resumes and the object is exact', async () => {
+    const data = randomBytes(24 * MiB + 777);
+    await writeFile(path.join(dir, 'big.bin'), data);
+    const args = ['big.bin', '--bucket', emu.bucket, '--key', 'big.bin', '--db', 'kill.db', '--chunk-size', '256', '--limit', '6144', '--concurrency', '3', '--overwrite', '--json'];
+    let seed = 12345;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const batches = new Set<string>();
+    let kills = 0;
+    let committedSeen = 0;
+    for (let i = 0; i < 10; i++) {
+      const r = await cli(args, { killAfterMs: 1200 + Math.floor(rand() * 1800) });
+      if (r.signal !== 'SIGKILL') {
+        expect(r.code, r.stderr).toBe(0);
+        break;
+      }
+      kills++;
+      const db = new Database(path.join(dir, 'kill.db'), { readonly: true });
+      try {
+        const t = db.prepare("SELECT id, batch, state FROM transfers WHERE key = 'big.bin'").all() as Array<{ id: number; batch: string | null; state: string }>;
+        expect(t).toHaveLength(1); // one transfer, continued run after run
+        if (t[0]!.batch) batches.add(t[0]!.batch);
+        const { n } = db.prepare('SELECT COALESCE(SUM(next_offset), 0) AS n FROM blocks').get() as { n: number };
+        committedSeen = Math.max(committedSeen, n);
+      } finally {
+        db.close();
+      }
+    }
+    const final = await cli(args);
+    expect(final.code, final.stderr).toBe(0);
+    expect(final.stdout).toContain('"status":"done"');
+    expect(kills).toBeGreaterThanOrEqual(3);
+    expect(committedSeen).toBeGreaterThan(0);
+    expect(batches.size).toBe(1); // the file did not change: never started over
+    expect(sha1(await download('big.bin'))).toBe(sha1(data));
+  });
+
+  it('a file changed between runs starts over with a new batch and uploads the new content', async () => {
+    const v1 = randomBytes(12 * MiB);
+    await writeFile(path.join(dir, 'chg.bin'), v1);
+    const args = ['chg.bin', '--bucket', emu.bucket, '--key', 'chg.bin', '--db', 'chg.db', '--chunk-size', '256', '--limit', '4096', '--json'];
+    const killed = await cli(args, { killAfterMs: 2000 });
+    expect(killed.signal).toBe('SIGKILL');
+    const v2 = randomBytes(12 * MiB + 5);
+    await writeFile(path.join(dir, 'chg.bin'), v2);
+    const r = await cli(args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sha1(await download('chg.bin'))).toBe(sha1(v2));
+  });
+});
