@@ -153,6 +153,7 @@ export class FmgrTracker {
     const tracking: Tracking = task.tracking === 'done' ? 'done' : 'active';
     const nextPollAt = tracking === 'active' ? now + this.d.policy.afterNotifyMs : null;
     const row = this.repo.recordStatus(task.id, status, { source: 'notify', tracking, nextPollAt, nowMs: now });
+    this.timers.bump(task.id);
     if (tracking === 'active') this.scheduleAt(task.id, this.d.policy.afterNotifyMs);
     return this.changed(row);
   }
@@ -208,13 +209,14 @@ export class FmgrTracker {
       this.changed(row);
       return;
     }
+    const epoch = this.timers.epoch(taskId);
     let status: FmgrTaskStatus;
     try {
       status = await acct.client.fmgrStatus(task.persistentId, signal);
       if (status.id !== task.persistentId) status = { ...status, id: task.persistentId };
     } catch (e) {
       const f = classifyPollError(e);
-      if (f.cls === 'aborted') return;
+      if (f.cls === 'aborted' || this.timers.epoch(taskId) !== epoch) return;
       const now = this.d.now();
       const { tracking, delayMs: delay } = decideAfterError(this.d.policy, task, f, push, now, this.d.random);
       const row = this.repo.recordError(taskId, { ...f, notFound: f.cls === 'not-found', tracking, nextPollAt: tracking === 'active' ? now + delay : null, nowMs: now });
@@ -222,7 +224,8 @@ export class FmgrTracker {
       this.changed(row);
       return;
     }
-    if (signal.aborted) return;
+    // A notification that arrived meanwhile is newer than this answer, and scheduled its own poll.
+    if (signal.aborted || this.timers.epoch(taskId) !== epoch) return;
     const now = this.d.now();
     const tracking: Tracking = isFmgrTerminal(status, push) ? 'done' : task.tracking === 'stopped' ? 'stopped' : 'active';
     const delay = nextPollDelayMs(this.d.policy, { polls: task.polls + 1, consecutiveErrors: 0, push }, this.d.random);

@@ -6,6 +6,7 @@ export class PollTimers {
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
   private readonly abort = new AbortController();
+  private readonly epochs = new Map<number, number>();
 
   get signal(): AbortSignal {
     return this.abort.signal;
@@ -34,6 +35,18 @@ export class PollTimers {
 
   has(id: number): boolean {
     return this.timers.has(id);
+  }
+
+  /**
+   * Marks that news fresher than any poll in flight arrived for `id` (a notification): a
+   * poll that started before compares epoch() and drops its older answer.
+   */
+  bump(id: number): void {
+    this.epochs.set(id, this.epoch(id) + 1);
+  }
+
+  epoch(id: number): number {
+    return this.epochs.get(id) ?? 0;
   }
 
   /** Runs work now, counted so that dispose() waits for it. */

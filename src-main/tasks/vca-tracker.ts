@@ -142,6 +142,7 @@ export class VcaTracker {
     const tracking: Tracking = job.tracking === 'done' ? 'done' : 'active';
     const nextPollAt = tracking === 'active' ? now + this.d.policy.afterNotifyMs : null;
     const row = this.repo.recordJob(job.id, { code: body.code, desc: body.desc, results: body.results }, { fromPoll: false, tracking, nextPollAt, nowMs: now });
+    this.timers.bump(job.id);
     if (tracking === 'active') this.scheduleAt(job.id, this.d.policy.afterNotifyMs);
     return this.changed(row);
   }
@@ -210,12 +211,13 @@ export class VcaTracker {
       }));
       return;
     }
+    const epoch = this.timers.epoch(jobRow);
     let found: VcaJob;
     try {
       found = await acct.client.vcaSearch(job.jobId, signal);
     } catch (e) {
       const f = classifyPollError(e);
-      if (f.cls === 'aborted') return;
+      if (f.cls === 'aborted' || this.timers.epoch(jobRow) !== epoch) return;
       const now = this.d.now();
       const message = f.cls === 'not-found' ? explainVcaError(e, { jobId: job.jobId }).message : f.message;
       const { tracking, delayMs } = decideAfterError(this.d.policy, job, f, push, now, this.d.random);
@@ -224,7 +226,8 @@ export class VcaTracker {
       this.changed(row);
       return;
     }
-    if (signal.aborted) return;
+    // A notification that arrived meanwhile is newer than this answer, and scheduled its own poll.
+    if (signal.aborted || this.timers.epoch(jobRow) !== epoch) return;
     const now = this.d.now();
     const tracking: Tracking = isVcaTerminal(found) ? 'done' : job.tracking === 'stopped' ? 'stopped' : 'active';
     const delay = nextPollDelayMs(this.d.policy, { polls: job.polls + 1, consecutiveErrors: 0, push }, this.d.random);
