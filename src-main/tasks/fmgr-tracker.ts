@@ -228,7 +228,8 @@ export class FmgrTracker {
     if (signal.aborted || this.timers.epoch(taskId) !== epoch) return;
     const now = this.d.now();
     const tracking: Tracking = isFmgrTerminal(status, push) ? 'done' : task.tracking === 'stopped' ? 'stopped' : 'active';
-    const delay = nextPollDelayMs(this.d.policy, { polls: task.polls + 1, consecutiveErrors: 0, push }, this.d.random);
+    // While the service is notifying (4), its outcome is near: the normal schedule, not the fallback.
+    const delay = nextPollDelayMs(this.d.policy, { polls: task.polls + 1, consecutiveErrors: 0, push: push && status.code !== 4 }, this.d.random);
     const row = this.repo.recordStatus(taskId, status, { source: 'poll', tracking, nextPollAt: tracking === 'active' ? now + delay : null, nowMs: now });
     if (tracking === 'active') this.scheduleAt(taskId, delay);
     this.changed(row);

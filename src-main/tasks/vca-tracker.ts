@@ -230,7 +230,8 @@ export class VcaTracker {
     if (signal.aborted || this.timers.epoch(jobRow) !== epoch) return;
     const now = this.d.now();
     const tracking: Tracking = isVcaTerminal(found) ? 'done' : job.tracking === 'stopped' ? 'stopped' : 'active';
-    const delay = nextPollDelayMs(this.d.policy, { polls: job.polls + 1, consecutiveErrors: 0, push }, this.d.random);
+    // While the service is notifying (notifyResult 1), its outcome is near: the normal schedule.
+    const delay = nextPollDelayMs(this.d.policy, { polls: job.polls + 1, consecutiveErrors: 0, push: push && found.notifyResult !== 1 }, this.d.random);
     const update: VcaJobUpdate = { code: found.code, desc: found.desc, notifyResult: found.notifyResult, results: found.results };
     const row = this.repo.recordJob(jobRow, update, { fromPoll: true, tracking, nextPollAt: tracking === 'active' ? now + delay : null, nowMs: now });
     if (tracking === 'active') this.scheduleAt(jobRow, delay);
