@@ -1,0 +1,88 @@
+/**
+ * One measured upload run, in its own process so CPU, RSS and event-loop figures are the
+ * uploader's alone. Usage (through bin/run-ts.mjs):
+ *   upload-child.ts <uploadUrl> <ak> <sk> <bucket> <dbFile> <file...>
+ * Prints `sent <bytes>` before each chunk request (bytes handed to mkblk/bput so far) and
+ * `progress <bytesDone>` lines, then one final `result <json>` line.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import path from 'node:path';
+import { UploadClient } from '../../src-main/protocol/client';
+import { UploadEngine } from '../../src-main/engine/engine';
+import { LocalTokenSigner } from '../../src-main/engine/tokens';
+import { openAppDatabase } from '../../src-main/store/app-db';
+import { AccountRepo } from '../../src-main/store/account-repo';
+import { SqliteTransferStore } from '../../src-main/store/transfer-repo';
+
+const [uploadUrl, ak, sk, bucket, dbFile, ...files] = process.argv.slice(2);
+if (!uploadUrl || !ak || !sk || !bucket || !dbFile || files.length === 0) {
+  process.stderr.write('usage: upload-child.ts <uploadUrl> <ak> <sk> <bucket> <dbFile> <file...>\n');
+  process.exit(2);
+}
+
+/** The real client, counting the chunk bytes it is asked to send. */
+class CountingClient extends UploadClient {
+  sentBytes = 0;
+  override mkblk(a: Parameters<UploadClient['mkblk']>[0]) {
+    this.count(a.chunk.byteLength);
+    return super.mkblk(a);
+  }
+  override bput(a: Parameters<UploadClient['bput']>[0]) {
+    this.count(a.chunk.byteLength);
+    return super.bput(a);
+  }
+  private count(n: number): void {
+    this.sentBytes += n;
+    if (report) process.stdout.write(`sent ${this.sentBytes}\n`);
+  }
+}
+const report = process.env.BENCH_REPORT_SENT === '1';
+
+const loop = monitorEventLoopDelay({ resolution: 10 });
+
+const db = openAppDatabase(dbFile);
+const store = new SqliteTransferStore(db);
+const accountId = new AccountRepo(db).upsert({ name: 'bench', uploadUrl, mgrUrl: null, downloadDomain: null, accessKey: ak, secretRef: null, tokenUrl: null });
+const client = new CountingClient({ uploadUrl });
+const engine = new UploadEngine({ store, account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }), defaultConflict: 'overwrite', limits: { maxFiles: Number(process.env.BENCH_FILES ?? 4) } });
+let lastProgressMs = 0;
+engine.onProgress((p) => {
+  const t = performance.now();
+  if (report && t - lastProgressMs > 20) {
+    lastProgressMs = t;
+    process.stdout.write(`progress ${p.id} ${p.bytesDone} ${p.size}\n`);
+  }
+});
+
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+loop.enable();
+// Re-running with the same db continues unfinished transfers (the resume measurement).
+const unfinished = store.listTransfers(['queued', 'uploading', 'completing', 'paused', 'failed']);
+if (unfinished.length === 0) {
+  engine.enqueue(files.map((f) => ({ accountId, bucket, key: path.basename(f), localPath: path.resolve(f), source: 'cli' as const })));
+}
+engine.start();
+await engine.whenIdle();
+const elapsedMs = performance.now() - t0;
+loop.disable();
+const cpu = process.cpuUsage(cpu0);
+const all = store.listTransfers(['done', 'failed', 'skipped', 'canceled']);
+const failed = all.filter((t) => t.state !== 'done');
+const bytes = all.reduce((n, t) => n + t.size, 0);
+await engine.close();
+client.close();
+db.close();
+process.stdout.write(
+  `result ${JSON.stringify({
+    elapsedMs,
+    bytes,
+    files: all.length,
+    failed: failed.map((t) => ({ key: t.key, error: t.lastError })),
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    // The kernel's high-water mark of this process's resident set (KiB → bytes).
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    loopP99Ms: loop.percentile(99) / 1e6,
+    sentBytes: client.sentBytes,
+  })}\n`,
+);
