@@ -33,7 +33,7 @@ export const DEFAULT_POLL_POLICY: PollPolicy = {
   errorMaxMs: 5 * 60_000,
   notFoundGiveUpMs: 10 * 60_000,
   notFoundMinPolls: 8,
-  afterNotifyMs: 1_000,
+  afterNotifyMs: 250,
 };
 
 export interface PollCounters {
