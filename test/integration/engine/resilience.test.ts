@@ -1,0 +1,181 @@
+import { createServer, type Server } from 'node:http';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UploadClient } from '../../../src-main/protocol/client';
+import { LocalTokenSigner, RemoteTokenProvider } from '../../../src-main/engine/tokens';
+import { signUploadToken } from '../../../src-main/protocol/tokens';
+import { MiB, sha1, startRig, type Rig } from './harness';
+
+let rig: Rig | undefined;
+const servers: Server[] = [];
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const s = createServer(handler);
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(s.address() as { port: number }).port}`;
+}
+
+const req = (r: Rig, name: string, key = name) => ({ accountId: r.accountId, bucket: r.emu.bucket, key, localPath: path.join(r.dir, name), source: 'manual' as const });
+
+describe('engine resilience', () => {
+  it('gets tokens from a remote token URL (no secret in the uploader)', async () => {
+    const seen: string[] = [];
+    let sk = '';
+    let ak = '';
+    let now = () => Date.now();
+    const url = await serve((q, res) => {
+      const u = new URL(q.url ?? '/', 'http://x');
+      seen.push(u.search);
+      const policy = { scope: `${u.searchParams.get('bucket')}:${u.searchParams.get('key')}`, deadline: now() + 60_000, ...(u.searchParams.get('overwrite') === '1' ? { overwrite: 1 as const } : {}) };
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ token: signUploadToken(ak, sk, policy) }));
+    });
+    rig = await startRig({ tokens: () => new RemoteTokenProvider(`${url}/token`) });
+    ak = rig.emu.config.accessKey;
+    sk = rig.emu.config.secretKey;
+    now = () => rig!.emu.clock.now();
+    const data = await rig.file('r.bin', 5 * MiB);
+    const [id] = rig.engine.enqueue([req(rig, 'r.bin')]);
+    const s = await rig.settled(id!);
+    expect(s.lastError).toBeNull();
+    expect(sha1(await rig.download('r.bin'))).toBe(sha1(data));
+    expect(seen[0]).toContain('key=r.bin');
+  });
+
+  it('a token URL answering garbage fails the transfer with a clear error', async () => {
+    const url = await serve((_q, res) => {
+      res.writeHead(200);
+      res.end('<html>login required</html>');
+    });
+    rig = await startRig({ tokens: () => new RemoteTokenProvider(url), engine: { backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 } } });
+    await rig.file('g.bin', 1000);
+    const [id] = rig.engine.enqueue([req(rig, 'g.bin')]);
+    const s = await rig.settled(id!);
+    expect(s.state).toBe('failed');
+    expect(s.lastError?.message).toContain('did not return an upload token');
+  });
+
+  it('an upload host answering garbage fails cleanly, never done', async () => {
+    const url = await serve((q, res) => {
+      q.resume();
+      q.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end('{"ctx": 12, "nonsense": true');
+      });
+    });
+    rig = await startRig({ engine: { backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3 } } });
+    const garbage = new UploadClient({ uploadUrl: url });
+    await rig.engine.close();
+    rig.newEngine({ account: () => ({ client: garbage, tokens: new LocalTokenSigner('ak', 'sk') }), backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3 } });
+    await rig.file('h.bin', 1000);
+    const [id] = rig.engine.enqueue([req(rig, 'h.bin')]);
+    const s = await rig.settled(id!);
+    garbage.close();
+    expect(s.state).toBe('failed');
+    expect(s.lastError?.message).toMatch(/not JSON/);
+    expect(s.etag).toBeNull();
+  });
+
+  it('blocks older than the purge age are uploaded again, and the file is exact', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, purgeAgeMs: 60_000 } });
+    const r = rig;
+    const data = await r.file('old.bin', 10 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'old.bin')]);
+    await new Promise<void>((resolve) => {
+      const off = r.engine.onProgress((p) => {
+        if (p.id === id && p.bytesDone > 2 * MiB) {
+          off();
+          r.engine.pause(id!);
+          resolve();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => {
+      const off = r.engine.onTransferChange((s) => s.id === id && s.state === 'paused' && (off(), resolve()));
+      if (r.engine.get(id!)!.state === 'paused') resolve();
+    });
+    expect(r.store.listBlocks(id!).some((b) => b.nextOffset > 0)).toBe(true);
+    r.emu.clock.advance(31 * 24 * 3600_000); // past the emulator's purge age (30 days) and ours
+    r.emu.sweepNow();
+    r.engine.resume(id!);
+    const s = await r.settled(id!);
+    expect(s.lastError).toBeNull();
+    expect(sha1(await r.download('old.bin'))).toBe(sha1(data));
+  });
+
+  it('a file rewritten mid-upload starts over and the stored object is the new content', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB } });
+    const r = rig;
+    await r.file('chg.bin', 8 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'chg.bin')]);
+    const v2 = randomBytes(8 * MiB);
+    let rewritten = false;
+    const off = r.engine.onProgress((p) => {
+      if (!rewritten && p.id === id && p.bytesDone > 2 * MiB) {
+        rewritten = true;
+        writeFileSync(path.join(r.dir, 'chg.bin'), v2);
+      }
+    });
+    const s = await r.settled(id!);
+    off();
+    expect(rewritten).toBe(true);
+    expect(s.state).toBe('done');
+    expect(sha1(await r.download('chg.bin'))).toBe(sha1(readFileSync(path.join(r.dir, 'chg.bin'))));
+    expect(sha1(await r.download('chg.bin'))).toBe(sha1(v2));
+  });
+
+  it('a full database fails the transfer with db-write-failed instead of crashing', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024 } });
+    const r = rig;
+    // A sparse 1 GiB file: 256 block rows do not fit in the pages the database already has.
+    const { truncateSync, closeSync, openSync } = await import('node:fs');
+    closeSync(openSync(path.join(r.dir, 'full.bin'), 'w'));
+    truncateSync(path.join(r.dir, 'full.bin'), 1024 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'full.bin')]);
+    // The transfer row exists; now the database file may not grow and every free byte is
+    // used, so the engine's next writes (its blocks) hit SQLITE_FULL.
+    r.db.pragma(`max_page_count = ${r.db.pragma('page_count', { simple: true }) as number}`);
+    const fill = r.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
+    let n = 0;
+    for (let size = 4096; size >= 1; ) {
+      try {
+        fill.run(`filler-${n++}`, 'x'.repeat(size));
+      } catch {
+        size = Math.floor(size / 2);
+      }
+    }
+    const s = await r.settled(id!);
+    expect(s.state).toBe('failed');
+    expect(s.lastError?.code).toBe('db-write-failed');
+    expect(s.lastError?.message).toMatch(/disk full/);
+  });
+
+  it('progress events are throttled to about 10 a second per transfer, with speed and ETA', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 16 * MiB } });
+    const r = rig;
+    await r.file('pr.bin', 24 * MiB);
+    const times: number[] = [];
+    let withSpeed = 0;
+    const [id] = r.engine.enqueue([req(r, 'pr.bin')]);
+    const off = r.engine.onProgress((p) => {
+      if (p.id !== id) return;
+      times.push(performance.now());
+      if (p.speed > 0 && p.etaSeconds !== null) withSpeed++;
+    });
+    await r.settled(id!);
+    off();
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    // every gap ≥ 100 ms except the final forced update
+    expect(gaps.slice(0, -1).every((g) => g >= 99)).toBe(true);
+    expect(times.length).toBeGreaterThan(5);
+    expect(withSpeed).toBeGreaterThan(3);
+  });
+});
