@@ -269,7 +269,7 @@ export function register(program: Command): void {
         const tracked = ctx.fmgr.track(CLI_ACCOUNT_ID, persistentId);
         let t = (await ctx.fmgr.pollNow(tracked.id)) ?? tracked;
         if (o.wait === true && t.tracking === 'active') t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
-        print(ctx.flags, t);
+        print(ctx.flags, t, formatFmgrTask(t) + (t.error && t.tracking === 'active' ? '  (this command asked once: run it again, or add --wait to keep asking)\n' : ''));
         process.exitCode = exitCodeOf(t);
       } catch (e) {
         throw cliErrorOf(e);

@@ -130,6 +130,7 @@ export function register(program: Command): void {
         let j = await localJob(ctx, jobId);
         if (o.wait === true && j.tracking === 'active') j = await waitPrinting(ctx, j.id, o.timeout as number | undefined);
         print(ctx, j);
+        if (!ctx.flags.json && j.error && j.tracking === 'active') process.stdout.write('  (this command asked once: run it again, or add --wait to keep asking)\n');
         process.exitCode = exitCodeOf(j);
       } catch (e) {
         throw cliErrorOf(e);
