@@ -253,9 +253,14 @@ export class UploadEngine implements TransferQueue {
     let stopTo: StopRequest['to'] | undefined;
     try {
       this.setState(rec.id, { state: 'uploading', lastError: null, warning: null });
+      let phase: TransferState = 'uploading';
       const deps = this.depsFor(rec.accountId);
       const upload = new FileUpload(rec, deps, {
-        phase: (state) => this.setState(rec.id, { state }),
+        phase: (state) => {
+          if (state === phase) return;
+          phase = state;
+          this.setState(rec.id, { state });
+        },
         progress: (bytesDone, total) => this.onBytes(rec.id, tracker, bytesDone, total),
         retried: (reason) => {
           try {

@@ -107,7 +107,33 @@ describe('pause, resume, cancel', () => {
   });
 });
 
+describe('priorities', () => {
+  it('runs higher-priority queued transfers first', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxFiles: 1 } } });
+    const r = rig;
+    for (const n of ['first', 'low', 'high', 'mid']) await r.file(`${n}.bin`, 2 * MiB);
+    const order: string[] = [];
+    r.engine.onTransferChange((s) => s.state === 'uploading' && order.push(s.key));
+    const mk = (n: string, priority: number) => ({ accountId: r.accountId, bucket: r.emu.bucket, key: n, localPath: path.join(r.dir, `${n}.bin`), source: 'manual' as const, priority });
+    const [first] = r.engine.enqueue([mk('first', 0)]);
+    const ids = r.engine.enqueue([mk('low', 0), mk('high', 9), mk('mid', 5)]);
+    await Promise.all([first!, ...ids].map((id) => r.settled(id)));
+    expect(order).toEqual(['first', 'high', 'mid', 'low']);
+  });
+});
+
 describe('bandwidth limit', () => {
+  it('a limit raised while running applies at once (no waiting out the old reservations)', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 256 * 1024 } });
+    const r = rig;
+    await r.file('slow.bin', 12 * MiB); // 48 s at the first limit: longer than the settle timeout below
+    const [id] = r.engine.enqueue([{ accountId: r.accountId, bucket: r.emu.bucket, key: 'slow.bin', localPath: path.join(r.dir, 'slow.bin'), source: 'manual' }]);
+    await waitFor(r, id!, (done) => done > 0);
+    r.engine.setBandwidthLimit(null);
+    const s = await r.settled(id!, 20_000);
+    expect(s.state).toBe('done');
+  });
+
   it('keeps the measured rate within 10% of the limit, shared by all transfers, changeable live', async () => {
     const limit = 4 * MiB;
     rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: limit, limits: { maxFiles: 3 } } });
