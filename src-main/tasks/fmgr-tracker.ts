@@ -158,7 +158,7 @@ export class FmgrTracker {
     return this.changed(row);
   }
 
-  /** Resolves when the task stops being active (done, lost, failed, stopped), or rejects on abort. */
+  /** Resolves when the task stops being active (done, lost, failed, stopped); rejects (TaskError aborted) on abort or dispose(). */
   waitUntilSettled(taskId: number, signal?: AbortSignal): Promise<FmgrTaskView> {
     return new Promise((resolve, reject) => {
       const check = (v: FmgrTaskView | undefined) => {
@@ -180,9 +180,12 @@ export class FmgrTracker {
       const finish = () => {
         off();
         signal?.removeEventListener('abort', onAbort);
+        this.timers.signal.removeEventListener('abort', onAbort);
       };
-      if (signal?.aborted) return onAbort();
+      if (signal?.aborted || this.timers.disposed) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
+      // dispose() ends every wait too.
+      this.timers.signal.addEventListener('abort', onAbort, { once: true });
       check(this.get(taskId));
     });
   }

@@ -183,9 +183,12 @@ export class VcaTracker {
       const finish = () => {
         off();
         signal?.removeEventListener('abort', onAbort);
+        this.timers.signal.removeEventListener('abort', onAbort);
       };
-      if (signal?.aborted) return onAbort();
+      if (signal?.aborted || this.timers.disposed) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
+      // dispose() ends every wait too.
+      this.timers.signal.addEventListener('abort', onAbort, { once: true });
       check(this.get(jobRow));
     });
   }

@@ -166,3 +166,17 @@ describe('following Fmgr tasks', () => {
     expect(() => w!.fmgr.track(ACCOUNT_ID, 'a b')).toThrow(/spaces/);
   });
 });
+
+describe('disposal', () => {
+  it('dispose() ends pending waits and stops polling', async () => {
+    w = await makeWorld({ emulator: { fmgrStepDelayMs: 2_000 } });
+    const pid = w.emu.fmgr.submit('delete', `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('x')}`, {});
+    const t = w.fmgr.track(ACCOUNT_ID, pid);
+    const waiting = w.fmgr.waitUntilSettled(t.id);
+    await w.fmgr.dispose();
+    await expect(waiting).rejects.toMatchObject({ code: 'aborted' });
+    const polls = w.fmgr.get(t.id)!.polls;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(w.fmgr.get(t.id)!.polls).toBe(polls);
+  });
+});
