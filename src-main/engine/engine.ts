@@ -278,7 +278,11 @@ export class UploadEngine implements TransferQueue {
       else if (e instanceof TransferFailure) failure = e;
       else failure = new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
-    this.finish(rec, tracker, outcome, failure, stopTo);
+    try {
+      this.finish(rec, tracker, outcome, failure, stopTo);
+    } catch {
+      // finish already reports what it can; nothing here may reject the run's promise
+    }
   }
 
   /** Records how a run ended; a failing store write here is logged, never thrown. */
