@@ -111,6 +111,30 @@ describe('engine resilience', () => {
     expect(sha1(await r.download('old.bin'))).toBe(sha1(data));
   });
 
+  it('412 from mkfile (the service lost finished blocks) re-uploads them and completes', async () => {
+    rig = await startRig({ emulator: { purgeAgeMs: 60_000 }, engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxBlocksPerFile: 1 } } });
+    const r = rig;
+    const data = await r.file('lost.bin', 10 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'lost.bin')]);
+    await new Promise<void>((resolve) => {
+      const off = r.engine.onProgress((p) => p.id === id && p.bytesDone > 5 * MiB && (off(), r.engine.pause(id!), resolve()));
+    });
+    await new Promise<void>((resolve) => {
+      if (r.engine.get(id!)!.state === 'paused') resolve();
+      const off = r.engine.onTransferChange((s) => s.id === id && s.state === 'paused' && (off(), resolve()));
+    });
+    expect(r.store.listBlocks(id!)[0]!.nextOffset).toBe(4 * MiB); // block 0 finished before the pause
+    r.emu.clock.advance(120_000); // the emulator purges after 1 minute; the engine still trusts its blocks
+    r.emu.sweepNow();
+    r.engine.resume(id!);
+    const s = await r.settled(id!);
+    expect(s.lastError).toBeNull();
+    expect(s.state).toBe('done');
+    expect(sha1(await r.download('lost.bin'))).toBe(sha1(data));
+    const log = r.db.prepare("SELECT message FROM event_log WHERE kind = 'retry'").all() as Array<{ message: string }>;
+    expect(log.some((l) => l.message.includes('reupload-blocks'))).toBe(true);
+  });
+
   it('a file rewritten mid-upload starts over and the stored object is the new content', async () => {
     rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB } });
     const r = rig;
