@@ -17,6 +17,11 @@ export class BlockState {
   lastCtx: string | null = null;
   /** When this block's first chunk (mkblk) was acknowledged; the purge age counts from it. */
   startedMs: number | null = null;
+  /**
+   * CRC-32 of the acknowledged part of the block, kept only once the service has shown it
+   * answers block-so-far CRCs (see UploadDeps.crc); undefined when not known.
+   */
+  crcSoFar: number | undefined = undefined;
   private digests: Buffer[] = [];
   private unit: Hash = createHash('sha1');
   private unitFill = 0;
@@ -37,6 +42,7 @@ export class BlockState {
     this.nextOffset = 0;
     this.lastCtx = null;
     this.startedMs = null;
+    this.crcSoFar = 0;
     this.digests = [];
     this.unit = createHash('sha1');
     this.unitFill = 0;
@@ -123,6 +129,7 @@ export class BlockState {
     this.nextOffset = row.nextOffset;
     this.lastCtx = row.lastCtx;
     this.startedMs = row.ctxTimeMs;
+    this.crcSoFar = undefined;
     this.digests = digests;
     this.unit = unit;
     this.unitFill = unitFill;

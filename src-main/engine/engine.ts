@@ -73,6 +73,7 @@ export class UploadEngine implements TransferQueue {
   private closed = false;
   private pumping = false;
   private readonly now: () => number;
+  private readonly crcMode = { trackBlockCrc: false };
 
   constructor(private readonly opts: EngineOptions) {
     this.store = opts.store;
@@ -342,6 +343,7 @@ export class UploadEngine implements TransferQueue {
       tokenMarginMs: this.opts.tokenMarginMs ?? 5000,
       random: this.opts.random ?? Math.random,
       now: this.now,
+      crc: this.crcMode,
     };
   }
 

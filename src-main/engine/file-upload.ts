@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { UploadClient } from '../protocol/client';
 import { ServiceError, isServiceError } from '../protocol/errors';
@@ -31,6 +32,12 @@ export interface UploadDeps {
   tokenMarginMs: number;
   random: () => number;
   now: () => number;
+  /**
+   * Shared by the engine's uploads: set when a reply's crc32 did not match a chunk after
+   * the first of its block; from then on blocks track their CRC so far and pass it as
+   * crcBefore (a service answering block-so-far CRCs costs one extra CRC pass per chunk).
+   */
+  crc: { trackBlockCrc: boolean };
 }
 
 /** How a file upload ended, when it did not throw. */
@@ -243,8 +250,10 @@ export class FileUpload {
         call = 'token';
         tok = await this.currentToken(signal);
         call = offset === 0 ? 'mkblk' : 'bput';
+        const track = this.deps.crc.trackBlockCrc && offset > 0;
+        if (track && b.crcSoFar === undefined) b.crcSoFar = await this.crcOfPrefix(b, buf, offset, chunk);
         const t0 = performance.now();
-        const common = { token: tok.token, batch: this.batch, key: this.key, chunk, signal: stops.hard };
+        const common = { token: tok.token, batch: this.batch, key: this.key, chunk, signal: stops.hard, crcBefore: track ? b.crcSoFar : undefined };
         const pending = offset === 0 ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index }) : client.bput({ ...common, ctx: b.lastCtx!, offset });
         const hashed = b.hashChunk(chunk); // overlaps with the request in flight
         const reply = await pending;
@@ -252,7 +261,9 @@ export class FileUpload {
         if (reply.offset !== offset + len) {
           throw new ServiceError({ kind: 'bad-reply', endpoint: call, code: 'bad-offset', message: `the service acknowledged offset ${reply.offset} after a chunk ending at ${offset + len}` });
         }
+        const crcAfter = this.deps.crc.trackBlockCrc && (offset === 0 || b.crcSoFar !== undefined) ? crc32(chunk, offset === 0 ? 0 : b.crcSoFar) : undefined;
         b.acknowledge(reply.offset, reply.ctx, hashed, this.deps.now());
+        b.crcSoFar = crcAfter;
         this.dbWrite(() => this.deps.store.commitChunk(this.rec.id, b.index, b.nextOffset, b.lastCtx!, b.startedMs!, b.unitSha1s()));
         this.tokenFresh = false;
         attempt = 0;
@@ -261,7 +272,13 @@ export class FileUpload {
         if (signal.aborted) throw signal.reason;
         if (!isServiceError(e)) throw e;
         attempt++;
-        const d = this.decideOn(e, call, tok, attempt);
+        let d = this.decideOn(e, call, tok, attempt);
+        if (e.code === 'crc32-mismatch' && offset > 0 && !this.deps.crc.trackBlockCrc) {
+          // Maybe the service answers the CRC of the block so far: the chunk was taken and
+          // its ctx used, so this block starts over, now tracking its CRC.
+          this.deps.crc.trackBlockCrc = true;
+          d = { action: 'restart-block', delayMs: 0 };
+        }
         this.hooks.retried(`${e.message} → ${d.action}`);
         switch (d.action) {
           case 'retry':
@@ -400,6 +417,22 @@ export class FileUpload {
   private async refreshToken(signal: AbortSignal): Promise<void> {
     this.token = await this.deps.tokens.get({ bucket: this.rec.bucket, key: this.key, overwrite: this.overwrite }, { fresh: true, signal });
     this.tokenFresh = true;
+  }
+
+  /**
+   * CRC-32 of the block's first `length` bytes, read back from disk (a restored block whose
+   * CRC was not tracked). Uses the part of `buf` after the chunk, or reads in 1 MiB steps.
+   */
+  private async crcOfPrefix(b: BlockState, buf: Buffer, length: number, chunk: Buffer): Promise<number> {
+    const spare = buf.length - chunk.length >= 64 * 1024 ? buf.subarray(chunk.length) : Buffer.allocUnsafe(1024 * 1024);
+    let crc = 0;
+    for (let pos = 0; pos < length; ) {
+      const part = spare.subarray(0, Math.min(spare.length, length - pos));
+      await this.readAt(part, b.fileOffset + pos);
+      crc = crc32(part, crc);
+      pos += part.length;
+    }
+    return crc;
   }
 
   private async readAt(target: Buffer, position: number): Promise<void> {

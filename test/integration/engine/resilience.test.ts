@@ -135,6 +135,62 @@ describe('engine resilience', () => {
     expect(log.some((l) => l.message.includes('reupload-blocks'))).toBe(true);
   });
 
+  it('a service answering block-so-far CRCs is recognised: blocks track their CRC and the file completes', async () => {
+    rig = await startRig({ engine: { chunkBytes: 512 * 1024 } });
+    const r = rig;
+    const { crc32 } = await import('node:zlib');
+    const { request } = await import('node:http');
+    const target = new URL(r.emu.uploadUrl);
+    const crcOfCtx = new Map<string, number>();
+    let rewritten = 0;
+    // A real proxy in front of the emulator that answers bput with the CRC of the block so far.
+    const url = await serve((q, res) => {
+      const chunks: Buffer[] = [];
+      q.on('data', (c: Buffer) => chunks.push(c));
+      q.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const fwd = request({ host: target.hostname, port: target.port, method: q.method, path: q.url, headers: q.headers }, (up) => {
+          const parts: Buffer[] = [];
+          up.on('data', (c: Buffer) => parts.push(c));
+          up.on('end', () => {
+            let text = Buffer.concat(parts).toString('utf8');
+            const m = /^\/(mkblk|bput)\/([^/]+)/.exec(q.url ?? '');
+            if (up.statusCode === 200 && m) {
+              const reply = JSON.parse(text) as { ctx: string; crc32: number };
+              const before = m[1] === 'bput' ? crcOfCtx.get(decodeURIComponent(m[2]!)) : 0;
+              if (before !== undefined) {
+                const soFar = crc32(body, before);
+                crcOfCtx.set(reply.ctx, soFar);
+                if (m[1] === 'bput') {
+                  reply.crc32 = soFar;
+                  rewritten++;
+                }
+                text = JSON.stringify(reply);
+              }
+            }
+            const headers = { ...up.headers };
+            delete headers['content-length'];
+            res.writeHead(up.statusCode ?? 502, headers);
+            res.end(text);
+          });
+        });
+        fwd.end(body);
+      });
+    });
+    const client = new UploadClient({ uploadUrl: url });
+    const signer = new LocalTokenSigner(r.emu.config.accessKey, r.emu.config.secretKey, { now: () => r.emu.clock.now() });
+    await r.engine.close();
+    r.newEngine({ account: () => ({ client, tokens: signer }), chunkBytes: 512 * 1024 });
+    const data = await r.file('crc.bin', 9 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'crc.bin')]);
+    const s = await r.settled(id!);
+    client.close();
+    expect(s.lastError).toBeNull();
+    expect(s.state).toBe('done');
+    expect(rewritten).toBeGreaterThan(10);
+    expect(sha1(await r.download('crc.bin'))).toBe(sha1(data));
+  });
+
   it('a file rewritten mid-upload starts over and the stored object is the new content', async () => {
     rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB } });
     const r = rig;
