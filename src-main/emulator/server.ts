@@ -55,6 +55,8 @@ export interface StartEmulatorOptions {
   adminToken?: string;
   vcaLabelsFile?: string;
   vcaDelayMs?: number;
+  /** Buckets whose VCA requests answer 401 Smart Media Service Not Enabled. */
+  smartMediaDisabledBuckets?: readonly string[];
   notifyRetry?: NotifyRetry;
   /** Minimum time each Fmgr state lasts (fmgr.ts). */
   fmgrStepDelayMs?: number;
@@ -260,7 +262,12 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
 
   try {
     fmgr = mountFmgr(ctx, { notifyRetry: opts.notifyRetry, stepDelayMs: opts.fmgrStepDelayMs });
-    mountVca(ctx, { labelsFile: opts.vcaLabelsFile, analysisDelayMs: opts.vcaDelayMs, notifyRetry: opts.notifyRetry });
+    mountVca(ctx, {
+      labelsFile: opts.vcaLabelsFile,
+      analysisDelayMs: opts.vcaDelayMs,
+      notifyRetry: opts.notifyRetry,
+      smartMediaDisabledBuckets: opts.smartMediaDisabledBuckets,
+    });
   } catch (e) {
     server.close();
     for (const hook of closeHooks) await hook();

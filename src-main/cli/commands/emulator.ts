@@ -64,6 +64,7 @@ export function register(program: Command): void {
     .option('--json', 'print the start information as one JSON line', false)
     .option('--vca-labels <file>', 'JSON file of VCA results per source URL or pattern (format in src-main/emulator/vca-labels.ts)')
     .option('--vca-delay-ms <ms>', 'how long a VCA job stays "analysing"', wholeNumber('--vca-delay-ms', 0, 3_600_000))
+    .option('--vca-disabled <bucket>', 'a bucket without the smart media service: its VCA requests answer 401 (repeatable)', collect)
     .option('--faults <json>', 'fault injection configuration, JSON or @file.json (format in src-main/emulator/faults.ts)')
     .option('--seed <n>', 'seed of the fault injection PRNG (replays a run)', wholeNumber('--seed', 0, 2 ** 31 - 1))
     .option('--purge-age-days <days>', 'purge unmerged blocks older than this', wholeNumber('--purge-age-days', 0, 3650), 30)
@@ -83,6 +84,7 @@ export function register(program: Command): void {
           faults,
           vcaLabelsFile: o.vcaLabels as string | undefined,
           vcaDelayMs: o.vcaDelayMs as number | undefined,
+          smartMediaDisabledBuckets: o.vcaDisabled as string[] | undefined,
           purgeAgeMs: (o.purgeAgeDays as number) * DAY_MS,
           adminToken: o.adminToken as string | undefined,
         });

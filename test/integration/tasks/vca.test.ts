@@ -80,8 +80,8 @@ describe('VCA jobs against the emulator', () => {
     expect(done).toMatchObject({ code: 2, description: 'the video stream cannot be decoded' });
   });
 
-  it('turns every reachable row of the VCA error table into a message a person understands', async () => {
-    w = await makeWorld();
+  it('turns every row of the VCA error table into a message a person understands', async () => {
+    w = await makeWorld({ emulator: { buckets: ['media', 'closed'], smartMediaDisabledBuckets: ['closed'] } });
     const create = (bucket: string, source: string) => w!.vca.create({ accountId: ACCOUNT_ID, bucket, source }).catch((e: unknown) => e);
     expect(await create('no-such-bucket', 'http://example.com/v.mp4')).toMatchObject({ code: 'bucket-not-found', message: expect.stringMatching(/bucket "no-such-bucket" does not exist/) });
     // Refused locally with the table's own code before a request is sent.
@@ -97,6 +97,7 @@ describe('VCA jobs against the emulator', () => {
       [`bucket=${w.emu.bucket}&source=${urlsafeB64Encode('http://example.com/v.mp4')}&notifyUrl=%25%25bad`, 'notify-url-invalid'],
       [`bucket=${w.emu.bucket}&source=${urlsafeB64Encode('http://example.com/v.mp4')}&type=scenario,smell`, 'type-not-supported'],
       [`bucket=nope&source=${urlsafeB64Encode('http://example.com/v.mp4')}`, 'bucket-not-found'],
+      [`bucket=closed&source=${urlsafeB64Encode('http://example.com/v.mp4')}`, 'service-not-enabled'],
     ];
     for (const [form, code] of rows) {
       const r = await rawCreate(w, form);
