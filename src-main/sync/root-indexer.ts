@@ -63,7 +63,11 @@ export class RootIndexer {
   async admit(files: readonly ScannedFile[], index?: Map<string, SyncFileRecord>, counts: ScanCounts = emptyCounts()): Promise<ScanCounts> {
     const toQueue: Array<{ file: ScannedFile; key: string }> = [];
     const settle: SyncFileRecord[] = [];
-    for (const f of files) {
+    const unique = new Map<string, ScannedFile>();
+    for (const f of files) unique.set(f.relPath, f);
+    let n = 0;
+    for (const f of unique.values()) {
+      if (++n % 5000 === 0) await yieldToLoop();
       const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
       const cls = classifyFile(row, f, this.transferState(row));
       if (cls === 'in-flight') {

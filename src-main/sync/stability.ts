@@ -73,7 +73,11 @@ export class StabilityTracker {
     if (this.closed) return 0;
     const now = this.now();
     const ready: Array<{ relPath: string; obs: FileObservation }> = [];
-    for (const f of files) {
+    // One decision per path: a path listed twice (a folder scan and the file's own event) counts once.
+    const unique = new Map<string, FileObservation>();
+    for (const f of files) unique.set(f.relPath, f.obs);
+    for (const [relPath, obs] of unique) {
+      const f = { relPath, obs };
       const v = stabilityVerdict(this.pending.get(f.relPath), f.obs, now, this.opts.windowMs);
       if (v.ready) {
         this.pending.delete(f.relPath);

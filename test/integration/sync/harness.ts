@@ -51,7 +51,7 @@ export class SyncHarness {
     return c;
   }
 
-  async openRun(opts: { backend: WatcherBackend; options?: Record<string, unknown>; remote?: boolean }): Promise<WatchRoot> {
+  async openRun(opts: { backend: WatcherBackend; options?: Record<string, unknown>; remote?: boolean; maxFiles?: number; startEngine?: boolean }): Promise<WatchRoot> {
     const db = openAppDatabase(this.dbFile);
     this.db = db;
     const accountId = new AccountRepo(db).upsert({
@@ -66,7 +66,11 @@ export class SyncHarness {
     const client = new UploadClient({ uploadUrl: this.emu.uploadUrl });
     this.clients.push(client);
     const tokens = new LocalTokenSigner(this.emu.config.accessKey, this.emu.config.secretKey);
-    this.engine = new UploadEngine({ store: new SqliteTransferStore(db), account: () => ({ client, tokens }) });
+    this.engine = new UploadEngine({
+      store: new SqliteTransferStore(db),
+      account: () => ({ client, tokens }),
+      ...(opts.maxFiles ? { limits: { maxFiles: opts.maxFiles, maxBlocks: opts.maxFiles } } : {}),
+    });
     this.engine.onTransferChange((t) => this.transfers.push(t));
     this.repo = new SyncRepo(db);
     const record = this.repo.findRootByPath(this.folder) ?? this.repo.addRoot({ path: this.folder, accountId, bucket: this.emu.bucket, prefix: 'up/', options: opts.options ?? {} });
@@ -83,7 +87,7 @@ export class SyncHarness {
       missingGraceMs: 1500,
     });
     this.root.on((e) => this.events.push(e));
-    this.engine.start();
+    if (opts.startEngine !== false) this.engine.start();
     return this.root;
   }
 
@@ -96,11 +100,12 @@ export class SyncHarness {
     }
   }
 
-  /** Transfers that ended 'done' since the last call to `takeUploads`, as keys. */
+  /** Keys of the transfers that ended 'done' since the last call (one entry per transfer). */
   takeUploads(): string[] {
-    const done = this.transfers.filter((t) => t.state === 'done').map((t) => t.key);
+    const done = new Map<number, string>();
+    for (const t of this.transfers) if (t.state === 'done') done.set(t.id, t.key);
     this.transfers = [];
-    return done.sort();
+    return [...done.values()].sort();
   }
 
   async closeRun(): Promise<void> {

@@ -58,3 +58,17 @@ describe('StabilityTracker', () => {
     }
   });
 });
+
+describe('StabilityTracker.observe', () => {
+  it('decides once for a path listed twice in one call', () => {
+    const ready: string[] = [];
+    const t = new StabilityTracker({ windowMs: 100, now: () => 10_000, stat: async () => null, onReady: (f) => ready.push(...f.map((x) => x.relPath)) });
+    try {
+      t.observe([{ relPath: 'a', obs: { size: 1, mtimeMs: 0 } }, { relPath: 'a', obs: { size: 1, mtimeMs: 0 } }]);
+      expect(ready).toEqual(['a']);
+      expect(t.waiting).toBe(0);
+    } finally {
+      t.close();
+    }
+  });
+});
