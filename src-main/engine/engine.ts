@@ -224,7 +224,9 @@ export class UploadEngine implements TransferQueue {
     this.pumping = true;
     try {
       while (this.running.size < this.scheduler.limits.maxFiles) {
-        const next = this.store.listTransfers(['queued'], this.running.size + 1).find((r) => !this.running.has(r.id));
+        // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
+        // head of the queue is the next one; the guard stops a loop if that write failed.
+        const next = this.store.listTransfers(['queued'], 1).find((r) => !this.running.has(r.id));
         if (!next) break;
         this.launch(next);
       }
@@ -294,9 +296,8 @@ export class UploadEngine implements TransferQueue {
         if (stopTo === 'canceled') this.store.deleteBlocks(rec.id);
         this.setState(rec.id, { state: stopTo, finishedAt: stopTo === 'canceled' ? t : null });
       } else if (outcome) {
-        this.store.deleteBlocks(rec.id);
         tracker.setDone(tracker.totalBytes);
-        this.setState(rec.id, {
+        this.finishState(rec.id, {
           state: outcome.state,
           key: outcome.key,
           etag: outcome.etag,
@@ -361,6 +362,11 @@ export class UploadEngine implements TransferQueue {
         // a listener's bug must not stop uploads
       }
     }
+  }
+
+  private finishState(id: number, patch: TransferPatch): void {
+    this.store.finishTransfer(id, patch);
+    this.emitChange(id);
   }
 
   private setState(id: number, patch: TransferPatch): void {

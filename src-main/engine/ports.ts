@@ -67,5 +67,7 @@ export interface EngineStore {
   /** After every chunk reply: the block's new offset, ctx and finished unit digests. */
   commitChunk(transferId: number, index: number, nextOffset: number, ctx: string, ctxTimeMs: number, unitSha1s: Buffer): void;
   deleteBlocks(transferId: number): void;
+  /** Applies the final patch and forgets the blocks, atomically. */
+  finishTransfer(id: number, patch: TransferPatch): void;
   logEvent(e: { level: 'info' | 'warn' | 'error'; kind: string; transferId?: number; message: string; data?: unknown }): void;
 }

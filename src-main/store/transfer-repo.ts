@@ -112,6 +112,7 @@ export class SqliteTransferStore implements EngineStore {
   private readonly addBlock: Statement;
   private readonly setBatch: Statement;
   private readonly addEvent: Statement;
+  /** Statements whose SQL depends on the call's shape (patched columns, number of states). */
   private readonly patchCache = new Map<string, Statement>();
 
   constructor(
@@ -150,10 +151,18 @@ export class SqliteTransferStore implements EngineStore {
 
   listTransfers(states: readonly TransferState[], limit = -1): TransferRecord[] {
     if (states.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT * FROM transfers WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id LIMIT ?`)
-      .all(...states, limit) as TransferRow[];
+    const rows = this.cached(`SELECT * FROM transfers WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id LIMIT ?`).all(...states, limit) as TransferRow[];
     return rows.map(toRecord);
+  }
+
+  /** A statement prepared once per distinct SQL text (a handful: one per shape of call). */
+  private cached(sql: string): Statement {
+    let stmt = this.patchCache.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.patchCache.set(sql, stmt);
+    }
+    return stmt;
   }
 
   updateTransfer(id: number, patch: TransferPatch): void {
@@ -175,20 +184,12 @@ export class SqliteTransferStore implements EngineStore {
     }
     cols.push('updated_at');
     values.push(this.now());
-    const sql = `UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`;
-    let stmt = this.patchCache.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      this.patchCache.set(sql, stmt);
-    }
-    stmt.run(...values, id);
+    this.cached(`UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...values, id);
   }
 
   moveStates(from: readonly TransferState[], to: TransferState): number {
     if (from.length === 0) return 0;
-    return this.db
-      .prepare(`UPDATE transfers SET state = ?, updated_at = ? WHERE state IN (${from.map(() => '?').join(',')})`)
-      .run(to, this.now(), ...from).changes;
+    return this.cached(`UPDATE transfers SET state = ?, updated_at = ? WHERE state IN (${from.map(() => '?').join(',')})`).run(to, this.now(), ...from).changes;
   }
 
   listBlocks(transferId: number): BlockRecord[] {
@@ -235,6 +236,14 @@ export class SqliteTransferStore implements EngineStore {
 
   deleteBlocks(transferId: number): void {
     this.dropBlocks.run(transferId);
+  }
+
+  /** A transfer's final state and the removal of its blocks, in one transaction. */
+  finishTransfer(id: number, patch: TransferPatch): void {
+    this.db.transaction(() => {
+      this.dropBlocks.run(id);
+      this.updateTransfer(id, patch);
+    })();
   }
 
   logEvent(e: { level: 'info' | 'warn' | 'error'; kind: string; transferId?: number; message: string; data?: unknown }): void {
