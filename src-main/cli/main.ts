@@ -14,6 +14,7 @@ async function commandModules(): Promise<Register[]> {
     await import('./commands/fmgr'),
     await import('./commands/vca'),
     await import('./commands/upload'),
+    await import('./commands/watch'),
   ];
   return modules.map((m) => m.register);
 }

@@ -1,0 +1,198 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { UploadEngine } from '../../engine/engine';
+import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
+import { MgrClient, UploadClient } from '../../protocol/client';
+import { AccountRepo } from '../../store/account-repo';
+import { openAppDatabase } from '../../store/app-db';
+import { SyncRepo } from '../../store/sync-repo';
+import { SqliteTransferStore } from '../../store/transfer-repo';
+import type { WatchRootEvent } from '../../sync/events';
+import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
+import type { SyncPlan } from '../../sync/plan';
+import { fmgrRemoteOps } from '../../sync/remote-ops';
+import { RootRefusedError } from '../../sync/root-guard';
+import { WatchManager } from '../../sync/watch-manager';
+import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
+import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { CliError } from '../cli-error';
+
+const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('watch')
+    .description('watch a folder and upload every finished file once, until interrupted (the same --db continues from its index)')
+    .argument('<folder>', 'the folder to watch')
+    .option('--bucket <b>', 'destination bucket (required)')
+    .option('--prefix <p>', 'prefix put before every key (e.g. "camera/")', '')
+    .option('--key-template <t>', 'key after the prefix: {relpath} {dir} {name} {stem} {ext} {yyyy} {mm} {dd} {hh} {date}', '{relpath}')
+    .option('--dry-run', 'show what would be uploaded (new, changed, unchanged, ignored, bytes, time) and exit')
+    .option('--ignore <rule>', 'ignore rule, gitignore syntax (repeatable)', collect)
+    .option('--no-default-ignores', 'do not leave out .DS_Store, Thumbs.db, *.tmp, *.part, ~$*, .git/ …')
+    .option('--include <glob>', 'upload only files matching this glob (repeatable)', collect)
+    .option('--hidden', 'upload files and folders whose name starts with a dot')
+    .option('--follow-symlinks', 'follow symbolic links (loop-safe); default: skip them')
+    .option('--stability-ms <ms>', 'a file is uploaded after its size and mtime stayed the same this long', '2000')
+    .option('--conflict <policy>', 'when the key exists: skip, overwrite or rename', 'overwrite')
+    .option('--delete-remote', 'a file deleted locally is deleted on the service too (Fmgr delete; needs --mgr-url)')
+    .option('--no-server-side-rename', 'upload a renamed file again instead of an Fmgr copy/move')
+    .option('--backend <name>', `watcher backend: ${WATCHER_BACKENDS.join(' or ')}`, 'parcel')
+    .option('--concurrency <N>', 'files uploading at once', '4');
+  addAccountOptions(cmd).action(async (folder: string, opts: Record<string, unknown>) => {
+    process.exitCode = await runWatch(folder, opts);
+  });
+}
+
+function wholeNumber(flag: string, value: unknown, min: number, max: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${String(value)}"`);
+  return n;
+}
+
+function parseFlags(opts: Record<string, unknown>) {
+  const acc = readAccountFlags(opts);
+  const bucket = typeof opts.bucket === 'string' ? opts.bucket : '';
+  if (!bucket) throw new CliError('--bucket is required');
+  const backend = String(opts.backend) as WatcherBackend;
+  if (!WATCHER_BACKENDS.includes(backend)) throw new CliError(`--backend must be ${WATCHER_BACKENDS.join(' or ')}, not "${backend}"`);
+  if (opts.deleteRemote && !acc.mgrUrl) throw new CliError('--delete-remote needs --mgr-url (or BLOCKLIFT_MGR_URL) for the Fmgr delete');
+  let options;
+  try {
+    options = normalizeWatchOptions({
+      ignore: opts.ignore ?? [],
+      useDefaultIgnores: opts.defaultIgnores !== false,
+      includeOnly: opts.include ?? [],
+      includeHidden: opts.hidden === true,
+      symlinks: opts.followSymlinks ? 'follow' : 'skip',
+      stabilityMs: wholeNumber('--stability-ms', opts.stabilityMs, 0, 3_600_000),
+      conflict: opts.conflict,
+      localDelete: opts.deleteRemote ? 'delete-remote' : 'keep',
+      rename: opts.serverSideRename === false ? 'upload' : 'server-side',
+      keyTemplate: opts.keyTemplate,
+    });
+  } catch (e) {
+    if (e instanceof WatchOptionsError) throw new CliError(e.message.replace('watch option ', 'option '));
+    throw e;
+  }
+  return { acc, bucket, prefix: String(opts.prefix ?? ''), options, backend, concurrency: wholeNumber('--concurrency', opts.concurrency, 1, 64) };
+}
+
+const MiB = 1024 * 1024;
+
+function printPlan(plan: SyncPlan, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+    return;
+  }
+  const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
+  const lines = [
+    `new        ${plan.newFiles} files, ${mib(plan.newBytes)}`,
+    `changed    ${plan.changedFiles} files, ${mib(plan.changedBytes)}`,
+    `retry      ${plan.retryFiles} files, ${mib(plan.retryBytes)}`,
+    `unchanged  ${plan.unchangedFiles} files, ${mib(plan.unchangedBytes)}`,
+    `ignored    ${plan.ignoredFiles} files, ${mib(plan.ignoredBytes)}`,
+    `renamed    ${plan.renamedFiles} files (server-side, no upload)`,
+    `rejected   ${plan.rejectedFiles} files (names the service cannot take)`,
+    `to upload  ${plan.filesToUpload} files, ${mib(plan.bytesToUpload)}` +
+      (plan.estimatedSeconds === null ? '' : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${mib(plan.assumedBytesPerSecond)}/s`),
+    ...plan.rejected.map((r) => `  rejected ${r.relPath}: ${r.message}`),
+    ...plan.problems.map((p) => `  problem ${p.relPath}: ${p.message}`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** One line per finished file on stdout (JSON with --json); everything else on stderr. */
+function report(e: WatchRootEvent, json: boolean): void {
+  if (e.type === 'file-done') {
+    if (json) {
+      process.stdout.write(`${JSON.stringify({ path: e.relPath, key: e.key, hash: e.etag, size: e.size, status: e.status, ...(e.from ? { from: e.from } : {}), ...(e.error ? { error: e.error } : {}) })}\n`);
+    } else {
+      process.stdout.write(`${e.status.padEnd(8)} ${e.relPath} → ${e.key} (${e.size} bytes)${e.etag ? ` ${e.etag}` : ''}${e.error ? `: ${e.error.message}` : ''}\n`);
+    }
+  } else if (e.type === 'rejected' || e.type === 'problem') {
+    process.stderr.write(`blocklift: ${e.relPath || '(root)'}: ${e.message}\n`);
+  } else if (e.type === 'state' && (e.state === 'unavailable' || e.state === 'watching')) {
+    process.stderr.write(`blocklift: ${e.state}${e.reason ? `: ${e.reason}` : ''}\n`);
+  } else if (e.type === 'scan-finished') {
+    const c = e.counts;
+    process.stderr.write(`blocklift: reconciled in ${e.durationMs} ms: ${c.newFiles} new, ${c.changedFiles} changed, ${c.unchangedFiles} unchanged, ${c.ignoredFiles} ignored, ${c.waitingFiles} still being written\n`);
+  }
+}
+
+async function runWatch(folder: string, opts: Record<string, unknown>): Promise<number> {
+  const f = parseFlags(opts);
+  const dbFile = f.acc.db ?? DEFAULT_DB_FILE;
+  if (!f.acc.uploadUrl && !opts.dryRun) throw new CliError('--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`');
+  if (!opts.dryRun) requireCredentials(f.acc);
+  let db;
+  try {
+    db = openAppDatabase(dbFile);
+  } catch (e) {
+    throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
+  }
+  const closers: Array<() => unknown> = [() => db.close()];
+  try {
+    const client = f.acc.uploadUrl ? new UploadClient({ uploadUrl: f.acc.uploadUrl }) : undefined;
+    closers.unshift(() => client?.close());
+    const tokens: TokenProvider | undefined = f.acc.tokenUrl
+      ? new RemoteTokenProvider(f.acc.tokenUrl)
+      : f.acc.accessKey && f.acc.secretKey
+        ? new LocalTokenSigner(f.acc.accessKey, f.acc.secretKey)
+        : undefined;
+    const engine = new UploadEngine({
+      store: new SqliteTransferStore(db),
+      account: () => {
+        if (!tokens || !client) throw new CliError('no upload URL or credentials to sign uploads');
+        return { client, tokens };
+      },
+      limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency },
+      defaultConflict: f.options.conflict,
+    });
+    closers.unshift(() => engine.close());
+    let remote;
+    if (f.acc.mgrUrl && f.acc.accessKey && f.acc.secretKey) {
+      const mgr = new MgrClient({ mgrUrl: f.acc.mgrUrl, accessKey: f.acc.accessKey, secretKey: f.acc.secretKey });
+      closers.unshift(() => mgr.close());
+      remote = fmgrRemoteOps(() => mgr);
+    }
+    const manager = new WatchManager({ repo: new SyncRepo(db), queue: engine, control: engine, throttle: engine, remote, dataDir: path.dirname(path.resolve(dbFile)), backend: f.backend });
+    closers.unshift(() => manager.close());
+    const input = { folder, prefix: f.prefix, options: { ...f.options } };
+    if (opts.dryRun) {
+      const { plan } = await manager.plan(input);
+      printPlan(plan, f.acc.json);
+      return 0;
+    }
+    const accountId = new AccountRepo(db).upsert({
+      name: `cli ${f.acc.uploadUrl}${f.acc.accessKey ? ` ${f.acc.accessKey}` : ''}`,
+      uploadUrl: f.acc.uploadUrl!,
+      mgrUrl: f.acc.mgrUrl ?? null,
+      downloadDomain: null,
+      accessKey: f.acc.accessKey ?? null,
+      secretRef: f.acc.tokenUrl ? null : 'cli: --sk or BLOCKLIFT_SK',
+      tokenUrl: f.acc.tokenUrl ?? null,
+    });
+    manager.on((e) => report(e, f.acc.json));
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => (stop = r));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      engine.start();
+      await manager.addRoot({ ...input, accountId, bucket: f.bucket });
+      await stopped;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof RootRefusedError) throw new CliError(e.message);
+    throw e;
+  } finally {
+    for (const c of closers) await c();
+  }
+}
