@@ -1,0 +1,79 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openAppDatabase } from '../../../src-main/store/app-db';
+import type { Db } from '../../../src-main/store/db';
+import { SyncRepo, type SyncFileRecord } from '../../../src-main/store/sync-repo';
+
+const row = (relPath: string, extra: Partial<SyncFileRecord> = {}): SyncFileRecord => ({
+  relPath,
+  size: 10,
+  mtimeMs: 1700000000123.456,
+  etag: null,
+  remoteKey: null,
+  state: 'queued',
+  transferId: null,
+  errorCode: null,
+  errorMessage: null,
+  missingSince: null,
+  ...extra,
+});
+
+let dir: string;
+let db: Db;
+let repo: SyncRepo;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'bl-syncrepo-'));
+  db = openAppDatabase(path.join(dir, 'app.db'));
+  repo = new SyncRepo(db, () => 42);
+});
+afterEach(async () => {
+  db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('SyncRepo', () => {
+  it('adds, finds, updates and removes roots; a second root on the same path is refused', () => {
+    const r = repo.addRoot({ path: '/data/photos', accountId: 1, bucket: 'b', prefix: 'p/', options: { stabilityMs: 5 } });
+    expect(r).toMatchObject({ path: '/data/photos', bucket: 'b', prefix: 'p/', options: { stabilityMs: 5 }, paused: false, unavailableReason: null, createdAt: 42 });
+    expect(() => repo.addRoot({ path: '/data/photos', accountId: 1, bucket: 'b', prefix: '', options: {} })).toThrow(expect.objectContaining({ code: 'root-exists' }));
+    expect(repo.updateRoot(r.id, { paused: true, unavailableReason: 'gone' })).toMatchObject({ paused: true, unavailableReason: 'gone' });
+    expect(repo.findRootByPath('/data/photos')?.id).toBe(r.id);
+    expect(() => repo.updateRoot(999, { paused: true })).toThrow(expect.objectContaining({ code: 'no-such-root' }));
+    repo.putFiles(r.id, [row('a')]);
+    repo.removeRoot(r.id);
+    expect(repo.listRoots()).toEqual([]);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM sync_files').get()).toEqual({ n: 0 });
+  });
+
+  it('keeps the file index: exact mtimes, lookups by transfer, missing by size, folders, counts', () => {
+    const r = repo.addRoot({ path: '/x', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    repo.putFiles(r.id, [
+      row('a/1.txt', { transferId: 7 }),
+      row('a/2.txt', { state: 'uploaded', etag: 'E', remoteKey: 'k' }),
+      row('a0.txt', { state: 'missing', missingSince: 5, etag: 'E2', size: 99 }),
+      row('b/3.txt', { state: 'missing', missingSince: 50, size: 99 }),
+    ]);
+    const idx = repo.loadIndex(r.id);
+    expect(idx.size).toBe(4);
+    expect(idx.get('a/1.txt')?.mtimeMs).toBe(1700000000123.456);
+    expect(repo.findByTransfer(7)).toMatchObject({ rootId: r.id, file: { relPath: 'a/1.txt' } });
+    expect(repo.findByTransfer(8)).toBeUndefined();
+    expect(repo.missingWithSize(r.id, 99).map((f) => f.relPath).sort()).toEqual(['a0.txt', 'b/3.txt']);
+    expect(repo.missingSince(r.id, 10).map((f) => f.relPath)).toEqual(['a0.txt']);
+    expect(repo.filesUnder(r.id, 'a').map((f) => f.relPath).sort()).toEqual(['a/1.txt', 'a/2.txt']);
+    expect(repo.countByState(r.id)).toMatchObject({ queued: 1, uploaded: 1, missing: 2, failed: 0 });
+    repo.putFiles(r.id, [row('a/1.txt', { state: 'uploaded', etag: 'Z' })]);
+    expect(repo.getFile(r.id, 'a/1.txt')).toMatchObject({ state: 'uploaded', etag: 'Z', transferId: null });
+    repo.deleteFiles(r.id, ['a/1.txt', 'nope']);
+    expect(repo.getFile(r.id, 'a/1.txt')).toBeUndefined();
+  });
+
+  it('refuses a row with an unknown state instead of guessing', () => {
+    const r = repo.addRoot({ path: '/y', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    db.pragma('ignore_check_constraints = ON');
+    db.prepare("INSERT INTO sync_files (root_id, rel_path, size, mtime_ms, state, updated_at) VALUES (?, 'x', 1, 1, 'weird', 1)").run(r.id);
+    expect(() => repo.loadIndex(r.id)).toThrow(/unknown state weird/);
+  });
+});
