@@ -71,6 +71,27 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(h.emu.objects.stat(h.emu.bucket, 'up/d/f3.txt')?.hash).toBe(etagOfBuffer(Buffer.from('file 3, edited offline')));
   });
 
+  it('a restart while transfers are still queued continues them: each file uploaded once, no new transfer', async () => {
+    for (let i = 0; i < 4; i++) await write(h, `q/${i}.mov`, `video ${i}`);
+    for (let i = 0; i < 4; i++) await old(h, `q/${i}.mov`);
+    await h.openRun({ backend, startEngine: false, options: { vcaForVideos: true } });
+    expect(await h.root!.start()).toMatchObject({ newFiles: 4 });
+    const firstIds = [...h.repo!.loadIndex(h.root!.id).values()].map((r) => r.transferId).sort();
+    expect(h.takeUploads()).toEqual([]);
+    await h.closeRun();
+
+    await h.openRun({ backend, options: { vcaForVideos: true } });
+    expect(await h.root!.start()).toMatchObject({ newFiles: 0, inFlightFiles: 4 });
+    await h.settle();
+    expect(h.takeUploads()).toEqual(['up/q/0.mov', 'up/q/1.mov', 'up/q/2.mov', 'up/q/3.mov']);
+    const rows = [...h.repo!.loadIndex(h.root!.id).values()];
+    expect(rows.map((r) => r.transferId).sort()).toEqual(firstIds);
+    expect(rows.every((r) => r.state === 'uploaded')).toBe(true);
+    const done = h.events.filter((e) => e.type === 'file-done');
+    expect(done).toHaveLength(4);
+    expect(done.every((e) => e.type === 'file-done' && e.vcaRequested === true)).toBe(true);
+  });
+
   it('a rename costs no upload: a server-side copy while deletes are kept, a move when they propagate', async () => {
     await write(h, 'a/photo.jpg', 'jpeg bytes 1');
     await write(h, 'b/clip.mov', 'movie bytes 2');
