@@ -221,15 +221,12 @@ export class SqliteTransferStore implements EngineStore {
   }
 
   /**
-   * The newest unfinished transfer of the same file to the same place (what a re-run of the
-   * same command continues instead of starting over), or undefined.
+   * The newest transfer of the same file to the same place, in any state (a re-run of the
+   * same command continues it, or reports it when it is done and the file unchanged).
    */
-  findUnfinished(accountId: number, bucket: string, requestedKey: string, localPath: string): TransferRecord | undefined {
+  findLatest(accountId: number, bucket: string, requestedKey: string, localPath: string): TransferRecord | undefined {
     const row = this.db
-      .prepare(
-        `SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ?
-           AND state IN ('queued','hashing','uploading','paused','completing','failed') ORDER BY id DESC LIMIT 1`,
-      )
+      .prepare('SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ? ORDER BY id DESC LIMIT 1')
       .get(accountId, bucket, requestedKey, localPath) as TransferRow | undefined;
     return row && toRecord(row);
   }

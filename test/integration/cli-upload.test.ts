@@ -79,10 +79,17 @@ describe('blocklift upload', () => {
     expect(sha1(await download('up/a.bin'))).toBe(sha1(a));
     expect(emu.objects.stat(emu.bucket, 'up/sub/b.txt')!.mimeType).toBe('text/x-test');
 
-    // The same command again: the objects exist, default policy skip → skipped, exit 0.
-    const again = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db']);
+    // The same command again: nothing changed, so nothing is sent; each file is reported done.
+    const putTime = emu.objects.stat(emu.bucket, 'up/a.bin')!.putTime;
+    const again = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db', '--overwrite']);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('"status":"skipped"');
+    expect(again.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { status: string }).status)).toEqual(['done', 'done']);
+    expect(emu.objects.stat(emu.bucket, 'up/a.bin')!.putTime).toBe(putTime);
+
+    // Another database does not know them: the default conflict policy skips existing keys.
+    const other = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'other.db']);
+    expect(other.code).toBe(0);
+    expect(other.stdout).toContain('"status":"skipped"');
   });
 
   it('exits non-zero with a clear message for bad flags, a wrong secret and a missing path', async () => {
@@ -105,7 +112,7 @@ describe('blocklift upload', () => {
   it('SIGKILLed at random points many times, the same command resumes and the object is exact', async () => {
     const data = randomBytes(24 * MiB + 777);
     await writeFile(path.join(dir, 'big.bin'), data);
-    const args = ['big.bin', '--bucket', emu.bucket, '--key', 'big.bin', '--db', 'kill.db', '--chunk-size', '256', '--limit', '6144', '--concurrency', '3', '--overwrite', '--json'];
+    const args = ['big.bin', '--bucket', emu.bucket, '--key', 'big.bin', '--db', 'kill.db', '--chunk-size', '256', '--limit', '3072', '--concurrency', '3', '--overwrite', '--json'];
     let seed = 12345;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const batches = new Set<string>();

@@ -1,4 +1,4 @@
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
@@ -102,8 +102,15 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
 }
 
 /** Files to upload with their keys: a file → prefix + name (or --key); a directory → its tree. */
-export async function expandPaths(paths: readonly string[], prefix: string, key: string | undefined): Promise<Array<{ localPath: string; key: string }>> {
-  const out: Array<{ localPath: string; key: string }> = [];
+export interface FileToUpload {
+  localPath: string;
+  key: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export async function expandPaths(paths: readonly string[], prefix: string, key: string | undefined): Promise<FileToUpload[]> {
+  const out: FileToUpload[] = [];
   for (const p of paths) {
     const abs = path.resolve(p);
     let st;
@@ -116,7 +123,9 @@ export async function expandPaths(paths: readonly string[], prefix: string, key:
       if (key !== undefined) throw new CliError('--key names one file; use --prefix for a directory');
       await walk(abs, abs, prefix, out);
     } else if (st.isFile() || st.isSymbolicLink()) {
-      out.push({ localPath: st.isSymbolicLink() ? await realpath(abs) : abs, key: key ?? prefix + path.basename(abs) });
+      const target = st.isSymbolicLink() ? await realpath(abs) : abs;
+      const ts = st.isSymbolicLink() ? await stat(target) : st;
+      out.push({ localPath: target, key: key ?? prefix + path.basename(abs), size: ts.size, mtimeMs: Math.floor(ts.mtimeMs) });
     } else {
       throw new CliError(`${p} is not a file or directory`);
     }
@@ -131,7 +140,7 @@ export async function expandPaths(paths: readonly string[], prefix: string, key:
   return out;
 }
 
-async function walk(root: string, dir: string, prefix: string, out: Array<{ localPath: string; key: string }>): Promise<void> {
+async function walk(root: string, dir: string, prefix: string, out: FileToUpload[]): Promise<void> {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -142,7 +151,10 @@ async function walk(root: string, dir: string, prefix: string, out: Array<{ loca
   for (const e of entries) {
     const abs = path.join(dir, e.name);
     if (e.isDirectory()) await walk(root, abs, prefix, out);
-    else if (e.isFile()) out.push({ localPath: abs, key: prefix + path.relative(root, abs).split(path.sep).join('/') });
+    else if (e.isFile()) {
+      const st = await stat(abs);
+      out.push({ localPath: abs, key: prefix + path.relative(root, abs).split(path.sep).join('/'), size: st.size, mtimeMs: Math.floor(st.mtimeMs) });
+    }
   }
 }
 
@@ -179,13 +191,17 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     bandwidthBytesPerSec: flags.limitBytesPerSec,
   });
 
-  // Re-running the same command continues what is unfinished instead of starting over.
+  // Re-running the same command continues what is unfinished instead of starting over, and
+  // reports files already uploaded (done, same size and mtime) without sending them again.
   const ids: number[] = [];
   const fresh: TransferRequest[] = [];
   for (const f of files) {
-    const prev = store.findUnfinished(accountId, flags.bucket, f.key, f.localPath);
-    if (prev) {
+    const prev = store.findLatest(accountId, flags.bucket, f.key, f.localPath);
+    const unfinished = prev && ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'].includes(prev.state);
+    if (prev && unfinished) {
       if (prev.state === 'failed' || prev.state === 'paused') store.updateTransfer(prev.id, { state: 'queued', lastError: null, attempts: 0 });
+      ids.push(prev.id);
+    } else if (prev && prev.state === 'done' && f.size === prev.size && f.mtimeMs === prev.mtimeMs) {
       ids.push(prev.id);
     } else {
       fresh.push({ accountId, bucket: flags.bucket, key: f.key, localPath: f.localPath, source: 'cli', blockSize: flags.blockSize, options: flags.options });
