@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { UploadClient } from '../protocol/client';
 import { ServiceError, isServiceError } from '../protocol/errors';
 import { etagFromUnitDigests } from '../protocol/etag';
 import { BlockState } from './block-state';
+import { FileSource } from './file-source';
 import type { BufferPool } from './buffers';
 import { TransferFailure, sleep } from './errors';
 import type { BandwidthLimiter } from './limiter';
@@ -12,7 +12,8 @@ import { planBlocks, type ChunkSizer } from './plan';
 import type { EngineStore, TransferRecord } from './ports';
 import { FAILURE_HINTS, decide, type BackoffPolicy, type CallName, type Decision, type RetryState } from './retry';
 import type { Scheduler } from './scheduler';
-import { tokenExpiring, type IssuedToken, type TokenProvider } from './tokens';
+import type { IssuedToken, TokenProvider } from './tokens';
+import { UploadToken } from './upload-token';
 import { createHash } from 'node:crypto';
 import { renamedKey } from './conflict';
 
@@ -81,12 +82,9 @@ export interface Stops {
  * TransferFailure (the transfer failed), or with the soft signal's reason when stopped.
  */
 export class FileUpload {
-  private fh: FileHandle | undefined;
+  private file: FileSource | undefined;
   private blocks: BlockState[] = [];
-  private token: IssuedToken | undefined;
-  private tokenFresh = false;
-  private overwrite: boolean;
-  private key: string;
+  private readonly tokens: UploadToken;
   private batch = '';
   private size = 0;
   private mtimeMs = 0;
@@ -96,19 +94,18 @@ export class FileUpload {
     private readonly deps: UploadDeps,
     private readonly hooks: UploadHooks,
   ) {
-    this.overwrite = rec.options.conflict === 'overwrite';
-    this.key = rec.key;
+    this.tokens = new UploadToken(deps.tokens, rec.bucket, rec.key, rec.options.conflict === 'overwrite', deps.now, deps.tokenMarginMs);
   }
 
   async run(signal: Stops): Promise<UploadOutcome> {
     try {
-      this.fh = await openForUpload(this.rec.localPath);
+      this.file = await FileSource.open(this.rec.localPath);
       for (let restarts = 0; ; restarts++) {
         await this.prepare();
         this.hooks.phase('uploading');
         this.reportProgress();
         await this.uploadBlocks(signal);
-        if (await this.fileChanged()) {
+        if (await this.file.changedSince(this.size, this.mtimeMs)) {
           if (restarts >= MAX_RESTARTS_ON_CHANGE) throw new TransferFailure('file-changed', `${this.rec.localPath} kept changing while it was uploaded; upload it again when it is complete`);
           await this.reopen();
           continue;
@@ -117,17 +114,16 @@ export class FileUpload {
         return await this.complete(signal);
       }
     } finally {
-      await this.fh?.close().catch(() => undefined);
+      await this.file?.close();
     }
   }
 
   /** Restores the stored blocks when the file is unchanged, else plans a new batch. */
   private async prepare(): Promise<void> {
-    const fh = this.fh!;
-    const st = await fh.stat();
-    if (!st.isFile()) throw new TransferFailure('file-unreadable', `${this.rec.localPath} is not a regular file`);
+    const file = this.file!;
+    const st = await file.stat();
     this.size = st.size;
-    this.mtimeMs = Math.floor(st.mtimeMs);
+    this.mtimeMs = st.mtimeMs;
     const sizes = planBlocks(this.size, this.rec.blockSize);
     const rows = this.rec.batch ? this.deps.store.listBlocks(this.rec.id) : [];
     const unchanged = this.rec.batch !== null && this.rec.size === this.size && this.rec.mtimeMs === this.mtimeMs && rows.length === sizes.length && rows.every((r, i) => r.size === sizes[i]);
@@ -146,7 +142,7 @@ export class FileUpload {
         const b = this.blocks[row.index];
         if (!b) continue;
         const fresh = row.ctxTimeMs !== null && now - row.ctxTimeMs < this.deps.purgeAgeMs;
-        if (!fresh || !(await b.restore(row, fh, scratch))) {
+        if (!fresh || !(await b.restore(row, file.handle, scratch))) {
           b.reset();
           if (row.nextOffset > 0) this.dbWrite(() => this.deps.store.resetBlock(this.rec.id, row.index));
         }
@@ -157,20 +153,9 @@ export class FileUpload {
   }
 
   private async reopen(): Promise<void> {
-    await this.fh?.close().catch(() => undefined);
-    this.fh = await openForUpload(this.rec.localPath);
+    await this.file?.close();
+    this.file = await FileSource.open(this.rec.localPath);
     this.rec = { ...this.rec, batch: null };
-  }
-
-  private async fileChanged(): Promise<boolean> {
-    let st;
-    try {
-      st = await stat(this.rec.localPath);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new TransferFailure('file-vanished', `${this.rec.localPath} was deleted while it was uploaded`);
-      throw new TransferFailure('file-unreadable', `${this.rec.localPath} can no longer be read: ${(e as Error).message}`);
-    }
-    return st.size !== this.size || Math.floor(st.mtimeMs) !== this.mtimeMs;
   }
 
   private bytesDone(): number {
@@ -245,15 +230,16 @@ export class FileUpload {
       let tok: IssuedToken | undefined;
       try {
         const chunk = buf.subarray(0, len);
-        await this.readAt(chunk, b.fileOffset + offset);
+        await this.file!.readAt(chunk, b.fileOffset + offset);
         await limiter.take(len, signal);
         call = 'token';
-        tok = await this.currentToken(signal);
+        tok = await this.tokens.current(signal);
         call = offset === 0 ? 'mkblk' : 'bput';
         const track = this.deps.crc.trackBlockCrc && offset > 0;
-        if (track && b.crcSoFar === undefined) b.crcSoFar = await this.crcOfPrefix(b, buf, offset, chunk);
+        // A restored block's CRC so far is read back from disk once (its spare buffer space).
+        if (track && b.crcSoFar === undefined) b.crcSoFar = await this.file!.crc32Of(b.fileOffset, offset, buf.length - len >= 64 * 1024 ? buf.subarray(len) : Buffer.allocUnsafe(1024 * 1024));
         const t0 = performance.now();
-        const common = { token: tok.token, batch: this.batch, key: this.key, chunk, signal: stops.hard, crcBefore: track ? b.crcSoFar : undefined };
+        const common = { token: tok.token, batch: this.batch, key: this.tokens.currentKey, chunk, signal: stops.hard, crcBefore: track ? b.crcSoFar : undefined };
         const pending = offset === 0 ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index }) : client.bput({ ...common, ctx: b.lastCtx!, offset });
         const hashed = b.hashChunk(chunk); // overlaps with the request in flight
         const reply = await pending;
@@ -265,7 +251,7 @@ export class FileUpload {
         b.acknowledge(reply.offset, reply.ctx, hashed, this.deps.now());
         b.crcSoFar = crcAfter;
         this.dbWrite(() => this.deps.store.commitChunk(this.rec.id, b.index, b.nextOffset, b.lastCtx!, b.startedMs!, b.unitSha1s()));
-        this.tokenFresh = false;
+        this.tokens.accepted();
         attempt = 0;
         this.reportProgress();
       } catch (e) {
@@ -295,7 +281,7 @@ export class FileUpload {
             await sleep(d.delayMs, signal);
             break;
           case 'refresh-token':
-            await this.refreshToken(signal);
+            await this.tokens.refresh(signal);
             break;
           default:
             throw failureFrom(e, d);
@@ -314,8 +300,8 @@ export class FileUpload {
         kind: e.kind,
         status: e.status,
         code: e.code,
-        tokenExpired: tok !== undefined && tokenExpiring(tok, this.deps.now(), 1000),
-        tokenFresh: this.tokenFresh,
+        tokenExpired: this.tokens.expired(tok),
+        tokenFresh: this.tokens.fresh,
       },
       state,
       this.deps.random(),
@@ -335,14 +321,14 @@ export class FileUpload {
       let tok: IssuedToken | undefined;
       let call: CallName = 'token';
       try {
-        tok = await this.currentToken(signal);
+        tok = await this.tokens.current(signal);
         call = 'mkfile';
         const r = await this.deps.client.mkfile({
           token: tok.token,
           fileSize: this.size,
           batch: this.batch,
           ctxs: this.blocks.map((b) => b.lastCtx!),
-          key: this.key,
+          key: this.tokens.currentKey,
           mimeType: this.rec.options.mimeType,
           deadlineDays: this.rec.options.deadlineDays,
           vars: this.rec.options.vars,
@@ -365,7 +351,7 @@ export class FileUpload {
             await sleep('delayMs' in d ? d.delayMs : 0, signal);
             break;
           case 'refresh-token':
-            await this.refreshToken(signal);
+            await this.tokens.refresh(signal);
             break;
           case 'reupload-blocks':
             this.missingRounds++;
@@ -380,22 +366,21 @@ export class FileUpload {
             break;
           case 'conflict':
             if (d.policy === 'skip') {
-              return { state: 'skipped', key: this.key, etag, remoteHash: null, returnBody: null, warning: `"${this.key}" already exists in ${this.rec.bucket}; skipped (conflict policy skip)` };
+              const key = this.tokens.currentKey;
+              return { state: 'skipped', key, etag, remoteHash: null, returnBody: null, warning: `"${key}" already exists in ${this.rec.bucket}; skipped (conflict policy skip)` };
             }
-            if (d.policy === 'overwrite' && !this.overwrite) {
-              this.overwrite = true;
-              this.token = undefined;
+            if (d.policy === 'overwrite' && !this.tokens.overwriting) {
+              this.tokens.retarget(this.tokens.currentKey, true);
               break;
             }
             if (d.policy === 'rename' && renames < MAX_RENAMES) {
               renames++;
-              this.key = renamedKey(this.rec.requestedKey, renames);
-              this.token = undefined;
+              this.tokens.retarget(renamedKey(this.rec.requestedKey, renames), this.tokens.overwriting);
               break;
             }
-            throw new TransferFailure('conflict', `"${this.key}" already exists and could not be replaced: ${e.serviceMessage}`);
+            throw new TransferFailure('conflict', `"${this.tokens.currentKey}" already exists and could not be replaced: ${e.serviceMessage}`);
           case 'done-with-warning':
-            return { state: 'done', key: this.key, etag, remoteHash: null, returnBody: null, warning: `stored, but the service reported: ${e.serviceMessage} (hash not returned; not uploaded again)` };
+            return { state: 'done', key: this.tokens.currentKey, etag, remoteHash: null, returnBody: null, warning: `stored, but the service reported: ${e.serviceMessage} (hash not returned; not uploaded again)` };
           default:
             throw failureFrom(e, d);
         }
@@ -408,47 +393,6 @@ export class FileUpload {
     return etagFromUnitDigests(this.blocks.flatMap((b) => b.unitDigests()));
   }
 
-  private async currentToken(signal: AbortSignal): Promise<IssuedToken> {
-    if (this.token && !tokenExpiring(this.token, this.deps.now(), this.deps.tokenMarginMs)) return this.token;
-    this.token = await this.deps.tokens.get({ bucket: this.rec.bucket, key: this.key, overwrite: this.overwrite }, { signal });
-    return this.token;
-  }
-
-  private async refreshToken(signal: AbortSignal): Promise<void> {
-    this.token = await this.deps.tokens.get({ bucket: this.rec.bucket, key: this.key, overwrite: this.overwrite }, { fresh: true, signal });
-    this.tokenFresh = true;
-  }
-
-  /**
-   * CRC-32 of the block's first `length` bytes, read back from disk (a restored block whose
-   * CRC was not tracked). Uses the part of `buf` after the chunk, or reads in 1 MiB steps.
-   */
-  private async crcOfPrefix(b: BlockState, buf: Buffer, length: number, chunk: Buffer): Promise<number> {
-    const spare = buf.length - chunk.length >= 64 * 1024 ? buf.subarray(chunk.length) : Buffer.allocUnsafe(1024 * 1024);
-    let crc = 0;
-    for (let pos = 0; pos < length; ) {
-      const part = spare.subarray(0, Math.min(spare.length, length - pos));
-      await this.readAt(part, b.fileOffset + pos);
-      crc = crc32(part, crc);
-      pos += part.length;
-    }
-    return crc;
-  }
-
-  private async readAt(target: Buffer, position: number): Promise<void> {
-    let done = 0;
-    while (done < target.length) {
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await this.fh!.read(target, done, target.length - done, position + done));
-      } catch (e) {
-        throw new TransferFailure('file-unreadable', `${this.rec.localPath} could not be read: ${(e as Error).message}`, { cause: e });
-      }
-      if (bytesRead === 0) throw new TransferFailure('file-changed', `${this.rec.localPath} became shorter while it was uploaded`);
-      done += bytesRead;
-    }
-  }
-
   /** Runs a store write; a failure (disk full, read-only) fails the transfer with a clear code. */
   private dbWrite(fn: () => void): void {
     try {
@@ -456,17 +400,6 @@ export class FileUpload {
     } catch (e) {
       throw new TransferFailure('db-write-failed', `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); is its disk full or read-only?`, { cause: e });
     }
-  }
-}
-
-async function openForUpload(p: string): Promise<FileHandle> {
-  try {
-    return await open(p, 'r');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new TransferFailure('file-missing', `${p} does not exist (moved or deleted?)`);
-    if (code === 'EACCES' || code === 'EPERM') throw new TransferFailure('file-unreadable', `${p} cannot be read: permission denied`);
-    throw new TransferFailure('file-unreadable', `${p} cannot be opened: ${(e as Error).message}`);
   }
 }
 
