@@ -1,6 +1,5 @@
 import type { UploadClient } from '../protocol/client';
 import type { ConflictPolicy, TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
-import { TERMINAL_TRANSFER_STATES } from '../shared/models';
 import type { TransferQueue } from './api';
 import { BufferPool } from './buffers';
 import { StopRequest, TransferFailure } from './errors';
@@ -11,6 +10,7 @@ import type { EngineStore, TransferPatch, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
 import { Scheduler, type SchedulerLimits } from './scheduler';
+import { RUNNING_STATES, toSnapshot } from './snapshot';
 import type { TokenProvider } from './tokens';
 
 /** How the engine reaches an account: its upload client and token source. */
@@ -48,7 +48,6 @@ export interface ProgressEvent {
   etaSeconds: number | null;
 }
 
-const RUNNING_STATES: readonly TransferState[] = ['hashing', 'uploading', 'completing'];
 /** How long close() lets chunks in flight finish before aborting them. */
 const CLOSE_GRACE_MS = 3000;
 
@@ -391,27 +390,7 @@ export class UploadEngine implements TransferQueue {
   }
 
   private snapshot(rec: TransferRecord): TransferSnapshot {
-    const run = this.running.get(rec.id);
-    const t = performance.now();
-    const terminal = TERMINAL_TRANSFER_STATES.includes(rec.state) || !RUNNING_STATES.includes(rec.state);
-    return {
-      id: rec.id,
-      accountId: rec.accountId,
-      bucket: rec.bucket,
-      key: rec.key,
-      localPath: rec.localPath,
-      size: rec.size,
-      state: rec.state,
-      source: rec.source,
-      bytesDone: rec.state === 'done' ? rec.size : (run?.tracker.bytesDone ?? this.committedBytes(rec)),
-      speed: run && !terminal ? run.tracker.speed(t) : 0,
-      etaSeconds: run && !terminal ? run.tracker.etaSeconds(t) : null,
-      etag: rec.etag,
-      lastError: rec.lastError,
-      warning: rec.warning,
-      createdAt: rec.createdAt,
-      updatedAt: rec.updatedAt,
-    };
+    return toSnapshot(rec, this.running.get(rec.id)?.tracker, () => this.committedBytes(rec), performance.now());
   }
 
   /** Bytes the service acknowledged for a transfer that is not running (0 when finished or new). */
