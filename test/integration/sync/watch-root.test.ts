@@ -92,6 +92,25 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(done.every((e) => e.type === 'file-done' && e.vcaRequested === true)).toBe(true);
   });
 
+  it('a file that changes during its upload ends with its final content on the service', async () => {
+    const MiB = 1024 * 1024;
+    await h.openRun({ backend });
+    h.engine!.setBandwidthLimit(4 * MiB);
+    await h.root!.start();
+    const abs = path.join(h.folder, 'changing.bin');
+    await writeFile(abs, Buffer.alloc(8 * MiB, 1));
+    const t0 = Date.now();
+    while (!h.transfers.some((t) => t.key === 'up/changing.bin' && t.state === 'uploading') && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    const final = Buffer.alloc(8 * MiB + 5, 2);
+    await writeFile(abs, final);
+    h.engine!.setBandwidthLimit(null);
+    await h.settle();
+    await new Promise((r) => setTimeout(r, 500));
+    await h.settle();
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/changing.bin')?.hash).toBe(etagOfBuffer(final));
+    expect(h.repo!.getFile(h.root!.id, 'changing.bin')).toMatchObject({ state: 'uploaded', size: final.length, etag: etagOfBuffer(final) });
+  });
+
   it('a rename costs no upload: a server-side copy while deletes are kept, a move when they propagate', async () => {
     await write(h, 'a/photo.jpg', 'jpeg bytes 1');
     await write(h, 'b/clip.mov', 'movie bytes 2');
