@@ -1,50 +1,10 @@
 import { FMGR_TERMINAL_TASK_CODES, fmgrItemState, fmgrNotificationState, fmgrTaskState } from '../protocol/codes';
 import type { FmgrTaskStatus } from '../protocol/types';
 import type { FmgrItemRow, FmgrTaskRow, StatusSource } from '../store/tasks/fmgr-repo';
-import type { Tracking } from '../store/tasks/rows';
 
-/**
- * Fmgr tasks as the UI, the CLI and events see them: every code named with the table of
- * the interface document it belongs to (a notification's top-level code has its own table).
- */
-export interface FmgrItemView {
-  index: number;
-  cmd: string;
-  code: number;
-  state: string;
-  description: string;
-  error: string | null;
-  hash: string | null;
-  fsize: number | null;
-  key: string | null;
-  url: string | null;
-  decompresslist: string | null;
-}
-
-export interface FmgrTaskView {
-  id: number;
-  accountId: number;
-  persistentId: string;
-  origin: FmgrTaskRow['origin'];
-  op: string | null;
-  fops: string | null;
-  notifyUrl: string | null;
-  tracking: Tracking;
-  /** Latest service code, and which table names it (query or notification). */
-  code: number | null;
-  codeSource: StatusSource | null;
-  state: string | null;
-  description: string | null;
-  separate: string | null;
-  items: FmgrItemView[];
-  /** The last poll's failure, shown until a status arrives. */
-  error: { code: string; message: string; at: number } | null;
-  polls: number;
-  nextPollAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
-}
+/** The view types live in shared/ (the renderer uses them); built here from store rows. */
+import type { FmgrItemView, FmgrTaskView } from '../shared/task-views';
+export type { FmgrItemView, FmgrTaskView };
 
 export function fmgrStateName(code: number, source: StatusSource): string {
   return source === 'notify' ? fmgrNotificationState(code) : fmgrTaskState(code);

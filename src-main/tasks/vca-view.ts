@@ -1,47 +1,11 @@
 import { vcaJobState, vcaNotifyState } from '../protocol/codes';
-import { VCA_TYPES, type VcaType } from '../protocol/types';
+import { VCA_TYPES } from '../protocol/types';
 import type { VcaJobRow, VcaLabelRow } from '../store/tasks/vca-repo';
-import type { Tracking } from '../store/tasks/rows';
-import { effectiveDecision, type EffectiveDecision } from './review';
+import { effectiveDecision } from './review';
 
-/**
- * VCA jobs as the UI, the CLI and events see them: codes named by the interface document's
- * lists, labels grouped by type in the document's type order, each with the reviewer's
- * decision and the decision the threshold gives it (review.ts).
- */
-export interface VcaLabelView {
-  id: number;
-  attribute: string;
-  confidence: number;
-  decision: VcaLabelRow['decision'];
-  correctedText: string | null;
-  effective: EffectiveDecision;
-}
-
-export interface VcaJobView {
-  id: number;
-  accountId: number;
-  jobId: string;
-  bucket: string | null;
-  sourceUrl: string | null;
-  origin: VcaJobRow['origin'];
-  transferId: number | null;
-  notifyUrl: string | null;
-  tracking: Tracking;
-  code: number | null;
-  state: string | null;
-  description: string | null;
-  notifyResult: number | null;
-  notifyState: string | null;
-  minConfidence: number;
-  results: { type: VcaType; labels: VcaLabelView[] }[];
-  error: { code: string; message: string; at: number } | null;
-  polls: number;
-  nextPollAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
-}
+/** The view types live in shared/ (the renderer uses them); built here from store rows. */
+import type { VcaJobView, VcaLabelView } from '../shared/task-views';
+export type { VcaJobView, VcaLabelView };
 
 export function vcaJobView(j: VcaJobRow, labels: readonly VcaLabelRow[]): VcaJobView {
   const results = VCA_TYPES.map((type) => ({

@@ -1,0 +1,87 @@
+/**
+ * Fmgr tasks and VCA jobs as the UI, the CLI and events see them (plain types, imported by
+ * the renderer too). tasks/fmgr-view.ts and tasks/vca-view.ts build them from store rows.
+ */
+
+/** Whether the app still follows a task: active (polling or waiting for a push) or why it stopped. */
+export type TaskTracking = 'active' | 'done' | 'lost' | 'failed' | 'stopped';
+export type FmgrTaskOrigin = 'typed' | 'submitted' | 'upload' | 'notification';
+/** Which table names a status code: a query answer (poll) or a notification (notify). */
+export type FmgrStatusSource = 'poll' | 'notify';
+export type VcaJobOrigin = 'created' | 'typed' | 'watch' | 'transfer' | 'notification';
+export type VcaLabelType = 'scenario' | 'entity' | 'keyword' | 'location' | 'figure' | 'logo';
+export type VcaLabelDecision = 'pending' | 'accepted' | 'rejected' | 'corrected';
+export type VcaEffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
+
+export interface FmgrItemView {
+  index: number;
+  cmd: string;
+  code: number;
+  state: string;
+  description: string;
+  error: string | null;
+  hash: string | null;
+  fsize: number | null;
+  key: string | null;
+  url: string | null;
+  decompresslist: string | null;
+}
+
+export interface FmgrTaskView {
+  id: number;
+  accountId: number;
+  persistentId: string;
+  origin: FmgrTaskOrigin;
+  op: string | null;
+  fops: string | null;
+  notifyUrl: string | null;
+  tracking: TaskTracking;
+  /** Latest service code, and which table names it (query or notification). */
+  code: number | null;
+  codeSource: FmgrStatusSource | null;
+  state: string | null;
+  description: string | null;
+  separate: string | null;
+  items: FmgrItemView[];
+  /** The last poll's failure, shown until a status arrives. */
+  error: { code: string; message: string; at: number } | null;
+  polls: number;
+  nextPollAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+export interface VcaLabelView {
+  id: number;
+  attribute: string;
+  confidence: number;
+  decision: VcaLabelDecision;
+  correctedText: string | null;
+  effective: VcaEffectiveDecision;
+}
+
+export interface VcaJobView {
+  id: number;
+  accountId: number;
+  jobId: string;
+  bucket: string | null;
+  sourceUrl: string | null;
+  origin: VcaJobOrigin;
+  transferId: number | null;
+  notifyUrl: string | null;
+  tracking: TaskTracking;
+  code: number | null;
+  state: string | null;
+  description: string | null;
+  notifyResult: number | null;
+  notifyState: string | null;
+  minConfidence: number;
+  results: { type: VcaLabelType; labels: VcaLabelView[] }[];
+  error: { code: string; message: string; at: number } | null;
+  polls: number;
+  nextPollAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
