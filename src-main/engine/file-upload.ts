@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { crc32 } from 'node:zlib';
 import type { UploadClient } from '../protocol/client';
 import { ServiceError, isServiceError } from '../protocol/errors';
@@ -181,6 +182,9 @@ export class FileUpload {
     if (outer.hard.aborted) onHard();
     else outer.hard.addEventListener('abort', onHard, { once: true });
     const inner: Stops = { soft: soft.signal, hard: hard.signal };
+    // Every block worker waits on these (semaphores, limiter, requests): not a leak.
+    const n = Math.min(this.deps.scheduler.limits.maxBlocksPerFile, pending.length);
+    setMaxListeners(8 * n + 16, soft.signal, hard.signal);
     let firstError: unknown;
     const worker = async () => {
       for (;;) {
@@ -196,7 +200,6 @@ export class FileUpload {
         }
       }
     };
-    const n = Math.min(this.deps.scheduler.limits.maxBlocksPerFile, pending.length);
     try {
       await Promise.all(
         Array.from({ length: n }, () =>

@@ -88,8 +88,10 @@ export interface SchedulerLimits {
 
 export const DEFAULT_LIMITS: SchedulerLimits = {
   maxFiles: 4,
+  // 8 blocks in flight measured best on loopback (2 cores; 4 → 16: 4 s, 3.5 s, 4.4 s for
+  // 512 MiB) and keeps 8 × 4 MiB read buffers, well under the 150 MiB RSS budget.
   maxBlocks: 8,
-  maxBlocksPerFile: 4,
+  maxBlocksPerFile: 8,
   maxBytesInFlight: 64 * 1024 * 1024,
 };
 

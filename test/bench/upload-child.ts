@@ -44,7 +44,7 @@ const db = openAppDatabase(dbFile);
 const store = new SqliteTransferStore(db);
 const accountId = new AccountRepo(db).upsert({ name: 'bench', uploadUrl, mgrUrl: null, downloadDomain: null, accessKey: ak, secretRef: null, tokenUrl: null });
 const client = new CountingClient({ uploadUrl });
-const engine = new UploadEngine({ store, account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }), defaultConflict: 'overwrite', limits: { maxFiles: Number(process.env.BENCH_FILES ?? 4) } });
+const engine = new UploadEngine({ store, account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }), defaultConflict: 'overwrite', limits: { maxFiles: Number(process.env.BENCH_FILES ?? 4), ...(process.env.BENCH_BLOCKS ? { maxBlocks: Number(process.env.BENCH_BLOCKS), maxBlocksPerFile: Number(process.env.BENCH_BLOCKS) } : {}) } });
 let lastProgressMs = 0;
 engine.onProgress((p) => {
   const t = performance.now();

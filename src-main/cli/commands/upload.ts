@@ -55,7 +55,7 @@ export function register(program: Command): void {
     .option('--bucket <b>', 'destination bucket (required)')
     .option('--key <k>', 'object key, for a single file')
     .option('--prefix <p>', 'prefix put before every key (e.g. "photos/")')
-    .option('--concurrency <N>', 'files and blocks uploading at once', '4')
+    .option('--concurrency <N>', 'files uploading at once (blocks in flight: twice that)', '4')
     .option('--block-size <MiB>', 'block size in MiB, a multiple of 4', '4')
     .option('--chunk-size <KiB>', 'fixed chunk size in KiB (default: adapts between 256 KiB and 4 MiB)')
     .option('--overwrite', 'replace objects that already exist (same as --conflict overwrite)')
@@ -184,7 +184,7 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   const engine = new UploadEngine({
     store,
     account: () => ({ client, tokens }),
-    limits: { maxFiles: flags.concurrency, maxBlocks: flags.concurrency, maxBlocksPerFile: flags.concurrency },
+    limits: { maxFiles: flags.concurrency, maxBlocks: 2 * flags.concurrency, maxBlocksPerFile: 2 * flags.concurrency },
     chunkBytes: flags.chunkBytes,
     defaultBlockSize: flags.blockSize,
     defaultConflict: flags.options.conflict,
