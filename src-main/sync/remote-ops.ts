@@ -26,6 +26,12 @@ export class RemoteOpError extends Error {
 
 const FAILED_ITEM_CODES: ReadonlySet<number> = new Set([2, 18, 19, 20]);
 
+/** The first failed item of an Fmgr status, as the reason a remote op failed (also used by service/tracked-remote-ops.ts). */
+export function failedItemReason(op: string, items: ReadonlyArray<{ code: number; error?: string | null; desc?: string; description?: string }>): string | undefined {
+  const failed = items.find((i) => FAILED_ITEM_CODES.has(i.code));
+  return failed && `Fmgr ${op} failed: ${failed.error || failed.desc || failed.description || `item code ${failed.code}`}`;
+}
+
 /**
  * Submits one Fmgr operation and polls its status until the task is terminal or every item
  * is done (pollMs apart, at most timeoutMs). Rejects with RemoteOpError when an item failed.
@@ -40,13 +46,18 @@ export function fmgrRemoteOps(clientFor: (accountId: number) => MgrClient, opts:
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const st = await client.fmgrStatus(persistentId);
-      const failed = st.items.find((i) => FAILED_ITEM_CODES.has(i.code));
-      if (failed) throw new RemoteOpError('fmgr-failed', `Fmgr ${op.op} failed: ${failed.error || failed.desc || `item code ${failed.code}`}`);
+      const failed = failedItemReason(op.op, st.items);
+      if (failed) throw new RemoteOpError('fmgr-failed', failed);
       if (FMGR_TERMINAL_TASK_CODES.has(st.code) || (st.items.length > 0 && st.items.every((i) => FMGR_DONE_ITEM_CODES.has(i.code)))) return;
       if (Date.now() > deadline) throw new RemoteOpError('fmgr-timeout', `Fmgr ${op.op} task ${persistentId} did not finish within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, pollMs));
     }
   }
+  return remoteOpsOver(run);
+}
+
+/** RemoteOps from one function that runs a single Fmgr operation to its end (resolves) or failure (rejects). */
+export function remoteOpsOver(run: (accountId: number, op: FmgrOp) => Promise<void>): RemoteOps {
   return {
     deleteObject: (a) => run(a.accountId, { op: 'delete', bucket: a.bucket, key: a.key }),
     relocateObject: (a) => run(a.accountId, { op: a.mode, srcBucket: a.bucket, srcKey: a.fromKey, bucket: a.bucket, key: a.toKey }),

@@ -1,0 +1,224 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { UploadEngine, type EngineOptions } from '../engine/engine';
+import type { StartEmulatorOptions } from '../emulator/server';
+import type { AppEvent, CoreProblem } from '../shared/events';
+import { AccountRepo } from '../store/account-repo';
+import { openAppDatabase } from '../store/app-db';
+import type { Db } from '../store/db';
+import { SyncRepo } from '../store/sync-repo';
+import { SqliteTransferStore } from '../store/transfer-repo';
+import type { RemoteOps } from '../sync/remote-ops';
+import { WatchManager } from '../sync/watch-manager';
+import type { WatcherBackend } from '../sync/watcher';
+import { FmgrTracker } from '../tasks/fmgr-tracker';
+import { createNotificationHandler } from '../tasks/notify-receiver';
+import type { PollPolicy } from '../tasks/poll-policy';
+import { VcaTracker } from '../tasks/vca-tracker';
+import { AccountAccessCache } from './accounts';
+import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
+import { CoreEvents } from './core-events';
+import { HeadlessSecretStore, type SecretStore } from './secrets';
+import { trackedRemoteOps } from './tracked-remote-ops';
+import { UploadFollowUp } from './upload-follow-up';
+
+export interface AppCoreOptions {
+  /** The app's data folder: database, Local account key file, embedded emulator data. */
+  dataDir: string;
+  /** Default <dataDir>/blocklift.db. */
+  dbFile?: string;
+  /**
+   * true: always start the embedded emulator and its Local account; false: never;
+   * undefined ('auto'): start it when no account other than Local is configured.
+   */
+  embeddedEmulator?: boolean;
+  /** Options of the embedded emulator (tests shorten its delays). */
+  emulatorOptions?: Partial<StartEmulatorOptions>;
+  /** The URL the service can reach the app's notification handler at; submissions carry notify URLs below it. */
+  publicBaseUrl?: string;
+  watcherBackend?: WatcherBackend;
+  /** Default: HeadlessSecretStore (env:, file:, memory:). The Electron layer passes its own. */
+  secrets?: SecretStore;
+  /** Engine tuning (limits, conflict policy, chunk size…); store and account come from the core. */
+  engine?: Omit<EngineOptions, 'store' | 'account'>;
+  pollPolicy?: PollPolicy;
+  /** Start the stored watch roots at open (default true). */
+  startWatching?: boolean;
+  /** How long a watch root waits for an Fmgr delete/copy/move (default 10 minutes). */
+  remoteOpTimeoutMs?: number;
+}
+
+/**
+ * The app core (design.md "service/"): one database, the upload engine, the watch roots,
+ * the Fmgr and VCA trackers, the account access (secrets resolved here, never handed out)
+ * and, with no account configured, the embedded emulator and its Local account. Everything
+ * the UI, the headless server and the CLI see goes through `on` as one typed event stream.
+ *
+ * Wiring it owns: a finished upload's mkfile reply → FmgrTracker.trackUpload (persistentOps);
+ * an uploaded video of a VCA-enabled root → VcaTracker.createForObject; local delete and
+ * rename of a watch root → tracked Fmgr tasks (tracked-remote-ops.ts).
+ *
+ * Lifecycle: `AppCore.open()` resolves once the engine runs, the trackers resumed and the
+ * stored roots started (first scans done). `close()` disposes everything open() opened, in
+ * reverse order, and is idempotent; nothing is left running after it resolves.
+ */
+export class AppCore {
+  readonly accounts: AccountRepo;
+  readonly engine: UploadEngine;
+  readonly watch: WatchManager;
+  readonly fmgr: FmgrTracker;
+  readonly vca: VcaTracker;
+  readonly remoteOps: RemoteOps;
+  /** Mount under the public base URL's path: POST …/notify/fmgr and …/notify/vca. */
+  readonly notificationHandler: (req: IncomingMessage, res: ServerResponse) => void;
+
+  private readonly events = new CoreEvents();
+  private readonly closing = new AbortController();
+  private readonly followUp: UploadFollowUp;
+  private readonly unsubscribers: Array<() => void> = [];
+  private closed: Promise<void> | undefined;
+  private publicBaseUrl: string | undefined;
+
+  private constructor(
+    readonly db: Db,
+    readonly dataDir: string,
+    readonly secrets: SecretStore,
+    private readonly access: AccountAccessCache,
+    readonly embedded: EmbeddedEmulator | undefined,
+    opts: AppCoreOptions,
+  ) {
+    this.publicBaseUrl = opts.publicBaseUrl;
+    this.accounts = new AccountRepo(db);
+    const store = new SqliteTransferStore(db);
+    this.engine = new UploadEngine({ ...opts.engine, store, account: (id) => access.upload(id) });
+    const trackerDeps = { db, account: (id: number) => access.mgr(id), publicBaseUrl: () => this.publicBaseUrl, ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}) };
+    this.fmgr = new FmgrTracker(trackerDeps);
+    this.vca = new VcaTracker(trackerDeps);
+    this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
+    const syncRepo = new SyncRepo(db);
+    this.watch = new WatchManager({ repo: syncRepo, queue: this.engine, control: this.engine, throttle: this.engine, remote: this.remoteOps, dataDir, backend: opts.watcherBackend });
+    this.followUp = new UploadFollowUp({
+      accounts: this.accounts,
+      roots: syncRepo,
+      transfers: store,
+      fmgr: this.fmgr,
+      vca: this.vca,
+      problem: (p) => this.problem(p),
+      signal: this.closing.signal,
+    });
+    this.notificationHandler = createNotificationHandler({
+      publicBaseUrl: () => this.publicBaseUrl,
+      accountByAccessKey: (ak) => access.byAccessKey(ak),
+      fmgr: this.fmgr,
+      vca: this.vca,
+    });
+    const emit = (e: AppEvent) => this.events.emit(e);
+    this.unsubscribers.push(
+      this.engine.onTransferChange((t) => {
+        emit({ type: 'transfer-changed', transfer: t });
+        if (t.state === 'done') this.followUp.transferDone(t.id);
+      }),
+      this.engine.onProgress((p) => emit({ type: 'transfer-progress', progress: p })),
+      this.watch.on((e) => {
+        emit({ type: 'watch', event: e });
+        if (e.type === 'file-done' && e.vcaRequested) this.followUp.videoUploaded(e.rootId, e.key);
+      }),
+      this.fmgr.onChange((t) => emit({ type: 'fmgr-task-changed', task: t })),
+      this.vca.onChange((j) => emit({ type: 'vca-job-changed', job: j })),
+    );
+  }
+
+  /** Opens the database, the embedded emulator when due, the engine, trackers and watch roots. */
+  static async open(opts: AppCoreOptions): Promise<AppCore> {
+    const dataDir = path.resolve(opts.dataDir);
+    const db = openAppDatabase(opts.dbFile ?? path.join(dataDir, 'blocklift.db'));
+    let embedded: EmbeddedEmulator | undefined;
+    let core: AppCore | undefined;
+    const secrets = opts.secrets ?? new HeadlessSecretStore();
+    const access = new AccountAccessCache(new AccountRepo(db), secrets);
+    try {
+      const accounts = new AccountRepo(db);
+      const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
+      if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
+      core = new AppCore(db, dataDir, secrets, access, embedded, opts);
+      core.engine.start();
+      core.fmgr.resume();
+      core.vca.resume();
+      if (opts.startWatching !== false) await core.watch.startAll();
+      return core;
+    } catch (e) {
+      if (core) await core.close();
+      else {
+        access.close();
+        await embedded?.emulator.close();
+        db.close();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Subscribes to every event of the core; returns the unsubscribe function. A listener
+   * that throws does not stop the others. Events never carry secrets.
+   */
+  on(listener: (e: AppEvent) => void): () => void {
+    return this.events.add(listener);
+  }
+
+  /** The Local account's id when the embedded emulator runs. */
+  get localAccountId(): number | undefined {
+    return this.embedded?.accountId;
+  }
+
+  /** Changes the public base URL (settings); new submissions carry notify URLs below it. */
+  setPublicBaseUrl(url: string | undefined): void {
+    this.publicBaseUrl = url;
+  }
+
+  /**
+   * An account given for this run only (CLI flags): upserted by name, its secret kept in
+   * memory (a `memory:` reference in the row), never written to disk. Returns its id.
+   */
+  useSessionAccount(a: { name: string; uploadUrl: string; mgrUrl?: string; downloadDomain?: string; accessKey?: string; secretKey?: string; tokenUrl?: string }): number {
+    const secretRef = a.secretKey ? this.secrets.remember(a.name, a.secretKey) : null;
+    const id = this.accounts.upsert({
+      name: a.name,
+      uploadUrl: a.uploadUrl,
+      mgrUrl: a.mgrUrl ?? null,
+      downloadDomain: a.downloadDomain ?? null,
+      accessKey: a.accessKey ?? null,
+      secretRef,
+      tokenUrl: a.tokenUrl ?? null,
+    });
+    this.access.forget(id);
+    return id;
+  }
+
+  /** After an account row changed: its clients are rebuilt on next use. */
+  accountChanged(accountId: number): void {
+    this.access.forget(accountId);
+  }
+
+  private problem(p: CoreProblem): void {
+    this.events.emit({ type: 'problem', problem: p });
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.doClose();
+    return this.closed;
+  }
+
+  private async doClose(): Promise<void> {
+    this.closing.abort();
+    await this.watch.close();
+    await this.engine.close();
+    await this.followUp.settle();
+    for (const off of this.unsubscribers) off();
+    await this.fmgr.dispose();
+    await this.vca.dispose();
+    this.access.close();
+    await this.embedded?.emulator.close();
+    this.events.clear();
+    this.db.close();
+  }
+}

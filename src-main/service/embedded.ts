@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_BUCKET, startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../emulator/server';
+import type { AccountRepo } from '../store/account-repo';
+import { readSecretFile, SecretError } from './secrets';
+
+/** The name of the account of the embedded emulator (design.md "The embedded default"). */
+export const LOCAL_ACCOUNT_NAME = 'Local';
+export const LOCAL_ACCESS_KEY = 'blocklift-local';
+/** The secret key file of the Local account, in the data folder, mode 0600. */
+export const LOCAL_KEY_FILE = 'local-account.key';
+export const EMULATOR_DIR = 'emulator';
+
+export interface EmbeddedEmulator {
+  emulator: RunningEmulator;
+  accountId: number;
+  /** The bucket the emulator serves (uploads of the Local account go there). */
+  bucket: string;
+}
+
+/**
+ * The Local account's secret: read from <dataDir>/local-account.key, or generated once
+ * (random, 32 bytes) and written there with mode 0600 when the file does not exist. A file
+ * others may read is refused (SecretError 'secret-file-unsafe', saying chmod 600).
+ */
+export function localSecret(dataDir: string): { file: string; secret: string } {
+  const file = path.resolve(dataDir, LOCAL_KEY_FILE);
+  try {
+    return { file, secret: readSecretFile(file) };
+  } catch (e) {
+    if (!(e instanceof SecretError) || e.code !== 'secret-file-unreadable') throw e;
+  }
+  const secret = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    // Another process created it first: use that one.
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return { file, secret: readSecretFile(file) };
+    throw e;
+  }
+  return { file, secret };
+}
+
+/**
+ * Starts the emulator inside this process on a random loopback port, its data in
+ * <dataDir>/emulator, and creates or updates the "Local" account pointing at it (upload and
+ * management URL; download domain = its download URL of the bucket, so access URLs of
+ * uploaded objects work). The account row holds `file:<key file>`, never the secret.
+ * The caller owns the emulator and closes it.
+ */
+export async function startEmbedded(dataDir: string, accounts: AccountRepo, overrides: Partial<StartEmulatorOptions> = {}): Promise<EmbeddedEmulator> {
+  const { file, secret } = localSecret(dataDir);
+  const emulator = await startEmulator({
+    ...overrides,
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: path.join(dataDir, EMULATOR_DIR),
+    accessKey: LOCAL_ACCESS_KEY,
+    secretKey: secret,
+  });
+  try {
+    const bucket = emulator.config.buckets[0] ?? DEFAULT_BUCKET;
+    const accountId = accounts.upsert({
+      name: LOCAL_ACCOUNT_NAME,
+      uploadUrl: emulator.uploadUrl,
+      mgrUrl: emulator.mgrUrl,
+      downloadDomain: `${emulator.downloadBaseUrl}/${bucket}`,
+      accessKey: LOCAL_ACCESS_KEY,
+      secretRef: `file:${file}`,
+      tokenUrl: null,
+    });
+    return { emulator, accountId, bucket };
+  } catch (e) {
+    await emulator.close();
+    throw e;
+  }
+}

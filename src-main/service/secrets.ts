@@ -1,0 +1,97 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Where account secrets (SK) come from. An account row holds only a reference
+ * (store/account-repo.ts `secretRef`); a SecretStore turns it into the secret, in the main
+ * process only. Secrets never go into events, snapshots, logs or the database.
+ *
+ * References this file understands (headless mode, design.md "Data model"):
+ *   env:NAME      the environment variable NAME
+ *   file:/abs     the trimmed content of a file only its owner may read (mode 0600 or 0400)
+ *   memory:NAME   a secret given for this run only (a CLI flag), never written anywhere
+ * The Electron layer plugs in its own store (safeStorage) by implementing SecretStore and
+ * delegating the other forms to HeadlessSecretStore.
+ */
+export interface SecretStore {
+  /** The secret a reference names. Throws SecretError (with a code) when it cannot. */
+  resolve(ref: string): string;
+  /** Keeps a secret for this run only (never on disk); returns the reference to store in the account row. */
+  remember(name: string, secret: string): string;
+}
+
+export type SecretErrorCode = 'secret-ref-invalid' | 'secret-env-missing' | 'secret-file-unreadable' | 'secret-file-unsafe' | 'secret-file-empty' | 'secret-memory-missing';
+
+export class SecretError extends Error {
+  override readonly name = 'SecretError';
+  constructor(
+    readonly code: SecretErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Mode bits that let anyone but the owner read or write the file. */
+const GROUP_OTHER_BITS = 0o077;
+
+/**
+ * Reads a secret file, refusing one that others may read or write (the user fixes it with
+ * chmod 600). The check is skipped on Windows, where mode bits do not describe access.
+ */
+export function readSecretFile(file: string): string {
+  if (!path.isAbsolute(file)) throw new SecretError('secret-ref-invalid', `the secret file "${file}" must be given as an absolute path (file:/…)`);
+  let mode: number;
+  let text: string;
+  try {
+    mode = statSync(file).mode;
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new SecretError('secret-file-unreadable', `cannot read the secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (process.platform !== 'win32' && (mode & GROUP_OTHER_BITS) !== 0) {
+    throw new SecretError('secret-file-unsafe', `the secret file ${file} can be read by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}`);
+  }
+  const secret = text.trim();
+  if (secret === '') throw new SecretError('secret-file-empty', `the secret file ${file} is empty; put the secret key in it`);
+  return secret;
+}
+
+/** env:, file: and memory: references (see SecretStore). */
+export class HeadlessSecretStore implements SecretStore {
+  private readonly memory = new Map<string, string>();
+
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  /**
+   * Keeps a secret for this run only (never on disk) and returns its reference,
+   * `memory:<name>`, to put in an account row.
+   */
+  remember(name: string, secret: string): string {
+    if (!secret) throw new SecretError('secret-ref-invalid', 'an empty secret cannot be kept');
+    this.memory.set(name, secret);
+    return `memory:${name}`;
+  }
+
+  resolve(ref: string): string {
+    const i = ref.indexOf(':');
+    const kind = i > 0 ? ref.slice(0, i) : '';
+    const rest = ref.slice(i + 1);
+    switch (kind) {
+      case 'env': {
+        const v = this.env[rest];
+        if (!v) throw new SecretError('secret-env-missing', `the environment variable ${rest} that holds this account's secret key is not set`);
+        return v;
+      }
+      case 'file':
+        return readSecretFile(rest);
+      case 'memory': {
+        const v = this.memory.get(rest);
+        if (v === undefined) throw new SecretError('secret-memory-missing', `this account's secret key was given on the command line of another run; give it again (--sk or BLOCKLIFT_SK)`);
+        return v;
+      }
+      default:
+        throw new SecretError('secret-ref-invalid', `unknown secret reference "${kind || ref.slice(0, 20)}": use env:NAME or file:/path/to/0600-file`);
+    }
+  }
+}

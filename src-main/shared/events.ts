@@ -1,0 +1,85 @@
+import type { TransferSnapshot } from './models';
+import type { FmgrTaskView, VcaJobView } from './task-views';
+
+/**
+ * The app core's one event stream (service/app-core.ts `core.on`), as the UI sees it.
+ * Types only; plain data that crosses IPC and WebSocket as JSON. No event carries a secret.
+ */
+
+/** Progress of a running transfer; the engine sends at most ~10 a second per transfer. */
+export interface TransferProgress {
+  id: number;
+  bytesDone: number;
+  size: number;
+  /** Bytes per second, moving average. */
+  speed: number;
+  etaSeconds: number | null;
+}
+
+/** What a reconciliation scan of a watch root found (sync/reconcile.ts ScanCounts). */
+export interface WatchScanCounts {
+  newFiles: number;
+  newBytes: number;
+  changedFiles: number;
+  changedBytes: number;
+  unchangedFiles: number;
+  unchangedBytes: number;
+  retryFiles: number;
+  retryBytes: number;
+  inFlightFiles: number;
+  ignoredFiles: number;
+  ignoredBytes: number;
+  rejectedFiles: number;
+  renamedFiles: number;
+  missingFiles: number;
+  waitingFiles: number;
+  problems: Array<{ relPath: string; code: string; message: string }>;
+  rejected: Array<{ relPath: string; code: string; message: string }>;
+}
+
+export type WatchFileOutcome = 'uploaded' | 'failed' | 'skipped' | 'canceled' | 'moved' | 'copied' | 'deleted';
+export type WatchRootState = 'starting' | 'watching' | 'paused' | 'unavailable' | 'closed';
+
+/** What a watch root reports (sync/events.ts WatchRootEvent is assignable to this). */
+export type WatchEvent =
+  | { type: 'scan-started'; rootId: number }
+  | { type: 'scan-finished'; rootId: number; counts: WatchScanCounts; durationMs: number }
+  | { type: 'queued'; rootId: number; files: Array<{ relPath: string; key: string; size: number; transferId: number }> }
+  | {
+      type: 'file-done';
+      rootId: number;
+      relPath: string;
+      key: string;
+      etag: string | null;
+      size: number;
+      status: WatchFileOutcome;
+      from?: string;
+      error?: { code: string; message: string };
+      vcaRequested?: boolean;
+    }
+  | { type: 'rejected'; rootId: number; relPath: string; code: string; message: string }
+  | { type: 'problem'; rootId: number; relPath: string; code: string; message: string }
+  | { type: 'state'; rootId: number; state: WatchRootState; reason: string | null };
+
+/**
+ * Something the core did on its own that did not work (a VCA job it could not create for
+ * an uploaded video, an upload's Fmgr task it could not follow): shown to the user.
+ */
+export interface CoreProblem {
+  code: string;
+  message: string;
+  /** What it was about, for the UI to link to. */
+  transferId?: number;
+  rootId?: number;
+  key?: string;
+}
+
+export type AppEvent =
+  | { type: 'transfer-changed'; transfer: TransferSnapshot }
+  | { type: 'transfer-progress'; progress: TransferProgress }
+  | { type: 'watch'; event: WatchEvent }
+  | { type: 'fmgr-task-changed'; task: FmgrTaskView }
+  | { type: 'vca-job-changed'; job: VcaJobView }
+  | { type: 'problem'; problem: CoreProblem };
+
+export type AppEventType = AppEvent['type'];
