@@ -31,17 +31,17 @@ describe('Fmgr and VCA through the core', () => {
 
   it('an upload whose token policy has persistentOps: its Fmgr task is tracked (origin upload) to its end', async () => {
     w = await CoreWorld.create();
-    let core: AppCore | undefined;
+    const ref: { core?: AppCore } = {};
     // A token provider URL (the account holds no secret): signs with the emulator's keys and adds persistentOps.
     const tokenServer = await serve((req, res) => {
-      const emu = core!.embedded!.emulator;
+      const emu = ref.core!.embedded!.emulator;
       const q = new URL(req.url ?? '/', 'http://x').searchParams;
       const persistentOps = buildFop({ op: 'copy', srcBucket: 'local', srcKey: q.get('key')!, bucket: 'local', key: `copies/${q.get('key')!}` });
       const token = signUploadToken(emu.config.accessKey, emu.config.secretKey, { scope: `${q.get('bucket')}:${q.get('key')}`, deadline: Date.now() + 600_000, persistentOps: `copy/${persistentOps}` });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token }));
     });
     servers.push(tokenServer);
-    core = await w.open();
+    const core = (ref.core = await w.open());
     const emu = core.embedded!.emulator;
     const accountId = core.accounts.upsert({ name: 'token-url', uploadUrl: emu.uploadUrl, mgrUrl: emu.mgrUrl, downloadDomain: null, accessKey: null, secretRef: null, tokenUrl: `${tokenServer.url}/token` });
     const file = path.join(w.tmp, 'report.pdf');
@@ -58,14 +58,14 @@ describe('Fmgr and VCA through the core', () => {
 
   it('notifications pushed to core.notificationHandler update a task submitted through the core', async () => {
     w = await CoreWorld.create();
-    let core: AppCore | undefined;
+    const ref: { core?: AppCore } = {};
     const received: number[] = [];
     const app = await serve((req, res) => {
       res.on('finish', () => received.push(res.statusCode));
-      core!.notificationHandler(req, res);
+      ref.core!.notificationHandler(req, res);
     });
     servers.push(app);
-    core = await w.open({ publicBaseUrl: `${app.url}/bl` });
+    const core = (ref.core = await w.open({ publicBaseUrl: `${app.url}/bl` }));
     const emu = core.embedded!.emulator;
     emu.objects.putBuffer('local', 'old.txt', Buffer.from('old'), {});
 
