@@ -42,6 +42,8 @@ export interface AppCoreOptions {
   /** Engine tuning (limits, conflict policy, chunk size…); store and account come from the core. */
   engine?: Omit<EngineOptions, 'store' | 'account'>;
   pollPolicy?: PollPolicy;
+  /** Start uploading queued transfers at open (default true); a dry run passes false and never starts it. */
+  startEngine?: boolean;
   /** Start the stored watch roots at open (default true). */
   startWatching?: boolean;
   /** How long a watch root waits for an Fmgr delete/copy/move (default 10 minutes). */
@@ -141,7 +143,7 @@ export class AppCore {
       const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
       if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
       core = new AppCore(db, dataDir, secrets, access, embedded, opts);
-      core.engine.start();
+      if (opts.startEngine !== false) core.engine.start();
       core.fmgr.resume();
       core.vca.resume();
       if (opts.startWatching !== false) await core.watch.startAll();

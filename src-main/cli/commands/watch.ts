@@ -1,18 +1,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { UploadEngine } from '../../engine/engine';
-import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
-import { MgrClient, UploadClient } from '../../protocol/client';
-import { AccountRepo } from '../../store/account-repo';
-import { openAppDatabase } from '../../store/app-db';
-import { SyncRepo } from '../../store/sync-repo';
-import { SqliteTransferStore } from '../../store/transfer-repo';
-import type { WatchRootEvent } from '../../sync/events';
+import { AppCore } from '../../service/app-core';
+import type { WatchEvent } from '../../shared/events';
 import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
-import { fmgrRemoteOps } from '../../sync/remote-ops';
 import { RootRefusedError } from '../../sync/root-guard';
-import { WatchManager } from '../../sync/watch-manager';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
 import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
 import { CliError } from '../cli-error';
@@ -105,7 +97,7 @@ function printPlan(plan: SyncPlan, json: boolean): void {
 }
 
 /** One line per finished file on stdout (JSON with --json); everything else on stderr. */
-function report(e: WatchRootEvent, json: boolean): void {
+function report(e: WatchEvent, json: boolean): void {
   if (e.type === 'file-done') {
     if (json) {
       process.stdout.write(`${JSON.stringify({ path: e.relPath, key: e.key, hash: e.etag, size: e.size, status: e.status, ...(e.from ? { from: e.from } : {}), ...(e.error ? { error: e.error } : {}) })}\n`);
@@ -122,67 +114,56 @@ function report(e: WatchRootEvent, json: boolean): void {
   }
 }
 
+/**
+ * Runs the watch over the app core (service/app-core.ts) on the --db file, with the flags'
+ * account as a session account (its secret kept in memory, never written) and no embedded
+ * emulator. Only the given folder is watched (other stored roots are not started).
+ */
 async function runWatch(folder: string, opts: Record<string, unknown>): Promise<number> {
   const f = parseFlags(opts);
   const dbFile = f.acc.db ?? DEFAULT_DB_FILE;
   if (!f.acc.uploadUrl && !opts.dryRun) throw new CliError('--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`');
   if (!opts.dryRun) requireCredentials(f.acc);
-  let db;
+  let core: AppCore;
   try {
-    db = openAppDatabase(dbFile);
+    core = await AppCore.open({
+      dataDir: path.dirname(path.resolve(dbFile)),
+      dbFile,
+      embeddedEmulator: false,
+      startEngine: false,
+      startWatching: false,
+      watcherBackend: f.backend,
+      engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
+    });
   } catch (e) {
     throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
-  const closers: Array<() => unknown> = [() => db.close()];
   try {
-    const client = f.acc.uploadUrl ? new UploadClient({ uploadUrl: f.acc.uploadUrl }) : undefined;
-    closers.unshift(() => client?.close());
-    const tokens: TokenProvider | undefined = f.acc.tokenUrl
-      ? new RemoteTokenProvider(f.acc.tokenUrl)
-      : f.acc.accessKey && f.acc.secretKey
-        ? new LocalTokenSigner(f.acc.accessKey, f.acc.secretKey)
-        : undefined;
-    const engine = new UploadEngine({
-      store: new SqliteTransferStore(db),
-      account: () => {
-        if (!tokens || !client) throw new CliError('no upload URL or credentials to sign uploads');
-        return { client, tokens };
-      },
-      limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency },
-      defaultConflict: f.options.conflict,
-    });
-    closers.unshift(() => engine.close());
-    let remote;
-    if (f.acc.mgrUrl && f.acc.accessKey && f.acc.secretKey) {
-      const mgr = new MgrClient({ mgrUrl: f.acc.mgrUrl, accessKey: f.acc.accessKey, secretKey: f.acc.secretKey });
-      closers.unshift(() => mgr.close());
-      remote = fmgrRemoteOps(() => mgr);
-    }
-    const manager = new WatchManager({ repo: new SyncRepo(db), queue: engine, control: engine, throttle: engine, remote, dataDir: path.dirname(path.resolve(dbFile)), backend: f.backend });
-    closers.unshift(() => manager.close());
     const input = { folder, prefix: f.prefix, options: { ...f.options } };
     if (opts.dryRun) {
-      const { plan } = await manager.plan(input);
+      const { plan } = await core.watch.plan(input);
       printPlan(plan, f.acc.json);
       return 0;
     }
-    const accountId = new AccountRepo(db).upsert({
+    const accountId = core.useSessionAccount({
       name: `cli ${f.acc.uploadUrl}${f.acc.accessKey ? ` ${f.acc.accessKey}` : ''}`,
       uploadUrl: f.acc.uploadUrl!,
-      mgrUrl: f.acc.mgrUrl ?? null,
-      downloadDomain: null,
-      accessKey: f.acc.accessKey ?? null,
-      secretRef: f.acc.tokenUrl ? null : 'cli: --sk or BLOCKLIFT_SK',
-      tokenUrl: f.acc.tokenUrl ?? null,
+      mgrUrl: f.acc.mgrUrl,
+      accessKey: f.acc.accessKey,
+      secretKey: f.acc.tokenUrl ? undefined : f.acc.secretKey,
+      tokenUrl: f.acc.tokenUrl,
     });
-    manager.on((e) => report(e, f.acc.json));
+    core.on((e) => {
+      if (e.type === 'watch') report(e.event, f.acc.json);
+      else if (e.type === 'problem') process.stderr.write(`blocklift: ${e.problem.message}\n`);
+    });
     let stop!: () => void;
     const stopped = new Promise<void>((r) => (stop = r));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
-      engine.start();
-      await manager.addRoot({ ...input, accountId, bucket: f.bucket });
+      core.engine.start();
+      await core.watch.addRoot({ ...input, accountId, bucket: f.bucket });
       await stopped;
     } finally {
       process.off('SIGINT', stop);
@@ -193,6 +174,6 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
     if (e instanceof RootRefusedError) throw new CliError(e.message);
     throw e;
   } finally {
-    for (const c of closers) await c();
+    await core.close();
   }
 }
