@@ -212,6 +212,38 @@ describe('engine resilience', () => {
     expect(sha1(await r.download('chg.bin'))).toBe(sha1(v2));
   });
 
+  it('a file deleted mid-upload fails with file-vanished, never done', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB } });
+    const r = rig;
+    await r.file('gone.bin', 6 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'gone.bin')]);
+    let deleted = false;
+    const { unlinkSync } = await import('node:fs');
+    const off = r.engine.onProgress((p) => {
+      if (!deleted && p.id === id && p.bytesDone > MiB) {
+        deleted = true;
+        unlinkSync(path.join(r.dir, 'gone.bin'));
+      }
+    });
+    const s = await r.settled(id!);
+    off();
+    expect(s.state).toBe('failed');
+    expect(s.lastError?.code).toBe('file-vanished');
+    expect(r.emu.objects.stat(r.emu.bucket, 'gone.bin')).toBeUndefined();
+  });
+
+  it('a path that is not a regular file fails with file-unreadable', async () => {
+    rig = await startRig();
+    const r = rig;
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(path.join(r.dir, 'a-dir'));
+    const [id] = r.engine.enqueue([req(r, 'a-dir')]);
+    const s = await r.settled(id!);
+    expect(s.state).toBe('failed');
+    expect(s.lastError).toMatchObject({ code: 'file-unreadable' });
+    expect(s.lastError?.message).toContain('not a regular file');
+  });
+
   it('a full database fails the transfer with db-write-failed instead of crashing', async () => {
     rig = await startRig({ engine: { chunkBytes: 256 * 1024 } });
     const r = rig;
