@@ -44,6 +44,8 @@ export interface AppCoreOptions {
   pollPolicy?: PollPolicy;
   /** Start uploading queued transfers at open (default true); a dry run passes false and never starts it. */
   startEngine?: boolean;
+  /** Resume polling the tracked Fmgr tasks and VCA jobs at open (default true); a one-shot command passes false. */
+  resumeTrackers?: boolean;
   /** Start the stored watch roots at open (default true). */
   startWatching?: boolean;
   /** How long a watch root waits for an Fmgr delete/copy/move (default 10 minutes). */
@@ -144,8 +146,10 @@ export class AppCore {
       if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
       core = new AppCore(db, dataDir, secrets, access, embedded, opts);
       if (opts.startEngine !== false) core.engine.start();
-      core.fmgr.resume();
-      core.vca.resume();
+      if (opts.resumeTrackers !== false) {
+        core.fmgr.resume();
+        core.vca.resume();
+      }
       if (opts.startWatching !== false) await core.watch.startAll();
       return core;
     } catch (e) {

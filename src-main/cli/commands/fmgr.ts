@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { MgrClient } from '../../protocol/client';
+import path from 'node:path';
 import type { FmgrOp, FmgrOpName } from '../../protocol/fops';
-import { openDatabase, type Db } from '../../store/db';
-import { MIGRATIONS } from '../../store/migrations';
-import { FmgrTracker } from '../../tasks/fmgr-tracker';
+import { AppCore } from '../../service/app-core';
+import type { Db } from '../../store/db';
+import type { FmgrTracker } from '../../tasks/fmgr-tracker';
 import type { FmgrTaskView } from '../../tasks/fmgr-view';
 import { TaskError } from '../../tasks/task-error';
-import { VcaTracker } from '../../tasks/vca-tracker';
+import type { VcaTracker } from '../../tasks/vca-tracker';
 import { addAccountOptions, readAccountFlags, type AccountFlags } from '../account-options';
 import { CliError } from '../cli-error';
 
@@ -14,58 +14,54 @@ import { CliError } from '../cli-error';
  * `blocklift fmgr <op> …` submits one Fmgr task and prints its persistentId;
  * `blocklift fmgr status <persistentId> [--wait]` shows its state and items.
  *
- * Tasks are recorded in the same SQLite file as the app (--db), under account 0 ("given by
- * command-line flags"), so the app and later commands see them. With --json every output
+ * Tasks are recorded in the same SQLite file as the app (--db), under the session account of
+ * the flags (named "cli <url> <AK>"; its secret stays in memory), so the app and later
+ * commands with the same flags see them. With --json every output
  * is one JSON object per line (the task as FmgrTaskView). Exit codes: 0 when the task (if
  * waited for) finished with every item succeeded; 1 when it finished with a failed item,
  * or the service does not know the id, or polling failed; 2 for bad usage.
  */
 
 export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
-/** Tasks and jobs the CLI records belong to this account id (no account row). */
-export const CLI_ACCOUNT_ID = 0;
 
 /** What the fmgr and vca commands work with; close() releases all of it. */
 export interface TasksContext {
   flags: AccountFlags;
   db: Db;
+  /** The session account of the flags (its secret kept in memory only). */
+  accountId: number;
   fmgr: FmgrTracker;
   vca: VcaTracker;
   close(): Promise<void>;
 }
 
-/** Opens the database and the trackers for the account flags. `signed`: the call needs AK and SK. */
-export function openTasksContext(opts: Record<string, unknown>, signed: boolean): TasksContext {
+/**
+ * Opens the app core on the --db file (no engine run, no embedded emulator, no other task
+ * polled) with the flags' account as a session account. `signed`: the call needs AK and SK.
+ */
+export async function openTasksContext(opts: Record<string, unknown>, signed: boolean): Promise<TasksContext> {
   const flags = readAccountFlags(opts);
   if (!flags.mgrUrl) throw new CliError('missing --mgr-url (or BLOCKLIFT_MGR_URL): the management host, e.g. http://127.0.0.1:8088');
   if (signed) {
     const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(Boolean);
     if (missing.length) throw new CliError(`missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`);
   }
-  const client = new MgrClient({ mgrUrl: flags.mgrUrl, accessKey: flags.accessKey, secretKey: flags.secretKey });
-  let db: Db;
+  const dbFile = flags.db ?? DEFAULT_DB_FILE;
+  let core: AppCore;
   try {
-    db = openDatabase(flags.db ?? DEFAULT_DB_FILE, MIGRATIONS);
+    core = await AppCore.open({ dataDir: path.dirname(path.resolve(dbFile)), dbFile, embeddedEmulator: false, startEngine: false, resumeTrackers: false, startWatching: false });
   } catch (e) {
-    client.close();
-    throw new CliError(`cannot open the database ${flags.db ?? DEFAULT_DB_FILE}: ${(e as Error).message}`);
+    throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
-  const mgrUrl = flags.mgrUrl;
-  const deps = { db, account: (id: number) => (id === CLI_ACCOUNT_ID ? { client, mgrUrl } : undefined) };
-  const fmgr = new FmgrTracker(deps);
-  const vca = new VcaTracker(deps);
-  return {
-    flags,
-    db,
-    fmgr,
-    vca,
-    close: async () => {
-      await fmgr.dispose();
-      await vca.dispose();
-      db.close();
-      client.close();
-    },
-  };
+  const accountId = core.useSessionAccount({
+    name: `cli ${flags.uploadUrl ?? flags.mgrUrl}${flags.accessKey ? ` ${flags.accessKey}` : ''}`,
+    uploadUrl: flags.uploadUrl ?? flags.mgrUrl,
+    mgrUrl: flags.mgrUrl,
+    accessKey: flags.accessKey,
+    secretKey: flags.secretKey,
+    tokenUrl: flags.tokenUrl,
+  });
+  return { flags, db: core.db, accountId, fmgr: core.fmgr, vca: core.vca, close: () => core.close() };
 }
 
 /** Turns a TaskError into the CLI's one-line error. */
@@ -241,9 +237,9 @@ export function register(program: Command): void {
       .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'));
     cmd.action(async (o: Record<string, unknown>) => {
       const ops = opsFromFlags(op, o);
-      const ctx = openTasksContext(o, true);
+      const ctx = await openTasksContext(o, true);
       try {
-        const t = await ctx.fmgr.submit(CLI_ACCOUNT_ID, op, ops, { force: o.force === true ? 1 : undefined, separate: o.separate === true ? 1 : undefined });
+        const t = await ctx.fmgr.submit(ctx.accountId, op, ops, { force: o.force === true ? 1 : undefined, separate: o.separate === true ? 1 : undefined });
         if (o.wait !== true) {
           print(ctx.flags, t, `${t.persistentId}\n`);
           return;
@@ -264,9 +260,9 @@ export function register(program: Command): void {
     .option('--wait', 'follow the task until it ends', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (persistentId: string, o: Record<string, unknown>) => {
-      const ctx = openTasksContext(o, false);
+      const ctx = await openTasksContext(o, false);
       try {
-        const tracked = ctx.fmgr.track(CLI_ACCOUNT_ID, persistentId);
+        const tracked = ctx.fmgr.track(ctx.accountId, persistentId);
         let t = (await ctx.fmgr.pollNow(tracked.id)) ?? tracked;
         if (o.wait === true && t.tracking === 'active') t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
         print(ctx.flags, t, formatFmgrTask(t) + (t.error && t.tracking === 'active' ? '  (this command asked once: run it again, or add --wait to keep asking)\n' : ''));

@@ -7,13 +7,13 @@ import { exportCsv, exportJson } from '../../tasks/vca-export';
 import type { VcaJobView } from '../../tasks/vca-view';
 import { addAccountOptions } from '../account-options';
 import { CliError } from '../cli-error';
-import { CLI_ACCOUNT_ID, cliErrorOf, openTasksContext, seconds, waitSignal, type TasksContext } from './fmgr';
+import { cliErrorOf, openTasksContext, seconds, waitSignal, type TasksContext } from './fmgr';
 
 /**
  * `blocklift vca create <url> --bucket <b> [--wait]`, `vca show <jobId> [--wait]`,
  * `vca review <jobId> …` and `vca export <jobId…> --csv|--json [--out file]`.
  *
- * Jobs live in the app's SQLite file (--db) under account 0. `show`, `review` and `export`
+ * Jobs live in the app's SQLite file (--db) under the flags' session account. `show`, `review` and `export`
  * of a job that is not in it yet fetch it from the service and store it first (origin
  * 'typed', so its video URL is unknown and exported as ''); a job still analysing is
  * asked about again. Exit codes: 0 ok; 1 analysis failed, job unknown, or service error;
@@ -57,9 +57,9 @@ const exitCodeOf = (j: VcaJobView) => (j.code === 2 || j.tracking === 'lost' || 
 
 /** The local job, fetched from the service and stored when missing, refreshed when not finished. */
 async function localJob(ctx: TasksContext, jobId: string): Promise<VcaJobView> {
-  const known = ctx.vca.find(CLI_ACCOUNT_ID, jobId.trim());
+  const known = ctx.vca.find(ctx.accountId, jobId.trim());
   if (known && known.tracking === 'done') return known;
-  const j = known ?? ctx.vca.track(CLI_ACCOUNT_ID, jobId);
+  const j = known ?? ctx.vca.track(ctx.accountId, jobId);
   return (await ctx.vca.pollNow(j.id)) ?? j;
 }
 
@@ -103,9 +103,9 @@ export function register(program: Command): void {
     .option('--wait', 'wait for the result and show it', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (url: string, o: Record<string, unknown>) => {
-      const ctx = openTasksContext(o, true);
+      const ctx = await openTasksContext(o, true);
       try {
-        const j = await ctx.vca.create({ accountId: CLI_ACCOUNT_ID, bucket: String(o.bucket), source: url, minConfidence: o.minConfidence as number | undefined });
+        const j = await ctx.vca.create({ accountId: ctx.accountId, bucket: String(o.bucket), source: url, minConfidence: o.minConfidence as number | undefined });
         if (o.wait !== true) {
           process.stdout.write(ctx.flags.json ? `${JSON.stringify(j)}\n` : `${j.jobId}\n`);
           return;
@@ -125,7 +125,7 @@ export function register(program: Command): void {
     .option('--wait', 'wait until the analysis ends', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (jobId: string, o: Record<string, unknown>) => {
-      const ctx = openTasksContext(o, false);
+      const ctx = await openTasksContext(o, false);
       try {
         let j = await localJob(ctx, jobId);
         if (o.wait === true && j.tracking === 'active') j = await waitPrinting(ctx, j.id, o.timeout as number | undefined);
@@ -146,7 +146,7 @@ export function register(program: Command): void {
     .option('--undo <label>', 'take a decision back (repeatable)', collect)
     .option('--min-confidence <0..1>', 'threshold for labels nobody decided on', threshold)
     .action(async (jobId: string, o: Record<string, unknown>) => {
-      const ctx = openTasksContext(o, false);
+      const ctx = await openTasksContext(o, false);
       try {
         let j = await localJob(ctx, jobId);
         if (j.code !== 3) throw new CliError(`job ${j.jobId} has no labels to review (${j.state ?? 'no result yet'})`, 1);
@@ -181,7 +181,7 @@ export function register(program: Command): void {
       // --json is the shared "machine output" flag; here it picks the JSON format.
       const format = o.csv === true ? 'csv' : o.json === true ? 'json' : undefined;
       if (!format || (o.csv === true && o.json === true)) throw new CliError('vca export needs exactly one of --csv or --json');
-      const ctx = openTasksContext(o, false);
+      const ctx = await openTasksContext(o, false);
       try {
         const rows: number[] = [];
         for (const id of jobIds) {
