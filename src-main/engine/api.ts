@@ -15,3 +15,32 @@ export interface TransferQueue {
    */
   onTransferChange(listener: (t: TransferSnapshot) => void): () => void;
 }
+
+/** Progress of a running transfer (throttled to ~10 updates a second per transfer). */
+export interface ProgressEvent {
+  id: number;
+  bytesDone: number;
+  size: number;
+  /** Bytes per second, moving average over the last few seconds. */
+  speed: number;
+  etaSeconds: number | null;
+}
+
+/**
+ * What the UI, the scheduler of watched folders and the service use to steer transfers.
+ * UploadEngine implements it next to TransferQueue.
+ */
+export interface TransferControl {
+  /** Pauses a queued or running transfer (running: after its chunks in flight); false when not applicable. */
+  pause(id: number): boolean;
+  /** Puts a paused or failed transfer back in the queue; it continues from committed offsets. */
+  resume(id: number): boolean;
+  /** Cancels a transfer that has not finished; its uploaded blocks are forgotten. */
+  cancel(id: number): boolean;
+  pauseAll(): number;
+  resumeAll(): number;
+  cancelAll(): number;
+  /** Bandwidth for all transfers together, bytes per second, applied at once; null for none. */
+  setBandwidthLimit(bytesPerSec: number | null): void;
+  onProgress(listener: (p: ProgressEvent) => void): () => void;
+}

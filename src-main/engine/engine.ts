@@ -1,6 +1,6 @@
 import type { UploadClient } from '../protocol/client';
 import type { ConflictPolicy, TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
-import type { TransferQueue } from './api';
+import type { ProgressEvent, TransferControl, TransferQueue } from './api';
 import { BufferPool } from './buffers';
 import { StopRequest, TransferFailure } from './errors';
 import { FileUpload, type UploadDeps, type UploadOutcome } from './file-upload';
@@ -18,6 +18,8 @@ export interface AccountAccess {
   client: UploadClient;
   tokens: TokenProvider;
 }
+
+export type { ProgressEvent };
 
 export interface EngineOptions {
   store: EngineStore;
@@ -39,15 +41,6 @@ export interface EngineOptions {
   now?: () => number;
 }
 
-/** Progress of a running transfer (throttled to ~10 a second per transfer). */
-export interface ProgressEvent {
-  id: number;
-  bytesDone: number;
-  size: number;
-  speed: number;
-  etaSeconds: number | null;
-}
-
 /** How long close() lets chunks in flight finish before aborting them. */
 const CLOSE_GRACE_MS = 3000;
 
@@ -57,7 +50,7 @@ const CLOSE_GRACE_MS = 3000;
  * transfers, highest priority first, within the scheduler's limits, until `close()`.
  * Listener exceptions are caught and never reach the engine.
  */
-export class UploadEngine implements TransferQueue {
+export class UploadEngine implements TransferQueue, TransferControl {
   private readonly store: EngineStore;
   private readonly scheduler: Scheduler;
   private readonly limiter: BandwidthLimiter;
