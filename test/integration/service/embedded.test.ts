@@ -79,5 +79,12 @@ describe('the embedded default', () => {
     const auto = await w.open();
     expect(auto.embedded).toBeUndefined();
     expect(auto.accounts.byName(LOCAL_ACCOUNT_NAME)).toBeUndefined();
+    // An account whose secret cannot be found: its transfer fails with an error naming what to set.
+    const file = path.join(w.tmp, 'f.txt');
+    writeFileSync(file, 'x');
+    const cloud = auto.accounts.byName('cloud')!;
+    const [id] = auto.engine.enqueue([{ accountId: cloud.id, bucket: 'b', key: 'f.txt', localPath: file, source: 'manual' }]);
+    const failed = await w.waitFor(isType('transfer-changed', (e) => e.transfer.id === id && e.transfer.state === 'failed'));
+    expect(failed.transfer.lastError?.message).toContain('BLOCKLIFT_TEST_NOT_SET');
   });
 });
