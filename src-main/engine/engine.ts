@@ -119,6 +119,14 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.limiter.setRate(bytesPerSec);
   }
 
+  /**
+   * Forgets the cached client and token source of an account (its URL or keys changed);
+   * the next transfer of it resolves the account again. Running transfers keep theirs.
+   */
+  forgetAccount(accountId: number): void {
+    this.accounts.delete(accountId);
+  }
+
   get bandwidthLimit(): number | null {
     return this.limiter.rate;
   }
