@@ -1,12 +1,10 @@
+import type { MgrClient } from '../protocol/client';
 import type { VcaJob } from '../protocol/types';
-import type { Tracking } from '../store/tasks/rows';
-import { VcaRepo, type LabelDecision, type VcaJobRow, type VcaJobUpdate, type VcaOrigin } from '../store/tasks/vca-repo';
+import { VcaRepo, type LabelDecision, type VcaJobRow, type VcaOrigin } from '../store/tasks/vca-repo';
 import { objectAccessUrl } from './access-url';
-import { Listeners, NOTIFY_VCA_PATH, notifyUrl, resolveDeps, type ResolvedDeps, type TrackerDeps } from './deps';
-import { decideAfterError } from './follow-up';
-import { classifyPollError } from './poll-errors';
-import { nextPollDelayMs } from './poll-policy';
-import { PollTimers } from './poll-timers';
+import { NOTIFY_VCA_PATH, notifyUrl, type TrackerDeps } from './deps';
+import { Follower, type RemoteUpdate } from './follower';
+import type { PollFailure } from './poll-errors';
 import { acceptedRows, type ExportRow } from './review';
 import { checkRemoteId, TaskError } from './task-error';
 import { explainVcaError } from './vca-errors';
@@ -29,33 +27,16 @@ export interface CreateVcaJob {
  * by type, and holds the reviewer's decisions (which survive restarts: they are in SQLite).
  * Same ownership rules as FmgrTracker: call resume() after construction, dispose() at the end.
  */
-export class VcaTracker {
+export class VcaTracker extends Follower<VcaJobRow, VcaJobView, VcaJob> {
   readonly repo: VcaRepo;
-  private readonly d: ResolvedDeps;
-  private readonly timers = new PollTimers();
-  private readonly listeners = new Listeners<VcaJobView>();
 
   constructor(deps: TrackerDeps) {
-    this.d = resolveDeps(deps);
+    super(deps, 'VCA job');
     this.repo = new VcaRepo(this.d.db);
   }
 
-  onChange(fn: (j: VcaJobView) => void): () => void {
-    return this.listeners.add(fn);
-  }
-
-  get(jobRow: number): VcaJobView | undefined {
-    const j = this.repo.get(jobRow);
-    return j && this.view(j);
-  }
-
-  find(accountId: number, jobId: string): VcaJobView | undefined {
-    const j = this.repo.find(accountId, jobId);
-    return j && this.view(j);
-  }
-
-  list(opts: { tracking?: Tracking; limit?: number; beforeId?: number } = {}): VcaJobView[] {
-    return this.repo.list(opts).map((j) => this.view(j));
+  protected get rows(): VcaRepo {
+    return this.repo;
   }
 
   /**
@@ -101,50 +82,14 @@ export class VcaTracker {
   }
 
   private start(j: Parameters<VcaRepo['ensure']>[0]): VcaJobView {
-    const { job } = this.repo.ensure(j, this.d.now());
-    if (job.tracking === 'active' && !this.timers.has(job.id)) {
-      const delay = j.origin === 'typed' ? 0 : nextPollDelayMs(this.d.policy, { polls: job.polls, consecutiveErrors: 0, push: job.notifyUrl !== null }, this.d.random);
-      this.scheduleAt(job.id, delay);
-    }
-    return this.changed(job);
-  }
-
-  resume(): number {
-    const now = this.d.now();
-    let n = 0;
-    for (let page = this.repo.list({ tracking: 'active', limit: 500 }); page.length > 0; page = this.repo.list({ tracking: 'active', limit: 500, beforeId: page[page.length - 1]!.id })) {
-      for (const j of page) {
-        if (this.timers.has(j.id)) continue;
-        this.scheduleAt(j.id, j.nextPollAt === null ? 0 : Math.max(0, j.nextPollAt - now));
-        n++;
-      }
-    }
-    return n;
-  }
-
-  async pollNow(jobRow: number): Promise<VcaJobView | undefined> {
-    this.timers.cancel(jobRow);
-    await this.poll(jobRow, this.timers.signal, true);
-    return this.get(jobRow);
-  }
-
-  stop(jobRow: number): VcaJobView | undefined {
-    if (!this.repo.get(jobRow)) return undefined;
-    this.timers.cancel(jobRow);
-    return this.changed(this.repo.setTracking(jobRow, 'stopped', this.d.now()));
+    return this.follow(this.repo.ensure(j, this.d.now()).job, j.origin === 'typed');
   }
 
   /** Applies a verified notification body ({jobId, code, desc, results}); see FmgrTracker.applyNotification. */
   applyNotification(accountId: number, body: { jobId: string; code: number; desc: string; results: VcaJob['results'] }): VcaJobView {
     const id = checkRemoteId(body.jobId, 'jobId');
-    const now = this.d.now();
-    const { job } = this.repo.ensure({ accountId, jobId: id, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl }, now);
-    const tracking: Tracking = job.tracking === 'done' ? 'done' : 'active';
-    const nextPollAt = tracking === 'active' ? now + this.d.policy.afterNotifyMs : null;
-    const row = this.repo.recordJob(job.id, { code: body.code, desc: body.desc, results: body.results }, { fromPoll: false, tracking, nextPollAt, nowMs: now });
-    this.timers.bump(job.id);
-    if (tracking === 'active') this.scheduleAt(job.id, this.d.policy.afterNotifyMs);
-    return this.changed(row);
+    const { job } = this.repo.ensure({ accountId, jobId: id, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl }, this.d.now());
+    return this.applyPushed(job, (u) => this.repo.recordJob(job.id, { code: body.code, desc: body.desc, results: body.results }, { fromPoll: false, ...u }));
   }
 
   /** Records the reviewer's decision on a label; throws ReviewInputError on bad input. */
@@ -162,93 +107,29 @@ export class VcaTracker {
     return jobRows.flatMap((id) => acceptedRows(this.repo.mustGet(id), this.repo.labels(id)));
   }
 
-  waitUntilSettled(jobRow: number, signal?: AbortSignal): Promise<VcaJobView> {
-    return new Promise((resolve, reject) => {
-      const check = (v: VcaJobView | undefined) => {
-        if (!v) {
-          finish();
-          reject(new TaskError('bad-input', `no VCA job with row id ${jobRow}`));
-        } else if (v.tracking !== 'active') {
-          finish();
-          resolve(v);
-        }
-      };
-      const onAbort = () => {
-        finish();
-        reject(new TaskError('aborted', 'stopped waiting'));
-      };
-      const off = this.listeners.add((v) => {
-        if (v.id === jobRow) check(v);
-      });
-      const finish = () => {
-        off();
-        signal?.removeEventListener('abort', onAbort);
-        this.timers.signal.removeEventListener('abort', onAbort);
-      };
-      if (signal?.aborted || this.timers.disposed) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      // dispose() ends every wait too.
-      this.timers.signal.addEventListener('abort', onAbort, { once: true });
-      check(this.get(jobRow));
-    });
+  protected fetchRemote(client: MgrClient, job: VcaJobRow, signal: AbortSignal): Promise<VcaJob> {
+    return client.vcaSearch(job.jobId, signal);
   }
 
-  async dispose(): Promise<void> {
-    await this.timers.dispose();
-    this.listeners.clear();
+  protected recordRemote(job: VcaJobRow, found: VcaJob, u: RemoteUpdate): VcaJobRow {
+    return this.repo.recordJob(job.id, { code: found.code, desc: found.desc, notifyResult: found.notifyResult, results: found.results }, { fromPoll: true, ...u });
   }
 
-  private scheduleAt(jobRow: number, delayMs: number): void {
-    this.timers.schedule(jobRow, delayMs, (signal) => this.poll(jobRow, signal, false));
+  protected isTerminal(found: VcaJob): boolean {
+    return isVcaTerminal(found);
   }
 
-  private async poll(jobRow: number, signal: AbortSignal, manual: boolean): Promise<void> {
-    const job = this.repo.get(jobRow);
-    if (!job || (job.tracking !== 'active' && !manual) || signal.aborted) return;
-    const acct = this.d.account(job.accountId);
-    const push = job.notifyUrl !== null;
-    if (!acct) {
-      this.changed(this.repo.recordError(jobRow, {
-        code: 'no-account', message: `account ${job.accountId} has no management host any more; set it and track the job again`,
-        notFound: false, tracking: 'failed', nextPollAt: null, nowMs: this.d.now(),
-      }));
-      return;
-    }
-    const epoch = this.timers.epoch(jobRow);
-    let found: VcaJob;
-    try {
-      found = await acct.client.vcaSearch(job.jobId, signal);
-    } catch (e) {
-      const f = classifyPollError(e);
-      if (f.cls === 'aborted' || this.timers.epoch(jobRow) !== epoch) return;
-      const now = this.d.now();
-      const message = f.cls === 'not-found' ? explainVcaError(e, { jobId: job.jobId }).message : f.message;
-      const { tracking, delayMs } = decideAfterError(this.d.policy, job, f, push, now, this.d.random);
-      const row = this.repo.recordError(jobRow, { ...f, message, notFound: f.cls === 'not-found', tracking, nextPollAt: tracking === 'active' ? now + delayMs : null, nowMs: now });
-      if (tracking === 'active') this.scheduleAt(jobRow, delayMs);
-      this.changed(row);
-      return;
-    }
-    // A notification that arrived meanwhile is newer than this answer, and scheduled its own poll.
-    if (signal.aborted || this.timers.epoch(jobRow) !== epoch) return;
-    const now = this.d.now();
-    const tracking: Tracking = isVcaTerminal(found) ? 'done' : job.tracking === 'stopped' ? 'stopped' : 'active';
-    // While the service is notifying (notifyResult 1), its outcome is near: the normal schedule.
-    const delay = nextPollDelayMs(this.d.policy, { polls: job.polls + 1, consecutiveErrors: 0, push: push && found.notifyResult !== 1 }, this.d.random);
-    const update: VcaJobUpdate = { code: found.code, desc: found.desc, notifyResult: found.notifyResult, results: found.results };
-    const row = this.repo.recordJob(jobRow, update, { fromPoll: true, tracking, nextPollAt: tracking === 'active' ? now + delay : null, nowMs: now });
-    if (tracking === 'active') this.scheduleAt(jobRow, delay);
-    this.changed(row);
+  /** While the service is notifying (notifyResult 1), its outcome is near. */
+  protected isNotifying(found: VcaJob): boolean {
+    return found.notifyResult === 1;
   }
 
-  private view(j: VcaJobRow): VcaJobView {
+  protected override errorMessage(e: unknown, f: PollFailure, job: VcaJobRow): string {
+    return f.cls === 'not-found' ? explainVcaError(e, { jobId: job.jobId }).message : f.message;
+  }
+
+  protected view(j: VcaJobRow): VcaJobView {
     return vcaJobView(j, this.repo.labels(j.id));
-  }
-
-  private changed(j: VcaJobRow): VcaJobView {
-    const v = this.view(j);
-    this.listeners.emit(v);
-    return v;
   }
 }
 
