@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Db } from '../store/db';
 import type { Clock } from './contracts';
 import { newBlockId } from './ctx';
+import { BlockUnitHasher } from './unit-hasher';
 
 /** An unmerged block: its committed progress lives in SQLite, its bytes in <data>/blocks/<id>. */
 export interface BlockRecord {
@@ -14,6 +15,8 @@ export interface BlockRecord {
   received: number;
   /** CRC-32 of the committed bytes. */
   crc32: number;
+  /** The etag's SHA1s of the block's finished 4 MiB units (20 bytes each, in order). */
+  unitDigests: Buffer;
   createdAt: number;
   updatedAt: number;
 }
@@ -25,6 +28,7 @@ interface BlockRow {
   block_size: number;
   received: number;
   crc32: number;
+  unit_digests: Buffer;
   created_at: number;
   updated_at: number;
 }
@@ -36,6 +40,7 @@ const toRecord = (r: BlockRow): BlockRecord => ({
   blockSize: r.block_size,
   received: r.received,
   crc32: r.crc32,
+  unitDigests: r.unit_digests,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -48,12 +53,24 @@ const toRecord = (r: BlockRow): BlockRecord => ({
 export class BlockStore {
   private readonly dir: string;
   private readonly busy = new Set<string>();
+  /** Running unit SHA1 per block, in memory only (rebuilt from the block file after a restart). */
+  private readonly hashers = new Map<string, BlockUnitHasher>();
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly commitStmt;
+  private readonly deleteStmt;
 
   constructor(
     private readonly db: Db,
     dataDir: string,
     private readonly clock: Clock,
   ) {
+    this.insertStmt = db.prepare(
+      'INSERT INTO blocks (id, batch, block_order, block_size, received, crc32, unit_digests, created_at, updated_at) VALUES (@id, @batch, @block_order, @block_size, @received, @crc32, @unit_digests, @created_at, @updated_at)',
+    );
+    this.getStmt = db.prepare<[string], BlockRow>('SELECT * FROM blocks WHERE id = ?');
+    this.commitStmt = db.prepare<[number, number, Buffer, number, string]>('UPDATE blocks SET received = ?, crc32 = ?, unit_digests = ?, updated_at = ? WHERE id = ?');
+    this.deleteStmt = db.prepare<[string]>('DELETE FROM blocks WHERE id = ?');
     this.dir = path.join(dataDir, 'blocks');
     mkdirSync(this.dir, { recursive: true });
     this.removeStrayFiles();
@@ -66,25 +83,53 @@ export class BlockStore {
   /** A new empty block (row and file). */
   create(batch: string, blockOrder: number, blockSize: number): BlockRecord {
     const now = this.clock.now();
-    const row: BlockRow = { id: newBlockId(), batch, block_order: blockOrder, block_size: blockSize, received: 0, crc32: 0, created_at: now, updated_at: now };
+    const row: BlockRow = { id: newBlockId(), batch, block_order: blockOrder, block_size: blockSize, received: 0, crc32: 0, unit_digests: Buffer.alloc(0), created_at: now, updated_at: now };
     writeFileSync(this.filePath(row.id), Buffer.alloc(0));
-    this.db
-      .prepare('INSERT INTO blocks (id, batch, block_order, block_size, received, crc32, created_at, updated_at) VALUES (@id, @batch, @block_order, @block_size, @received, @crc32, @created_at, @updated_at)')
-      .run(row);
+    this.insertStmt.run(row);
+    this.hashers.set(row.id, new BlockUnitHasher(0));
     return toRecord(row);
   }
 
   get(id: string): BlockRecord | undefined {
-    const r = this.db.prepare<[string], BlockRow>('SELECT * FROM blocks WHERE id = ?').get(id);
+    const r = this.getStmt.get(id);
     return r ? toRecord(r) : undefined;
   }
 
-  /** Records that the block now holds `received` bytes whose CRC-32 is `crc32`. */
-  commit(id: string, received: number, crc32: number): BlockRecord {
-    this.db.prepare('UPDATE blocks SET received = ?, crc32 = ?, updated_at = ? WHERE id = ?').run(received, crc32, this.clock.now(), id);
-    const b = this.get(id);
-    if (!b) throw new Error(`block ${id} vanished while being written`);
-    return b;
+  /**
+   * The unit hasher of `block`, positioned at its committed size: the one in memory when it
+   * is in step, else rebuilt by re-reading the block's unfinished unit (at most 4 MiB).
+   * The caller holds the block's lock and either commits through `commit` or calls
+   * `dropHasher` when the chunk failed.
+   */
+  async unitHasher(block: BlockRecord): Promise<BlockUnitHasher> {
+    const h = this.hashers.get(block.id);
+    if (h && h.at === block.received) return h;
+    const rebuilt = await BlockUnitHasher.rebuild(this.filePath(block.id), block.received);
+    this.hashers.set(block.id, rebuilt);
+    return rebuilt;
+  }
+
+  /** Forgets the in-memory unit state of a block (a chunk failed after feeding it). */
+  dropHasher(id: string): void {
+    this.hashers.delete(id);
+  }
+
+  /**
+   * Records that `block` now holds `received` bytes whose CRC-32 is `crc32`, appending the
+   * unit digests `hasher` finished (and, when the block is now complete, the digest of its
+   * last partial unit).
+   */
+  commit(block: BlockRecord, received: number, crc32: number, hasher: BlockUnitHasher): BlockRecord {
+    if (hasher.at !== received) throw new Error(`block ${block.id}: unit hasher at ${hasher.at}, committing ${received}`);
+    if (received === block.blockSize) hasher.finishBlock();
+    const added = hasher.takeFinished();
+    // The caller holds the block's lock, so `block` is its current row: no read-back needed.
+    const unitDigests = added.length ? Buffer.concat([block.unitDigests, added]) : block.unitDigests;
+    const now = this.clock.now();
+    const { changes } = this.commitStmt.run(received, crc32, unitDigests, now, block.id);
+    if (changes !== 1) throw new Error(`block ${block.id} vanished while being written`);
+    if (received === block.blockSize) this.hashers.delete(block.id);
+    return { ...block, received, crc32, unitDigests, updatedAt: now };
   }
 
   tryLock(id: string): boolean {
@@ -98,11 +143,13 @@ export class BlockStore {
   }
 
   remove(ids: readonly string[]): void {
-    const del = this.db.prepare('DELETE FROM blocks WHERE id = ?');
     this.db.transaction(() => {
-      for (const id of ids) del.run(id);
+      for (const id of ids) this.deleteStmt.run(id);
     })();
-    for (const id of ids) rmSync(this.filePath(id), { force: true });
+    for (const id of ids) {
+      this.hashers.delete(id);
+      rmSync(this.filePath(id), { force: true });
+    }
   }
 
   /** Removes blocks untouched since before `cutoffMs` (and not in use); returns how many. */

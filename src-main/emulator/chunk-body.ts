@@ -25,6 +25,8 @@ export interface ReceiveChunkOptions {
   /** The body must be exactly this long (the request's Content-Length). */
   declaredBytes: number;
   blockCrcBefore: number;
+  /** Fed every piece of the body as it arrives (the etag's unit SHA1s). */
+  onPiece?: (piece: Buffer) => void;
   /** Fault injection: read no faster than this. */
   bandwidthBytesPerSec?: number;
   /** Fault injection: destroy the connection once this many bytes have arrived. */
@@ -66,6 +68,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
         md5.update(piece);
         bodyCrc = crc32(piece, bodyCrc);
         blockCrc = crc32(piece, blockCrc);
+        o.onPiece?.(piece);
         pending.push(piece);
         pendingBytes += piece.length;
         if (pendingBytes >= WRITE_BUFFER_BYTES) await flush();

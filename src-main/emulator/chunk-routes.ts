@@ -87,6 +87,7 @@ function checkChunkLength(req: IncomingMessage, remainingBytes: number): number 
 async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockRecord, length: number, batch: string): Promise<BlockContext> {
   const endpoint = block.received === 0 ? 'mkblk' : 'bput';
   const reset = deps.faults.resetFor(endpoint);
+  const hasher = await deps.blocks.unitHasher(block);
   let receipt;
   try {
     receipt = await receiveChunk(req, {
@@ -94,14 +95,16 @@ async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockReco
       position: block.received,
       declaredBytes: length,
       blockCrcBefore: block.crc32,
+      onPiece: (piece) => hasher.update(piece),
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,
       resetAfterBytes: reset ? Math.max(1, Math.floor(length / 2)) : undefined,
     });
   } catch (e) {
+    deps.blocks.dropHasher(block.id);
     if (e instanceof ChunkResetError) throw new HttpError(599, e.message);
     throw e;
   }
-  const committed = deps.blocks.commit(block.id, block.received + receipt.bytes, receipt.blockCrc32);
+  const committed = deps.blocks.commit(block, block.received + receipt.bytes, receipt.blockCrc32, hasher);
   return {
     ctx: deps.signer.sign({ blockId: block.id, blockOrder: block.blockOrder, offset: committed.received, batch }),
     checksum: receipt.md5Hex,

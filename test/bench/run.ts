@@ -26,6 +26,12 @@ const BUCKET = 'bench';
 const ONE_BYTES = Number(process.env.BENCH_FILE_MIB ?? 1024) * MiB;
 const BIG_BYTES = Number(process.env.BENCH_BIG_MIB ?? 4096) * MiB;
 const SMALL_FILES = Number(process.env.BENCH_SMALL_FILES ?? 2000);
+/**
+ * BENCH_ONLY=one,resume,four,small,sync runs only those sections (for profiling one
+ * figure); unset runs everything. The baseline runs with `one`.
+ */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
+const runs = (section: string): boolean => !ONLY || ONLY.has(section);
 
 interface ChildResult {
   elapsedMs: number;
@@ -88,8 +94,9 @@ async function main(): Promise<void> {
     process.stderr.write(`emulator at ${uploadUrl}\n`);
 
     const f1 = path.join(tmp, 'one-gib.bin');
-    await makeFile(f1, ONE_BYTES);
+    if (runs('one') || runs('resume')) await makeFile(f1, ONE_BYTES);
 
+    if (runs('one')) {
     // Baseline: plain node:http, 4 MiB bodies, 4 at a time, to a server writing them to disk.
     await mkdir(path.join(tmp, 'baseline'));
     const server = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'server', path.join(tmp, 'baseline')]);
@@ -114,8 +121,10 @@ async function main(): Promise<void> {
     results.client_cpu_s_per_gib = one.cpuSeconds / (one.bytes / GiB);
     results.rss_mib_1gib = one.peakRssBytes / MiB;
     results.event_loop_p99_ms = one.loopP99Ms;
+    }
 
     // Resume waste: SIGKILL at 50%, run again on the same database.
+    if (runs('resume')) {
     let sentBeforeKill = 0;
     let killed = false;
     await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl, { BENCH_REPORT_SENT: '1' }, (line, child) => {
@@ -129,17 +138,21 @@ async function main(): Promise<void> {
     });
     const resumed = (await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl))!;
     results.resume_waste_bytes = Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES);
+    }
 
     // 4 GiB: memory must not grow with file size.
     await rm(f1, { force: true });
+    if (runs('four')) {
     const f4 = path.join(tmp, 'four-gib.bin');
     await makeFile(f4, BIG_BYTES);
     const four = (await uploadRun([f4], path.join(tmp, 'four.db'), uploadUrl))!;
     results.rss_mib_4gib = four.peakRssBytes / MiB;
     results.upload_mbps_4gib = four.bytes / 1e6 / (four.elapsedMs / 1000);
     await rm(f4, { force: true });
+    }
 
     // 2,000 files of 4 KiB.
+    if (runs('small')) {
     const small = path.join(tmp, 'small');
     await mkdir(small);
     const names: string[] = [];
@@ -150,11 +163,12 @@ async function main(): Promise<void> {
     }
     const smallRun = (await uploadRun(names, path.join(tmp, 'small.db'), uploadUrl, { BENCH_FILES: '16' }))!;
     results.small_files_per_s = smallRun.files / (smallRun.elapsedMs / 1000);
+    }
 
     emu.child.kill('SIGTERM');
 
     const syncBench = path.join(HERE, 'sync.ts');
-    if (existsSync(syncBench)) {
+    if (runs('sync') && existsSync(syncBench)) {
       const mod = (await import(pathToFileURL(syncBench).href)) as { runSyncBench?: () => Promise<Record<string, number>> };
       if (mod.runSyncBench) Object.assign(results, await mod.runSyncBench());
     }
@@ -164,8 +178,10 @@ async function main(): Promise<void> {
   }
 
   const out = { date: new Date().toISOString(), node: process.version, ...roundAll(results) };
-  await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
-  await writeFile(path.join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(out, null, 2)}\n`);
+  // A partial run (BENCH_ONLY) must not replace the full table.
+  const outFile = path.join(ROOT, ONLY ? 'bench/results/partial.json' : 'bench/results/latest.json');
+  await mkdir(path.dirname(outFile), { recursive: true });
+  await writeFile(outFile, `${JSON.stringify(out, null, 2)}\n`);
   const width = Math.max(...Object.keys(out).map((k) => k.length));
   for (const [k, v] of Object.entries(out)) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
 }

@@ -1,0 +1,90 @@
+import { createHash, type Hash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { ETAG_UNIT_BYTES } from '../protocol/etag';
+
+/** Size of one persisted unit digest (SHA1). */
+export const UNIT_DIGEST_BYTES = 20;
+
+/**
+ * The etag's per-4-MiB-unit SHA1s of one block, computed while its chunks arrive. Every
+ * block but a file's last is a multiple of 4 MiB, so units never straddle blocks: a block's
+ * units start at block offsets 0, 4 MiB, 8 MiB… Holds the running SHA1 of the unit in
+ * progress and the digests finished since the last `takeFinished()`.
+ *
+ * Valid only while `at` equals the block's committed size; a chunk that fails part way
+ * leaves it ahead of the committed state, so the owner drops it and `rebuild`s it.
+ */
+export class BlockUnitHasher {
+  private unit: Hash = createHash('sha1');
+  private unitFill: number;
+  private finished: Buffer[] = [];
+  /** Block offset up to which bytes have been fed. */
+  at: number;
+
+  constructor(at: number) {
+    this.at = at;
+    this.unitFill = at % ETAG_UNIT_BYTES;
+    if (this.unitFill !== 0) throw new RangeError(`a unit hasher starts on a unit boundary, not at ${at}; use BlockUnitHasher.rebuild`);
+  }
+
+  /** A hasher for a block holding `committedBytes`: re-reads only the unfinished unit from `file`. */
+  static async rebuild(file: string, committedBytes: number): Promise<BlockUnitHasher> {
+    const fill = committedBytes % ETAG_UNIT_BYTES;
+    const h = new BlockUnitHasher(committedBytes - fill);
+    if (fill === 0) return h;
+    const fh = await open(file, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(fill);
+      const { bytesRead } = await fh.read(buf, 0, fill, committedBytes - fill);
+      if (bytesRead !== fill) throw new Error(`block file ${file} is shorter than its committed ${committedBytes} bytes`);
+      h.update(buf);
+    } finally {
+      await fh.close();
+    }
+    return h;
+  }
+
+  update(piece: Uint8Array): void {
+    let pos = 0;
+    while (pos < piece.byteLength) {
+      const take = Math.min(ETAG_UNIT_BYTES - this.unitFill, piece.byteLength - pos);
+      this.unit.update(take === piece.byteLength ? piece : piece.subarray(pos, pos + take));
+      this.unitFill += take;
+      pos += take;
+      if (this.unitFill === ETAG_UNIT_BYTES) {
+        this.finished.push(this.unit.digest());
+        this.unit = createHash('sha1');
+        this.unitFill = 0;
+      }
+    }
+    this.at += piece.byteLength;
+  }
+
+  /** Closes the unit in progress (the block's end); a block ending on a unit boundary adds nothing. */
+  finishBlock(): void {
+    if (this.unitFill === 0) return;
+    this.finished.push(this.unit.digest());
+    this.unit = createHash('sha1');
+    this.unitFill = 0;
+  }
+
+  /** The digests finished since the last call, concatenated (to append to the block's row). */
+  takeFinished(): Buffer {
+    const out = this.finished.length === 1 ? this.finished[0]! : Buffer.concat(this.finished);
+    this.finished = [];
+    return out;
+  }
+}
+
+/** Number of unit digests a complete block of `blockSize` bytes has. */
+export function unitsOfBlock(blockSize: number): number {
+  return Math.ceil(blockSize / ETAG_UNIT_BYTES);
+}
+
+/** Splits concatenated 20-byte digests. */
+export function splitDigests(concatenated: Uint8Array): Buffer[] {
+  const out: Buffer[] = [];
+  const b = Buffer.from(concatenated.buffer, concatenated.byteOffset, concatenated.byteLength);
+  for (let i = 0; i + UNIT_DIGEST_BYTES <= b.length; i += UNIT_DIGEST_BYTES) out.push(b.subarray(i, i + UNIT_DIGEST_BYTES));
+  return out;
+}
