@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AppCore } from '../../service/app-core';
 import type { WatchEvent } from '../../shared/events';
+import type { VcaJobView } from '../../shared/task-views';
 import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
 import { RootRefusedError } from '../../sync/root-guard';
@@ -30,6 +31,8 @@ export function register(program: Command): void {
     .option('--stability-ms <ms>', 'a file is uploaded after its size and mtime stayed the same this long', '2000')
     .option('--conflict <policy>', 'when the key exists: skip, overwrite or rename', 'overwrite')
     .option('--delete-remote', 'a file deleted locally is deleted on the service too (Fmgr delete; needs --mgr-url)')
+    .option('--analyse-videos', 'start a video content analysis (VCA) job for every uploaded video (needs --mgr-url and --download-domain)')
+    .option('--download-domain <url>', 'base URL where the bucket\'s objects are downloaded (for VCA source URLs), e.g. https://media.example.com')
     .option('--no-server-side-rename', 'upload a renamed file again instead of an Fmgr copy/move')
     .option('--backend <name>', `watcher backend: ${WATCHER_BACKENDS.join(' or ')}`, 'parcel')
     .option('--concurrency <N>', 'files uploading at once', '4');
@@ -51,6 +54,10 @@ function parseFlags(opts: Record<string, unknown>) {
   const backend = String(opts.backend) as WatcherBackend;
   if (!WATCHER_BACKENDS.includes(backend)) throw new CliError(`--backend must be ${WATCHER_BACKENDS.join(' or ')}, not "${backend}"`);
   if (opts.deleteRemote && !acc.mgrUrl) throw new CliError('--delete-remote needs --mgr-url (or BLOCKLIFT_MGR_URL) for the Fmgr delete');
+  const downloadDomain = typeof opts.downloadDomain === 'string' ? opts.downloadDomain : undefined;
+  if (opts.analyseVideos && (!acc.mgrUrl || !downloadDomain)) {
+    throw new CliError('--analyse-videos needs --mgr-url (the VCA service) and --download-domain (where the service fetches the uploaded video from)');
+  }
   let options;
   try {
     options = normalizeWatchOptions({
@@ -64,12 +71,13 @@ function parseFlags(opts: Record<string, unknown>) {
       localDelete: opts.deleteRemote ? 'delete-remote' : 'keep',
       rename: opts.serverSideRename === false ? 'upload' : 'server-side',
       keyTemplate: opts.keyTemplate,
+      vcaForVideos: opts.analyseVideos === true,
     });
   } catch (e) {
     if (e instanceof WatchOptionsError) throw new CliError(e.message.replace('watch option ', 'option '));
     throw e;
   }
-  return { acc, bucket, prefix: String(opts.prefix ?? ''), options, backend, concurrency: wholeNumber('--concurrency', opts.concurrency, 1, 64) };
+  return { acc, bucket, downloadDomain, prefix: String(opts.prefix ?? ''), options, backend, concurrency: wholeNumber('--concurrency', opts.concurrency, 1, 64) };
 }
 
 const MiB = 1024 * 1024;
@@ -114,6 +122,17 @@ function report(e: WatchEvent, json: boolean): void {
   }
 }
 
+/** One line when a video's analysis ends: its labels (JSON with --json, as `vca show` gives them). */
+function reportVcaJob(job: VcaJobView, json: boolean): void {
+  const labels = job.results.flatMap((g) => g.labels.map((l) => ({ type: g.type, label: l.correctedText ?? l.attribute, confidence: l.confidence })));
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ vcaJob: job.jobId, source: job.sourceUrl, state: job.state, labels, ...(job.error ? { error: job.error } : {}) })}\n`);
+  } else {
+    const text = labels.map((l) => `${l.label} ${l.confidence}`).join(', ');
+    process.stdout.write(`vca      ${job.sourceUrl ?? job.jobId}: ${job.state ?? job.error?.message ?? job.tracking}${text ? ` (${text})` : ''}\n`);
+  }
+}
+
 /**
  * Runs the watch over the app core (service/app-core.ts) on the --db file, with the flags'
  * account as a session account (its secret kept in memory, never written) and no embedded
@@ -149,12 +168,14 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       name: `cli ${f.acc.uploadUrl}${f.acc.accessKey ? ` ${f.acc.accessKey}` : ''}`,
       uploadUrl: f.acc.uploadUrl!,
       mgrUrl: f.acc.mgrUrl,
+      downloadDomain: f.downloadDomain,
       accessKey: f.acc.accessKey,
       secretKey: f.acc.tokenUrl ? undefined : f.acc.secretKey,
       tokenUrl: f.acc.tokenUrl,
     });
     core.on((e) => {
       if (e.type === 'watch') report(e.event, f.acc.json);
+      else if (e.type === 'vca-job-changed' && e.job.tracking !== 'active') reportVcaJob(e.job, f.acc.json);
       else if (e.type === 'problem') process.stderr.write(`blocklift: ${e.problem.message}\n`);
     });
     let stop!: () => void;
@@ -171,7 +192,11 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
     }
     return 0;
   } catch (e) {
-    if (e instanceof RootRefusedError) throw new CliError(e.message);
+    if (e instanceof RootRefusedError) {
+      // On the command line the data folder is the folder of the --db file.
+      const hint = e.code === 'root-inside-data-folder' || e.code === 'root-is-data-folder' ? ` (the folder of the database ${dbFile}; give --db a folder of its own, such as the default ${DEFAULT_DB_FILE})` : '';
+      throw new CliError(`${e.message}${hint}`);
+    }
     throw e;
   } finally {
     await core.close();
