@@ -100,6 +100,24 @@ describe('blocklift watch', () => {
     }
   });
 
+  it('with --analyse-videos, an uploaded video gets a VCA job whose labels are printed; other files do not', async () => {
+    const w = watch(['--analyse-videos', '--download-domain', `${emu.downloadBaseUrl}/${emu.bucket}`]);
+    try {
+      await w.until(() => w.stderr().includes('reconciled'), 'the first scan');
+      await writeFile(path.join(folder, 'clip.mp4'), 'not really a video, but the emulator can fetch it');
+      await writeFile(path.join(folder, 'clip.txt'), 'a note');
+      await w.until(() => w.lines.some((l) => 'vcaJob' in l), 'the analysis of clip.mp4');
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+    const jobs = w.lines.filter((l) => 'vcaJob' in l);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ source: `${emu.downloadBaseUrl}/${emu.bucket}/in/clip.mp4`, state: 'analysis succeeded' });
+    expect((jobs[0]!.labels as unknown[]).length).toBeGreaterThan(0);
+    expect(w.lines.filter((l) => l.status === 'uploaded').map((l) => l.path).sort()).toEqual(['clip.mp4', 'clip.txt']);
+  });
+
   it('refuses bad input with a clear message and exit code 2', async () => {
     const w = watch(['--conflict', 'sometimes']);
     const code = await new Promise<number | null>((r) => w.child.on('close', r));
@@ -110,5 +128,8 @@ describe('blocklift watch', () => {
     inside.stderr.on('data', (d: Buffer) => (err += d.toString()));
     expect(await new Promise((r) => inside.on('close', r))).toBe(2);
     expect(err).toMatch(/data folder/);
+    const noDomain = watch(['--analyse-videos']);
+    expect(await new Promise<number | null>((r) => noDomain.child.on('close', r))).toBe(2);
+    expect(noDomain.stderr()).toMatch(/--download-domain/);
   });
 });
