@@ -6,13 +6,17 @@ import { CliError } from './cli-error';
  * fallbacks (BLOCKLIFT_AK, BLOCKLIFT_SK, BLOCKLIFT_UPLOAD_URL, BLOCKLIFT_MGR_URL,
  * BLOCKLIFT_TOKEN_URL). Parsed once here; commands receive `AccountFlags`.
  */
+/** Where the CLI keeps its queue, index and tasks unless --db says otherwise. */
+export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
+
 export interface AccountFlags {
   uploadUrl?: string;
   mgrUrl?: string;
   accessKey?: string;
   secretKey?: string;
   tokenUrl?: string;
-  db?: string;
+  /** The --db file, or DEFAULT_DB_FILE. */
+  db: string;
   json: boolean;
 }
 
@@ -23,7 +27,7 @@ export function addAccountOptions(cmd: Command): Command {
     .option('--ak <AK>', 'access key (env BLOCKLIFT_AK)')
     .option('--sk <SK>', 'secret key (env BLOCKLIFT_SK); prefer the env var, flags show in ps')
     .option('--token-url <url>', 'remote upload-token provider instead of a secret key (env BLOCKLIFT_TOKEN_URL)')
-    .option('--db <file>', 'SQLite database of the queue (default: ./.blocklift/blocklift.db)')
+    .option('--db <file>', `SQLite database of the queue (default: ${DEFAULT_DB_FILE})`)
     .option('--json', 'machine-readable output: one JSON object per line', false);
 }
 
@@ -48,7 +52,7 @@ export function readAccountFlags(opts: Record<string, unknown>, env: NodeJS.Proc
     accessKey: str(opts.ak) ?? env.BLOCKLIFT_AK,
     secretKey: str(opts.sk) ?? env.BLOCKLIFT_SK,
     tokenUrl: validUrl(str(opts.tokenUrl) ?? env.BLOCKLIFT_TOKEN_URL, '--token-url'),
-    db: str(opts.db),
+    db: str(opts.db) ?? DEFAULT_DB_FILE,
     json: opts.json === true,
   };
 }

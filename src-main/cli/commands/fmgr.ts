@@ -22,7 +22,6 @@ import { CliError } from '../cli-error';
  * or the service does not know the id, or polling failed; 2 for bad usage.
  */
 
-export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
 
 /** What the fmgr and vca commands work with; close() releases all of it. */
 export interface TasksContext {
@@ -46,7 +45,7 @@ export async function openTasksContext(opts: Record<string, unknown>, signed: bo
     const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(Boolean);
     if (missing.length) throw new CliError(`missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`);
   }
-  const dbFile = flags.db ?? DEFAULT_DB_FILE;
+  const dbFile = flags.db;
   let core: AppCore;
   try {
     core = await AppCore.open({ dataDir: path.dirname(path.resolve(dbFile)), dbFile, embeddedEmulator: false, startEngine: false, resumeTrackers: false, startWatching: false });

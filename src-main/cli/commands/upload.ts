@@ -21,7 +21,6 @@ import { CliError } from '../cli-error';
  */
 
 const MiB = 1024 * 1024;
-export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
 
 interface UploadFlags {
   bucket?: string;
@@ -162,7 +161,7 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   const flags = parseFlags(paths, opts);
   const { acc } = flags;
   const files = await expandPaths(paths, flags.prefix, flags.key);
-  const dbFile = acc.db ?? DEFAULT_DB_FILE;
+  const dbFile = acc.db;
   let db;
   try {
     db = openAppDatabase(dbFile);

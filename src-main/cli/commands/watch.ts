@@ -7,10 +7,9 @@ import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
 import { RootRefusedError } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
-import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { DEFAULT_DB_FILE, addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
 import { CliError } from '../cli-error';
 
-const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
 
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -140,7 +139,7 @@ function reportVcaJob(job: VcaJobView, json: boolean): void {
  */
 async function runWatch(folder: string, opts: Record<string, unknown>): Promise<number> {
   const f = parseFlags(opts);
-  const dbFile = f.acc.db ?? DEFAULT_DB_FILE;
+  const dbFile = f.acc.db;
   if (!f.acc.uploadUrl && !opts.dryRun) throw new CliError('--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`');
   if (!opts.dryRun) requireCredentials(f.acc);
   let core: AppCore;
