@@ -16,7 +16,7 @@ export interface TransferProgress {
   etaSeconds: number | null;
 }
 
-/** What a reconciliation scan of a watch root found (sync/reconcile.ts ScanCounts). */
+/** What a reconciliation scan of a watch root found (also the dry-run plan's counts). */
 export interface WatchScanCounts {
   newFiles: number;
   newBytes: number;
@@ -29,18 +29,26 @@ export interface WatchScanCounts {
   inFlightFiles: number;
   ignoredFiles: number;
   ignoredBytes: number;
+  /** Files whose key the service cannot take (see `rejected`). */
   rejectedFiles: number;
+  /** New files recognised as renames of uploaded ones (no upload when allowed). */
   renamedFiles: number;
+  /** Index rows whose file is gone. */
   missingFiles: number;
+  /** Files still changing: they wait for the stability window. */
   waitingFiles: number;
   problems: Array<{ relPath: string; code: string; message: string }>;
   rejected: Array<{ relPath: string; code: string; message: string }>;
 }
 
 export type WatchFileOutcome = 'uploaded' | 'failed' | 'skipped' | 'canceled' | 'moved' | 'copied' | 'deleted';
+/**
+ * starting: first scan running; watching: live; paused: by the user; unavailable: the folder
+ * is gone or unreadable (reason says which), retried until it returns; closed.
+ */
 export type WatchRootState = 'starting' | 'watching' | 'paused' | 'unavailable' | 'closed';
 
-/** What a watch root reports (sync/events.ts WatchRootEvent is assignable to this). */
+/** What a watch root reports (sync/ emits exactly these). */
 export type WatchEvent =
   | { type: 'scan-started'; rootId: number }
   | { type: 'scan-finished'; rootId: number; counts: WatchScanCounts; durationMs: number }
@@ -53,8 +61,10 @@ export type WatchEvent =
       etag: string | null;
       size: number;
       status: WatchFileOutcome;
+      /** The file this one was renamed from (status moved/copied). */
       from?: string;
       error?: { code: string; message: string };
+      /** An uploaded video of a root with "VCA for videos" on: the service creates the job. */
       vcaRequested?: boolean;
     }
   | { type: 'rejected'; rootId: number; relPath: string; code: string; message: string }

@@ -1,3 +1,4 @@
+import type { WatchScanCounts } from '../shared/events';
 import type { SyncFileRecord } from '../store/sync-repo';
 import type { TransferState } from '../shared/models';
 import type { ScanProblem, ScannedFile } from './scanner';
@@ -45,29 +46,9 @@ export function classifyFile(row: SyncFileRecord | undefined, f: ScannedFile, tr
   }
 }
 
-/** What a scan found (the dry-run plan and the result of a reconciliation). */
-export interface ScanCounts {
-  newFiles: number;
-  newBytes: number;
-  changedFiles: number;
-  changedBytes: number;
-  unchangedFiles: number;
-  unchangedBytes: number;
-  retryFiles: number;
-  retryBytes: number;
-  inFlightFiles: number;
-  ignoredFiles: number;
-  ignoredBytes: number;
-  /** Files whose key the service cannot take (see `rejected`). */
-  rejectedFiles: number;
-  /** New files recognised as renames of uploaded ones (no upload when allowed). */
-  renamedFiles: number;
-  /** Index rows whose file is gone. */
-  missingFiles: number;
-  /** Files still changing: they wait for the stability window. */
-  waitingFiles: number;
+/** What a scan found (the dry-run plan and the result of a reconciliation); fields in shared/events.ts. */
+export interface ScanCounts extends Omit<WatchScanCounts, 'problems'> {
   problems: ScanProblem[];
-  rejected: Array<{ relPath: string; code: string; message: string }>;
 }
 
 export function emptyCounts(): ScanCounts {
