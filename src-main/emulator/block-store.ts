@@ -3,9 +3,25 @@ import path from 'node:path';
 import type { Db } from '../store/db';
 import type { Clock } from './contracts';
 import { newBlockId } from './ctx';
+import { ETAG_UNIT_BYTES } from '../protocol/etag';
 import { BlockUnitHasher } from './unit-hasher';
 
-/** An unmerged block: its committed progress lives in SQLite, its bytes in <data>/blocks/<id>. */
+/** Blocks larger than this always get a file of their own (an assembly is for the usual 4–64 MiB blocks). */
+const MAX_ASSEMBLY_BLOCK_BYTES = 256 * 1024 * 1024;
+
+/** Where a block's bytes are: `file` from byte `baseOffset` on. */
+export interface BlockLocation {
+  file: string;
+  baseOffset: number;
+}
+
+/**
+ * An unmerged block: its committed progress lives in SQLite. Its bytes are either in a
+ * file of its own (<data>/blocks/<id>) or, for a block whose size is a multiple of 4 MiB,
+ * written in place into the assembly file of its batch and size
+ * (<data>/assemblies/<name>, at blockOrder * blockSize), so that mkfile can turn the
+ * assembly into the object without copying (merge.ts).
+ */
 export interface BlockRecord {
   id: string;
   batch: string;
@@ -17,6 +33,8 @@ export interface BlockRecord {
   crc32: number;
   /** The etag's SHA1s of the block's finished 4 MiB units (20 bytes each, in order). */
   unitDigests: Buffer;
+  /** Name of the assembly file holding the bytes, or null for a file of its own. */
+  assembly: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -29,6 +47,7 @@ interface BlockRow {
   received: number;
   crc32: number;
   unit_digests: Buffer;
+  assembly: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -41,6 +60,7 @@ const toRecord = (r: BlockRow): BlockRecord => ({
   received: r.received,
   crc32: r.crc32,
   unitDigests: r.unit_digests,
+  assembly: r.assembly,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -52,6 +72,13 @@ const toRecord = (r: BlockRow): BlockRecord => ({
  */
 export class BlockStore {
   private readonly dir: string;
+  private readonly assemblyDir: string;
+  /**
+   * Assemblies that new blocks may still claim regions of: those created by this process
+   * and not yet taken by a mkfile. After a restart, older assemblies serve their existing
+   * blocks only, so nothing is ever written into a file an object may already share.
+   */
+  private readonly openAssemblies = new Map<string, string>();
   private readonly busy = new Set<string>();
   /** Running unit SHA1 per block, in memory only (rebuilt from the block file after a restart). */
   private readonly hashers = new Map<string, BlockUnitHasher>();
@@ -59,6 +86,8 @@ export class BlockStore {
   private readonly getStmt;
   private readonly commitStmt;
   private readonly deleteStmt;
+  private readonly regionTakenStmt;
+  private readonly assemblyUsersStmt;
 
   constructor(
     private readonly db: Db,
@@ -66,25 +95,58 @@ export class BlockStore {
     private readonly clock: Clock,
   ) {
     this.insertStmt = db.prepare(
-      'INSERT INTO blocks (id, batch, block_order, block_size, received, crc32, unit_digests, created_at, updated_at) VALUES (@id, @batch, @block_order, @block_size, @received, @crc32, @unit_digests, @created_at, @updated_at)',
+      'INSERT INTO blocks (id, batch, block_order, block_size, received, crc32, unit_digests, assembly, created_at, updated_at) VALUES (@id, @batch, @block_order, @block_size, @received, @crc32, @unit_digests, @assembly, @created_at, @updated_at)',
     );
     this.getStmt = db.prepare<[string], BlockRow>('SELECT * FROM blocks WHERE id = ?');
     this.commitStmt = db.prepare<[number, number, Buffer, number, string]>('UPDATE blocks SET received = ?, crc32 = ?, unit_digests = ?, updated_at = ? WHERE id = ?');
     this.deleteStmt = db.prepare<[string]>('DELETE FROM blocks WHERE id = ?');
+    this.regionTakenStmt = db.prepare<[string, number], { id: string }>('SELECT id FROM blocks WHERE assembly = ? AND block_order = ?');
+    this.assemblyUsersStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM blocks WHERE assembly = ?');
     this.dir = path.join(dataDir, 'blocks');
+    this.assemblyDir = path.join(dataDir, 'assemblies');
     mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.assemblyDir, { recursive: true });
     this.removeStrayFiles();
   }
 
-  filePath(id: string): string {
-    return path.join(this.dir, id);
+  location(b: BlockRecord): BlockLocation {
+    if (b.assembly === null) return { file: path.join(this.dir, b.id), baseOffset: 0 };
+    return { file: this.assemblyPath(b.assembly), baseOffset: b.blockOrder * b.blockSize };
+  }
+
+  assemblyPath(name: string): string {
+    return path.join(this.assemblyDir, name);
+  }
+
+  /** Number of blocks whose bytes are in the assembly `name`. */
+  assemblyUsers(name: string): number {
+    return this.assemblyUsersStmt.get(name)?.n ?? 0;
+  }
+
+  /** No new block may claim a region of the assembly `name` any more (mkfile is taking it). */
+  sealAssembly(name: string): void {
+    for (const [k, v] of this.openAssemblies) if (v === name) this.openAssemblies.delete(k);
+  }
+
+  /** The open assembly of (batch, blockSize) when `blockOrder`'s region in it is free; a new one when there is none; else null. */
+  private assemblyFor(batch: string, blockOrder: number, blockSize: number): string | null {
+    if (blockSize % ETAG_UNIT_BYTES !== 0 || blockSize > MAX_ASSEMBLY_BLOCK_BYTES) return null;
+    const k = `${blockSize}/${batch}`;
+    const open = this.openAssemblies.get(k);
+    if (open !== undefined) return this.regionTakenStmt.get(open, blockOrder) ? null : open;
+    const name = newBlockId();
+    writeFileSync(this.assemblyPath(name), Buffer.alloc(0));
+    this.openAssemblies.set(k, name);
+    return name;
   }
 
   /** A new empty block (row and file). */
   create(batch: string, blockOrder: number, blockSize: number): BlockRecord {
     const now = this.clock.now();
-    const row: BlockRow = { id: newBlockId(), batch, block_order: blockOrder, block_size: blockSize, received: 0, crc32: 0, unit_digests: Buffer.alloc(0), created_at: now, updated_at: now };
-    writeFileSync(this.filePath(row.id), Buffer.alloc(0));
+    const id = newBlockId();
+    const assembly = this.assemblyFor(batch, blockOrder, blockSize);
+    const row: BlockRow = { id, batch, block_order: blockOrder, block_size: blockSize, received: 0, crc32: 0, unit_digests: Buffer.alloc(0), assembly, created_at: now, updated_at: now };
+    if (assembly === null) writeFileSync(path.join(this.dir, id), Buffer.alloc(0));
     this.insertStmt.run(row);
     this.hashers.set(row.id, new BlockUnitHasher(0));
     return toRecord(row);
@@ -104,7 +166,8 @@ export class BlockStore {
   async unitHasher(block: BlockRecord): Promise<BlockUnitHasher> {
     const h = this.hashers.get(block.id);
     if (h && h.at === block.received) return h;
-    const rebuilt = await BlockUnitHasher.rebuild(this.filePath(block.id), block.received);
+    const { file, baseOffset } = this.location(block);
+    const rebuilt = await BlockUnitHasher.rebuild(file, baseOffset, block.received);
     this.hashers.set(block.id, rebuilt);
     return rebuilt;
   }
@@ -142,13 +205,19 @@ export class BlockStore {
     this.busy.delete(id);
   }
 
+  /** Removes blocks (rows, own files, and assemblies no block uses any more); unknown ids are ignored. */
   remove(ids: readonly string[]): void {
+    const rows = ids.map((id) => this.getStmt.get(id)).filter((r): r is BlockRow => r !== undefined);
     this.db.transaction(() => {
-      for (const id of ids) this.deleteStmt.run(id);
+      for (const r of rows) this.deleteStmt.run(r.id);
     })();
-    for (const id of ids) {
-      this.hashers.delete(id);
-      rmSync(this.filePath(id), { force: true });
+    for (const r of rows) {
+      this.hashers.delete(r.id);
+      if (r.assembly === null) rmSync(path.join(this.dir, r.id), { force: true });
+      else if (this.assemblyUsers(r.assembly) === 0) {
+        this.sealAssembly(r.assembly);
+        rmSync(this.assemblyPath(r.assembly), { force: true });
+      }
     }
   }
 
@@ -169,9 +238,13 @@ export class BlockStore {
 
   /** Files without a row (a crash between creating the file and the row) are garbage. */
   private removeStrayFiles(): void {
-    const known = new Set(this.db.prepare<[], { id: string }>('SELECT id FROM blocks').all().map((r) => r.id));
+    const known = new Set(this.db.prepare<[], { id: string }>('SELECT id FROM blocks WHERE assembly IS NULL').all().map((r) => r.id));
     for (const name of readdirSync(this.dir)) {
       if (!known.has(name)) rmSync(path.join(this.dir, name), { force: true });
+    }
+    const assemblies = new Set(this.db.prepare<[], { a: string }>('SELECT DISTINCT assembly AS a FROM blocks WHERE assembly IS NOT NULL').all().map((r) => r.a));
+    for (const name of readdirSync(this.assemblyDir)) {
+      if (!assemblies.has(name)) rmSync(this.assemblyPath(name), { force: true });
     }
   }
 }

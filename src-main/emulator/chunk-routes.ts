@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockContext } from '../protocol/types';
-import type { BlockStore, BlockRecord } from './block-store';
+import type { BlockLocation, BlockStore, BlockRecord } from './block-store';
 import { ChunkResetError, receiveChunk } from './chunk-body';
 import type { Clock, EmulatorConfig, ObjectStore } from './contracts';
 import { batchTag, CtxError, type CtxSigner } from './ctx';
@@ -91,8 +91,7 @@ async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockReco
   let receipt;
   try {
     receipt = await receiveChunk(req, {
-      file: deps.blocks.filePath(block.id),
-      position: block.received,
+      ...positionOf(deps.blocks.location(block), block.received),
       declaredBytes: length,
       blockCrcBefore: block.crc32,
       onPiece: (piece) => hasher.update(piece),
@@ -112,4 +111,8 @@ async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockReco
     offset: committed.received,
     host: deps.uploadUrl(),
   };
+}
+
+function positionOf(loc: BlockLocation, received: number): { file: string; position: number } {
+  return { file: loc.file, position: loc.baseOffset + received };
 }

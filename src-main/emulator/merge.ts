@@ -26,15 +26,48 @@ export async function mergeBlocks(blocks: readonly BlockRecord[], store: BlockSt
   if (!complete) return copyAndHash(blocks, store, target);
   const size = blocks.reduce((n, b) => n + b.received, 0);
   const hash = etagFromUnitDigests(blocks.flatMap((b) => splitDigests(b.unitDigests)));
+  if (await takeAssembly(blocks, store, target)) return { size, hash };
   if (blocks.length === 1 && (await linkBlock(blocks[0]!, store, target))) return { size, hash };
   await copyBlocks(blocks, store, target);
   return { size, hash };
 }
 
+/**
+ * Zero-copy path: when blocks 0…n-2 (and maybe n-1) were written in place into one assembly
+ * file that no other block uses, that file is the object: cut to length, the last block
+ * appended when it lives elsewhere (one block's copy at most), and hard-linked to
+ * `target`. The assembly is sealed first, so nothing writes into it again. A failure
+ * part way leaves the blocks readable as before: only bytes of no block are changed.
+ * False when the layout does not allow it (then the caller copies).
+ */
+async function takeAssembly(blocks: readonly BlockRecord[], store: BlockStore, target: string): Promise<boolean> {
+  const first = blocks[0]!;
+  const last = blocks[blocks.length - 1]!;
+  const name = first.assembly;
+  if (name === null) return false;
+  const inAssembly = blocks.filter((b) => b.assembly === name);
+  const lastOwn = last.assembly !== name && blocks.length > 1;
+  if (inAssembly.length !== blocks.length - (lastOwn ? 1 : 0)) return false;
+  if (inAssembly.some((b, i) => b.blockOrder !== i || b.blockSize !== first.blockSize)) return false;
+  if (store.assemblyUsers(name) !== inAssembly.length) return false;
+  store.sealAssembly(name);
+  const file = store.assemblyPath(name);
+  const assembledBytes = inAssembly.length * first.blockSize;
+  const fh = await open(file, 'r+');
+  try {
+    await fh.truncate(assembledBytes);
+  } finally {
+    await fh.close();
+  }
+  if (lastOwn) await copyBlocks([last], store, file, undefined, assembledBytes);
+  await link(file, target);
+  return true;
+}
+
 /** Hard-links a one-block object; false when the block file does not fit (or links are unsupported), to copy instead. */
 async function linkBlock(b: BlockRecord, store: BlockStore, target: string): Promise<boolean> {
-  const file = store.filePath(b.id);
-  if ((await stat(file)).size !== b.received) return false;
+  const { file, baseOffset } = store.location(b);
+  if (baseOffset !== 0 || (await stat(file)).size !== b.received) return false;
   try {
     await link(file, target);
     return true;
@@ -45,23 +78,27 @@ async function linkBlock(b: BlockRecord, store: BlockStore, target: string): Pro
   }
 }
 
-/** Concatenates the blocks into `target`, reading the next piece while the last one is written. */
-async function copyBlocks(blocks: readonly BlockRecord[], store: BlockStore, target: string, onPiece?: (piece: Buffer) => void): Promise<void> {
-  const out = await open(target, 'wx');
+/**
+ * Concatenates the blocks into `target` (a new file, or an existing one from `startAt` on),
+ * reading the next piece while the last one is written.
+ */
+async function copyBlocks(blocks: readonly BlockRecord[], store: BlockStore, target: string, onPiece?: (piece: Buffer) => void, startAt?: number): Promise<void> {
+  const out = await open(target, startAt === undefined ? 'wx' : 'r+');
   const bufs = [Buffer.allocUnsafe(COPY_BUFFER_BYTES), Buffer.allocUnsafe(COPY_BUFFER_BYTES)] as const;
   let turn = 0;
-  let outPos = 0;
+  let outPos = startAt ?? 0;
   let writing: Promise<unknown> = Promise.resolve();
   try {
     for (const b of blocks) {
-      const fh = await open(store.filePath(b.id), 'r');
+      const { file, baseOffset } = store.location(b);
+      const fh = await open(file, 'r');
       try {
         let pos = 0;
         while (pos < b.received) {
           const buf = bufs[turn]!;
           turn ^= 1;
           const want = Math.min(buf.length, b.received - pos);
-          const { bytesRead } = await fh.read(buf, 0, want, pos);
+          const { bytesRead } = await fh.read(buf, 0, want, baseOffset + pos);
           if (bytesRead === 0) throw new Error(`block file ${b.id} is shorter than its committed ${b.received} bytes`);
           const piece = buf.subarray(0, bytesRead);
           onPiece?.(piece);

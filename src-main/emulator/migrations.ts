@@ -65,4 +65,13 @@ export const EMULATOR_MIGRATIONS: readonly Migration[] = [
       db.exec("ALTER TABLE blocks ADD COLUMN unit_digests BLOB NOT NULL DEFAULT x''");
     },
   },
+  {
+    version: 3,
+    name: 'blocks written in place into a per-batch assembly file',
+    up(db) {
+      // NULL: the block's bytes are <data>/blocks/<id>. Else they are in
+      // <data>/assemblies/<assembly> at block_order * block_size, so mkfile needs no copy.
+      db.exec('ALTER TABLE blocks ADD COLUMN assembly TEXT; CREATE INDEX blocks_assembly ON blocks (assembly) WHERE assembly IS NOT NULL;');
+    },
+  },
 ];

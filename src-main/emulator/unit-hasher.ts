@@ -27,15 +27,15 @@ export class BlockUnitHasher {
     if (this.unitFill !== 0) throw new RangeError(`a unit hasher starts on a unit boundary, not at ${at}; use BlockUnitHasher.rebuild`);
   }
 
-  /** A hasher for a block holding `committedBytes`: re-reads only the unfinished unit from `file`. */
-  static async rebuild(file: string, committedBytes: number): Promise<BlockUnitHasher> {
+  /** A hasher for a block holding `committedBytes` in `file` from `baseOffset` on: re-reads only the unfinished unit. */
+  static async rebuild(file: string, baseOffset: number, committedBytes: number): Promise<BlockUnitHasher> {
     const fill = committedBytes % ETAG_UNIT_BYTES;
     const h = new BlockUnitHasher(committedBytes - fill);
     if (fill === 0) return h;
     const fh = await open(file, 'r');
     try {
       const buf = Buffer.allocUnsafe(fill);
-      const { bytesRead } = await fh.read(buf, 0, fill, committedBytes - fill);
+      const { bytesRead } = await fh.read(buf, 0, fill, baseOffset + committedBytes - fill);
       if (bytesRead !== fill) throw new Error(`block file ${file} is shorter than its committed ${committedBytes} bytes`);
       h.update(buf);
     } finally {

@@ -50,7 +50,7 @@ describe('emulator: BlockUnitHasher (etag unit SHA1s while chunks arrive)', () =
     const file = path.join(dir, 'block');
     // Bytes past the committed size are garbage from a cut chunk and must be ignored.
     writeFileSync(file, Buffer.concat([data.subarray(0, ETAG_UNIT_BYTES + MiB), randomBytes(500)]));
-    const h = await BlockUnitHasher.rebuild(file, ETAG_UNIT_BYTES + MiB);
+    const h = await BlockUnitHasher.rebuild(file, 0, ETAG_UNIT_BYTES + MiB);
     expect(h.at).toBe(ETAG_UNIT_BYTES + MiB);
     expect(h.takeFinished()).toHaveLength(0);
     h.update(data.subarray(ETAG_UNIT_BYTES + MiB));
@@ -64,6 +64,6 @@ describe('emulator: BlockUnitHasher (etag unit SHA1s while chunks arrive)', () =
     dir = await mkdtemp(path.join(os.tmpdir(), 'bl-unit-'));
     const file = path.join(dir, 'short');
     writeFileSync(file, randomBytes(100));
-    await expect(BlockUnitHasher.rebuild(file, 200)).rejects.toThrow(/shorter than its committed 200 bytes/);
+    await expect(BlockUnitHasher.rebuild(file, 0, 200)).rejects.toThrow(/shorter than its committed 200 bytes/);
   });
 });
