@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { FollowedTable } from './followed-table';
 import type { FmgrTaskStatus } from '../../protocol/types';
 import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } from './rows';
 
@@ -119,7 +120,11 @@ function toSnapshot(raw: unknown): FmgrSnapshotRow {
 const emptyToNull = (s: string | undefined) => (s === undefined || s === '' ? null : s);
 
 export class FmgrRepo {
-  constructor(private readonly db: Db) {}
+  private readonly followed: FollowedTable;
+
+  constructor(private readonly db: Db) {
+    this.followed = new FollowedTable(db, 'fmgr_tasks');
+  }
 
   /**
    * Returns the task of (accountId, persistentId), creating it when new. An existing task
@@ -171,21 +176,7 @@ export class FmgrRepo {
 
   /** Newest first; `tracking` filters, `limit` defaults to 200. */
   list(opts: { tracking?: Tracking; limit?: number; beforeId?: number } = {}): FmgrTaskRow[] {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (opts.tracking) {
-      where.push('tracking = ?');
-      args.push(opts.tracking);
-    }
-    if (opts.beforeId !== undefined) {
-      where.push('id < ?');
-      args.push(opts.beforeId);
-    }
-    const sql = `SELECT * FROM fmgr_tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    return this.db
-      .prepare(sql)
-      .all(...args, opts.limit ?? 200)
-      .map(toTask);
+    return this.followed.list(opts).map(toTask);
   }
 
   items(taskId: number): FmgrItemRow[] {
@@ -247,27 +238,16 @@ export class FmgrRepo {
 
   /** Records a failed poll: the error stays visible on the task until a status arrives. */
   recordError(taskId: number, e: ErrorUpdate): FmgrTaskRow {
-    this.db
-      .prepare(
-        `UPDATE fmgr_tasks SET error_code = ?, error_message = ?, error_at = ?, consecutive_errors = consecutive_errors + 1,
-           not_found_since = CASE WHEN ? THEN COALESCE(not_found_since, ?) ELSE NULL END, polls = polls + 1, next_poll_at = ?,
-           tracking = ?, finished_at = CASE WHEN ? = 'active' THEN NULL ELSE COALESCE(finished_at, ?) END, updated_at = ? WHERE id = ?`,
-      )
-      .run(e.code, e.message, e.nowMs, e.notFound ? 1 : 0, e.nowMs, e.nextPollAt, e.tracking, e.tracking, e.nowMs, e.nowMs, taskId);
+    this.followed.recordError(taskId, e);
     return this.mustGet(taskId);
   }
 
   setNextPoll(taskId: number, nextPollAt: number | null): void {
-    this.db.prepare('UPDATE fmgr_tasks SET next_poll_at = ? WHERE id = ?').run(nextPollAt, taskId);
+    this.followed.setNextPoll(taskId, nextPollAt);
   }
 
   setTracking(taskId: number, tracking: Tracking, nowMs: number): FmgrTaskRow {
-    this.db
-      .prepare(
-        `UPDATE fmgr_tasks SET tracking = ?, next_poll_at = CASE WHEN ? = 'active' THEN next_poll_at ELSE NULL END,
-           finished_at = CASE WHEN ? = 'active' THEN NULL ELSE COALESCE(finished_at, ?) END, updated_at = ? WHERE id = ?`,
-      )
-      .run(tracking, tracking, tracking, nowMs, nowMs, taskId);
+    this.followed.setTracking(taskId, tracking, nowMs);
     return this.mustGet(taskId);
   }
 }

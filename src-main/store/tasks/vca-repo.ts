@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { FollowedTable } from './followed-table';
 import type { VcaResultGroup } from '../../protocol/types';
 import { VCA_TYPES, type VcaType } from '../../protocol/types';
 import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } from './rows';
@@ -108,7 +109,11 @@ export class ReviewInputError extends Error {
 }
 
 export class VcaRepo {
-  constructor(private readonly db: Db) {}
+  private readonly followed: FollowedTable;
+
+  constructor(private readonly db: Db) {
+    this.followed = new FollowedTable(db, 'vca_jobs');
+  }
 
   /** Returns the job of (accountId, jobId), creating it when new; given details fill empty columns. */
   ensure(j: NewVcaJob, nowMs: number): { job: VcaJobRow; created: boolean } {
@@ -157,21 +162,7 @@ export class VcaRepo {
 
   /** Newest first; `tracking` filters, `limit` defaults to 200. */
   list(opts: { tracking?: Tracking; limit?: number; beforeId?: number } = {}): VcaJobRow[] {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (opts.tracking) {
-      where.push('tracking = ?');
-      args.push(opts.tracking);
-    }
-    if (opts.beforeId !== undefined) {
-      where.push('id < ?');
-      args.push(opts.beforeId);
-    }
-    const sql = `SELECT * FROM vca_jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
-    return this.db
-      .prepare(sql)
-      .all(...args, opts.limit ?? 200)
-      .map(toJob);
+    return this.followed.list(opts).map(toJob);
   }
 
   /** Labels of a job in result order. */
@@ -221,27 +212,16 @@ export class VcaRepo {
   }
 
   recordError(jobRow: number, e: ErrorUpdate): VcaJobRow {
-    this.db
-      .prepare(
-        `UPDATE vca_jobs SET error_code = ?, error_message = ?, error_at = ?, consecutive_errors = consecutive_errors + 1,
-           not_found_since = CASE WHEN ? THEN COALESCE(not_found_since, ?) ELSE NULL END, polls = polls + 1, next_poll_at = ?,
-           tracking = ?, finished_at = CASE WHEN ? = 'active' THEN NULL ELSE COALESCE(finished_at, ?) END, updated_at = ? WHERE id = ?`,
-      )
-      .run(e.code, e.message, e.nowMs, e.notFound ? 1 : 0, e.nowMs, e.nextPollAt, e.tracking, e.tracking, e.nowMs, e.nowMs, jobRow);
+    this.followed.recordError(jobRow, e);
     return this.mustGet(jobRow);
   }
 
   setNextPoll(jobRow: number, nextPollAt: number | null): void {
-    this.db.prepare('UPDATE vca_jobs SET next_poll_at = ? WHERE id = ?').run(nextPollAt, jobRow);
+    this.followed.setNextPoll(jobRow, nextPollAt);
   }
 
   setTracking(jobRow: number, tracking: Tracking, nowMs: number): VcaJobRow {
-    this.db
-      .prepare(
-        `UPDATE vca_jobs SET tracking = ?, next_poll_at = CASE WHEN ? = 'active' THEN next_poll_at ELSE NULL END,
-           finished_at = CASE WHEN ? = 'active' THEN NULL ELSE COALESCE(finished_at, ?) END, updated_at = ? WHERE id = ?`,
-      )
-      .run(tracking, tracking, tracking, nowMs, nowMs, jobRow);
+    this.followed.setTracking(jobRow, tracking, nowMs);
     return this.mustGet(jobRow);
   }
 
