@@ -109,9 +109,10 @@ export class BlockStore {
     this.removeStrayFiles();
   }
 
-  location(b: BlockRecord): BlockLocation {
-    if (b.assembly === null) return { file: path.join(this.dir, b.id), baseOffset: 0 };
-    return { file: this.assemblyPath(b.assembly), baseOffset: b.blockOrder * b.blockSize };
+  /** `create`: the file does not exist yet and the first chunk makes it (a block of its own before its first chunk). */
+  location(b: BlockRecord): BlockLocation & { create: boolean } {
+    if (b.assembly === null) return { file: path.join(this.dir, b.id), baseOffset: 0, create: b.received === 0 };
+    return { file: this.assemblyPath(b.assembly), baseOffset: b.blockOrder * b.blockSize, create: false };
   }
 
   assemblyPath(name: string): string {
@@ -146,7 +147,7 @@ export class BlockStore {
     const id = newBlockId();
     const assembly = this.assemblyFor(batch, blockOrder, blockSize);
     const row: BlockRow = { id, batch, block_order: blockOrder, block_size: blockSize, received: 0, crc32: 0, unit_digests: Buffer.alloc(0), assembly, created_at: now, updated_at: now };
-    if (assembly === null) writeFileSync(path.join(this.dir, id), Buffer.alloc(0));
+    // A block of its own gets its file with its first chunk (receiveChunk's `create`).
     this.insertStmt.run(row);
     this.hashers.set(row.id, new BlockUnitHasher(0));
     return toRecord(row);

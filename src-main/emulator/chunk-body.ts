@@ -19,8 +19,10 @@ export interface ChunkReceipt {
 }
 
 export interface ReceiveChunkOptions {
-  /** File of the block; must exist. The body is written at `position`. */
+  /** File of the block; must exist unless `create`. The body is written at `position`. */
   file: string;
+  /** Create (or empty) the file: the block's first chunk into a file of its own. */
+  create?: boolean;
   position: number;
   /** The body must be exactly this long (the request's Content-Length). */
   declaredBytes: number;
@@ -40,7 +42,7 @@ export interface ReceiveChunkOptions {
  * untouched (bytes written past the committed offset are overwritten by the next chunk).
  */
 export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions): Promise<ChunkReceipt> {
-  const fh = await open(o.file, 'r+');
+  const fh = await open(o.file, o.create ? 'w' : 'r+');
   const md5 = createHash('md5');
   let bodyCrc = 0;
   let blockCrc = o.blockCrcBefore;

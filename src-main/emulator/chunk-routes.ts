@@ -113,6 +113,6 @@ async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockReco
   };
 }
 
-function positionOf(loc: BlockLocation, received: number): { file: string; position: number } {
-  return { file: loc.file, position: loc.baseOffset + received };
+function positionOf(loc: BlockLocation & { create: boolean }, received: number): { file: string; position: number; create: boolean } {
+  return { file: loc.file, position: loc.baseOffset + received, create: loc.create };
 }

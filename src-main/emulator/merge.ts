@@ -1,6 +1,7 @@
 import { link, open, stat } from 'node:fs/promises';
 import { EtagHasher, etagFromUnitDigests, etagOfBuffer } from '../protocol/etag';
 import type { Db } from '../store/db';
+import { StatementCache } from './stmt-cache';
 import type { BlockRecord, BlockStore } from './block-store';
 import type { Clock } from './contracts';
 import { splitDigests, UNIT_DIGEST_BYTES, unitsOfBlock } from './unit-hasher';
@@ -150,25 +151,27 @@ export interface MergeRecord {
  * for blocks that are already merged.
  */
 export class MergeLog {
+  private readonly stmts: StatementCache;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.stmts = new StatementCache(db);
+  }
 
   last(batch: string, ctxDigest: string): MergeRecord | undefined {
-    return this.db
-      .prepare<[string, string], MergeRecord>('SELECT batch, ctx_digest AS ctxDigest, bucket, key, hash, reply FROM merges WHERE batch = ? AND ctx_digest = ?')
+    return this.stmts.get<[string, string], MergeRecord>('SELECT batch, ctx_digest AS ctxDigest, bucket, key, hash, reply FROM merges WHERE batch = ? AND ctx_digest = ?')
       .get(batch, ctxDigest);
   }
 
   record(m: MergeRecord): void {
-    this.db
-      .prepare('INSERT OR REPLACE INTO merges (batch, ctx_digest, bucket, key, hash, reply, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this.stmts.get('INSERT OR REPLACE INTO merges (batch, ctx_digest, bucket, key, hash, reply, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(m.batch, m.ctxDigest, m.bucket, m.key, m.hash, m.reply, this.clock.now());
   }
 
   /** Forgets merges older than cutoffMs; returns how many. */
   purgeOlderThan(cutoffMs: number): number {
-    return this.db.prepare('DELETE FROM merges WHERE merged_at < ?').run(cutoffMs).changes;
+    return this.stmts.get('DELETE FROM merges WHERE merged_at < ?').run(cutoffMs).changes;
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../store/db';
+import { StatementCache } from './stmt-cache';
 import { DAY_MS } from './clock';
 import type { Clock, ObjectStore, PutMeta, StoredObject } from './contracts';
 import { ETAG_UNIT_BYTES, EtagHasher, etagOfBuffer } from '../protocol/etag';
@@ -64,12 +65,15 @@ export class SqliteObjectStore implements ObjectStore {
   private readonly objectsDir: string;
   private readonly tmpDir: string;
 
+  private readonly stmts: StatementCache;
+
   constructor(
     private readonly db: Db,
     dataDir: string,
     private readonly clock: Clock,
     private readonly bucketNames: readonly string[],
   ) {
+    this.stmts = new StatementCache(db);
     this.objectsDir = path.join(dataDir, 'objects');
     this.tmpDir = path.join(dataDir, 'tmp');
     mkdirSync(this.objectsDir, { recursive: true });
@@ -87,8 +91,7 @@ export class SqliteObjectStore implements ObjectStore {
   }
 
   private row(bucket: string, key: string): ObjectRow | undefined {
-    return this.db
-      .prepare<[string, string, number], ObjectRow>('SELECT * FROM objects WHERE bucket = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)')
+    return this.stmts.get<[string, string, number], ObjectRow>('SELECT * FROM objects WHERE bucket = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)')
       .get(bucket, key, this.clock.now());
   }
 
@@ -98,8 +101,7 @@ export class SqliteObjectStore implements ObjectStore {
   }
 
   list(bucket: string, prefix: string): StoredObject[] {
-    return this.db
-      .prepare<[string, string, string, number], ObjectRow>(
+    return this.stmts.get<[string, string, string, number], ObjectRow>(
         'SELECT * FROM objects WHERE bucket = ? AND substr(key, 1, length(?)) = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
       )
       .all(bucket, prefix, prefix, this.clock.now())
@@ -134,16 +136,15 @@ export class SqliteObjectStore implements ObjectStore {
       expires_at: meta.deadlineDays === undefined ? null : now + meta.deadlineDays * DAY_MS,
     };
     const old = this.db.transaction(() => {
-      const prev = this.db.prepare<[string, string], { file: string }>('SELECT file FROM objects WHERE bucket = ? AND key = ?').get(bucket, key);
-      this.db
-        .prepare(
+      const prev = this.stmts.get<[string, string], { file: string }>('SELECT file FROM objects WHERE bucket = ? AND key = ?').get(bucket, key);
+      this.stmts.get(
           `INSERT INTO objects (bucket, key, file, size, hash, mime_type, put_time, expires_at)
            VALUES (@bucket, @key, @file, @size, @hash, @mime_type, @put_time, @expires_at)
            ON CONFLICT (bucket, key) DO UPDATE SET file = excluded.file, size = excluded.size, hash = excluded.hash,
              mime_type = excluded.mime_type, put_time = excluded.put_time, expires_at = excluded.expires_at`,
         )
         .run(row);
-      if (prev) this.db.prepare('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(prev.file);
+      if (prev) this.stmts.get('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(prev.file);
       return prev?.file;
     })();
     if (old) this.removeFile(old);
@@ -177,8 +178,8 @@ export class SqliteObjectStore implements ObjectStore {
     const r = this.row(bucket, key);
     if (!r) return false;
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM objects WHERE bucket = ? AND key = ?').run(bucket, key);
-      this.db.prepare('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(r.file);
+      this.stmts.get('DELETE FROM objects WHERE bucket = ? AND key = ?').run(bucket, key);
+      this.stmts.get('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(r.file);
     })();
     this.removeFile(r.file);
     return true;
@@ -188,7 +189,7 @@ export class SqliteObjectStore implements ObjectStore {
     if (!Number.isInteger(days) || days < -1) throw new RangeError(`deadline must be a whole number of days, -1 or more, not ${days}`);
     if (!this.row(bucket, key)) return false;
     const expiresAt = days === -1 ? null : this.clock.now() + days * DAY_MS;
-    this.db.prepare('UPDATE objects SET expires_at = ? WHERE bucket = ? AND key = ?').run(expiresAt, bucket, key);
+    this.stmts.get('UPDATE objects SET expires_at = ? WHERE bucket = ? AND key = ?').run(expiresAt, bucket, key);
     return true;
   }
 
@@ -198,23 +199,22 @@ export class SqliteObjectStore implements ObjectStore {
 
   /** Removes expired objects and leftover files; returns how many objects went. */
   sweepExpired(): number {
-    const expired = this.db
-      .prepare<[number], { bucket: string; key: string; file: string }>('SELECT bucket, key, file FROM objects WHERE expires_at IS NOT NULL AND expires_at <= ?')
+    const expired = this.stmts.get<[number], { bucket: string; key: string; file: string }>('SELECT bucket, key, file FROM objects WHERE expires_at IS NOT NULL AND expires_at <= ?')
       .all(this.clock.now());
     this.db.transaction(() => {
       for (const r of expired) {
-        this.db.prepare('DELETE FROM objects WHERE bucket = ? AND key = ?').run(r.bucket, r.key);
-        this.db.prepare('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(r.file);
+        this.stmts.get('DELETE FROM objects WHERE bucket = ? AND key = ?').run(r.bucket, r.key);
+        this.stmts.get('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(r.file);
       }
     })();
-    for (const { file } of this.db.prepare<[], { file: string }>('SELECT file FROM orphan_files').all()) this.removeFile(file);
+    for (const { file } of this.stmts.get<[], { file: string }>('SELECT file FROM orphan_files').all()) this.removeFile(file);
     return expired.length;
   }
 
   private removeFile(file: string): void {
     try {
       rmSync(path.join(this.objectsDir, file), { force: true });
-      this.db.prepare('DELETE FROM orphan_files WHERE file = ?').run(file);
+      this.stmts.get('DELETE FROM orphan_files WHERE file = ?').run(file);
     } catch {
       // stays in orphan_files; the next sweep tries again
     }
