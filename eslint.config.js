@@ -20,7 +20,7 @@ const layerRules = LAYERS.map((layer, i) => {
       'no-restricted-imports': ['error', {
         paths: layer === 'electron' ? [] : [{ name: 'electron', message: "Only src-main/electron/ may import 'electron'." }],
         patterns: below.length
-          ? [{ group: below.flatMap((l) => [`../${l}/*`, `../../${l}/*`, `../${l}`, `../../${l}`]), message: `src-main/${layer} may not import layers below it (design.md "Layers").` }]
+          ? [{ group: below.flatMap((l) => [1, 2, 3, 4, 5].flatMap((depth) => [`${'../'.repeat(depth)}${l}`, `${'../'.repeat(depth)}${l}/*`])), message: `src-main/${layer} may not import layers below it (design.md "Layers").` }]
           : [],
       }],
     },
