@@ -91,12 +91,17 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
   /**
    * Applies a notification body whose signature the receiver verified: records it at once
    * (a task not known yet is created with origin 'notification'), and polls soon after to
-   * record the service's final query code.
+   * record the service's final query code. For a task already done it is kept as a snapshot
+   * only (Follower.applyPushed says why).
    */
   applyNotification(accountId: number, status: FmgrTaskStatus): FmgrTaskView {
     const pid = checkRemoteId(status.id, 'persistentId');
     const { task } = this.repo.ensure({ accountId, persistentId: pid, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl }, this.d.now());
-    return this.applyPushed(task, (u) => this.repo.recordStatus(task.id, status, { source: 'notify', ...u }));
+    return this.applyPushed(
+      task,
+      (u) => this.repo.recordStatus(task.id, status, { source: 'notify', ...u }),
+      (nowMs) => this.repo.keepSnapshot(task.id, status, 'notify', nowMs),
+    );
   }
 
   protected async fetchRemote(client: MgrClient, task: FmgrTaskRow, signal: AbortSignal): Promise<FmgrTaskStatus> {

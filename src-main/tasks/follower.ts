@@ -157,13 +157,22 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
     return this.changed(row);
   }
 
-  /** Records a verified notification's content at once and polls soon after for the final code. */
-  protected applyPushed(row: Row, record: (u: RemoteUpdate) => Row): View {
+  /**
+   * Records a verified notification's content at once and polls soon after for the final code.
+   *
+   * A row that is already `done` keeps its final state: the notification goes to history
+   * only (`keepHistory`, e.g. an Fmgr snapshot), nothing is scheduled, and the current state
+   * changes only through a poll the user asks for (pollNow). Reason: a notification can
+   * arrive late or be replayed (it is validly signed either way), and the body alone does
+   * not say whether it is newer than what a poll saw: a separate=1 code-1 notification after
+   * the end is stale, and the service only sends news after the end that a poll also shows.
+   */
+  protected applyPushed(row: Row, record: (u: RemoteUpdate) => Row, keepHistory?: (nowMs: number) => Row): View {
     const now = this.d.now();
-    const tracking: Tracking = row.tracking === 'done' ? 'done' : 'active';
-    const updated = record({ tracking, nextPollAt: tracking === 'active' ? now + this.d.policy.afterNotifyMs : null, nowMs: now });
+    if (row.tracking === 'done') return this.changed(keepHistory ? keepHistory(now) : row);
+    const updated = record({ tracking: 'active', nextPollAt: now + this.d.policy.afterNotifyMs, nowMs: now });
     this.timers.bump(row.id);
-    if (tracking === 'active') this.scheduleAt(row.id, this.d.policy.afterNotifyMs);
+    this.scheduleAt(row.id, this.d.policy.afterNotifyMs);
     return this.changed(updated);
   }
 

@@ -85,7 +85,11 @@ export class VcaTracker extends Follower<VcaJobRow, VcaJobView, VcaJob> {
     return this.follow(this.repo.ensure(j, this.d.now()).job, j.origin === 'typed');
   }
 
-  /** Applies a verified notification body ({jobId, code, desc, results}); see FmgrTracker.applyNotification. */
+  /**
+   * Applies a verified notification body ({jobId, code, desc, results}); see
+   * FmgrTracker.applyNotification. A job already done keeps its results and state (VCA keeps
+   * no snapshots, so the body is not stored); pollNow refreshes it.
+   */
   applyNotification(accountId: number, body: { jobId: string; code: number; desc: string; results: VcaJob['results'] }): VcaJobView {
     const id = checkRemoteId(body.jobId, 'jobId');
     const { job } = this.repo.ensure({ accountId, jobId: id, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl }, this.d.now());

@@ -193,18 +193,8 @@ export class FmgrRepo {
    * error. A poll counts toward `polls`; a notification does not.
    */
   recordStatus(taskId: number, status: FmgrTaskStatus, u: StatusUpdate): FmgrTaskRow {
-    const body = JSON.stringify(status);
     this.db.transaction(() => {
-      const last = this.db.prepare('SELECT id, source, body_json FROM fmgr_snapshots WHERE task_id = ? ORDER BY id DESC LIMIT 1').get(taskId) as
-        | { id: number; source: string; body_json: string }
-        | undefined;
-      if (last && last.source === u.source && last.body_json === body) {
-        this.db.prepare('UPDATE fmgr_snapshots SET seen_count = seen_count + 1, last_seen_at = ? WHERE id = ?').run(u.nowMs, last.id);
-      } else {
-        this.db
-          .prepare('INSERT INTO fmgr_snapshots (task_id, source, code, body_json, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)')
-          .run(taskId, u.source, status.code, body, u.nowMs, u.nowMs);
-      }
+      this.keepSnapshotRow(taskId, status, u.source, u.nowMs);
       this.db.prepare('DELETE FROM fmgr_task_items WHERE task_id = ?').run(taskId);
       const ins = this.db.prepare(
         `INSERT INTO fmgr_task_items (task_id, idx, cmd, code, description, error, hash, fsize, key, url, decompresslist)
@@ -234,6 +224,29 @@ export class FmgrRepo {
         );
     })();
     return this.mustGet(taskId);
+  }
+
+  /**
+   * Keeps a status body in the task's history only (the current code, items and tracking do
+   * not change): for news that arrives after the task is done (see tasks/follower.ts).
+   */
+  keepSnapshot(taskId: number, status: FmgrTaskStatus, source: StatusSource, nowMs: number): FmgrTaskRow {
+    this.db.transaction(() => this.keepSnapshotRow(taskId, status, source, nowMs))();
+    return this.mustGet(taskId);
+  }
+
+  private keepSnapshotRow(taskId: number, status: FmgrTaskStatus, source: StatusSource, nowMs: number): void {
+    const body = JSON.stringify(status);
+    const last = this.db.prepare('SELECT id, source, body_json FROM fmgr_snapshots WHERE task_id = ? ORDER BY id DESC LIMIT 1').get(taskId) as
+      | { id: number; source: string; body_json: string }
+      | undefined;
+    if (last && last.source === source && last.body_json === body) {
+      this.db.prepare('UPDATE fmgr_snapshots SET seen_count = seen_count + 1, last_seen_at = ? WHERE id = ?').run(nowMs, last.id);
+    } else {
+      this.db
+        .prepare('INSERT INTO fmgr_snapshots (task_id, source, code, body_json, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(taskId, source, status.code, body, nowMs, nowMs);
+    }
   }
 
   /** Records a failed poll: the error stays visible on the task until a status arrives. */

@@ -103,13 +103,33 @@ describe('following Fmgr tasks', () => {
     expect(w.fmgr.snapshots(t.id)).toEqual(snapsBefore);
     expect(w.fmgr.get(t.id)).toEqual(done);
 
-    // The same body, signed by the account's key, is accepted and recorded at once.
+    // The same body, signed by the account's key, is accepted (200) but the task is done: a
+    // late or replayed notification must not overwrite its final state, so it is kept as a
+    // snapshot (history) only. A poll the user asks for is what changes a done task.
     expect(await post(url, body, { Authorization: signNotification(ak, w.emu.config.secretKey, url, body) })).toBe(200);
-    expect(w.fmgr.get(t.id)).toMatchObject({ code: 2, codeSource: 'notify', state: 'separate notification, some tasks failed' });
-    expect(w.fmgr.get(t.id)!.items[0]).toMatchObject({ code: 19, state: 'failure, notification failed', error: 'forged' });
+    expect(w.fmgr.get(t.id)).toEqual({ ...done, updatedAt: expect.any(Number) });
+    const kept = w.fmgr.snapshots(t.id);
+    expect(kept).toHaveLength(snapsBefore.length + 1);
+    expect(kept[kept.length - 1]).toMatchObject({ source: 'notify', code: 2, body: forgedStatus });
     // A signed body that is not a task: 400.
     const junk = urlsafeB64Encode('{"nope":1}');
     expect(await post(url, junk, { Authorization: signNotification(ak, w.emu.config.secretKey, url, junk) })).toBe(400);
+  });
+
+  it('a stale separate=1 notification (code 1) after the end is kept as history; the final state stays; pollNow re-reads', async () => {
+    w = await makeWorld();
+    w.emu.objects.putBuffer(w.emu.bucket, 'st/a', Buffer.from('a'), {});
+    const t = await w.fmgr.submit(ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: w.emu.bucket, key: 'st/a' }], { separate: 1 });
+    const done = await w.fmgr.waitUntilSettled(t.id);
+    expect(done).toMatchObject({ tracking: 'done', code: 3 });
+    const stale = { id: t.persistentId, code: 1, desc: 'processing', separate: '1', items: [{ cmd: 'delete/x', code: 1, desc: 'processing' }] };
+    const v = w.fmgr.applyNotification(ACCOUNT_ID, stale);
+    expect(v).toEqual({ ...done, updatedAt: expect.any(Number) });
+    expect(w.fmgr.get(t.id)).toEqual(v);
+    expect(w.fmgr.snapshots(t.id).map((s) => [s.source, s.code]).slice(-2)).toEqual([['poll', 3], ['notify', 1]]);
+    // Nothing was scheduled for a done task; a poll the user asks for reads the service again.
+    const again = await w.fmgr.pollNow(t.id);
+    expect(again).toMatchObject({ tracking: 'done', code: 3, codeSource: 'poll', polls: done.polls + 1 });
   });
 
   it('an unknown persistentId shows the error on the task, keeps polling, then is given up as lost', async () => {

@@ -140,6 +140,11 @@ describe('VCA jobs against the emulator', () => {
     });
     expect(status).toBe(401);
     expect(w.vca.get(created.id)).toEqual(done);
+
+    // A validly signed but late one (the job is done) does not overwrite the final results either.
+    const late = w.vca.applyNotification(ACCOUNT_ID, { jobId: done.jobId, code: 1, desc: 'late', results: [] });
+    expect(late).toEqual({ ...done, updatedAt: expect.any(Number) });
+    expect(w.vca.get(created.id)).toEqual(late);
   });
 
   it('review decisions and the threshold survive a restart; the CSV export parses back to the accepted labels', async () => {
