@@ -9,7 +9,7 @@ import type { Db } from '../store/db';
 import { SyncRepo } from '../store/sync-repo';
 import { SqliteTransferStore } from '../store/transfer-repo';
 import type { RemoteOps } from '../sync/remote-ops';
-import { WatchManager } from '../sync/watch-manager';
+import { engineThrottle, WatchManager } from '../sync/watch-manager';
 import type { WatcherBackend } from '../sync/watcher';
 import { FmgrTracker } from '../tasks/fmgr-tracker';
 import { createNotificationHandler } from '../tasks/notify-receiver';
@@ -100,7 +100,7 @@ export class AppCore {
     this.vca = new VcaTracker(trackerDeps);
     this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
     const syncRepo = new SyncRepo(db);
-    this.watch = new WatchManager({ repo: syncRepo, queue: this.engine, control: this.engine, throttle: this.engine, remote: this.remoteOps, dataDir, backend: opts.watcherBackend });
+    this.watch = new WatchManager({ repo: syncRepo, queue: this.engine, control: this.engine, throttle: engineThrottle(this.engine, store), remote: this.remoteOps, dataDir, backend: opts.watcherBackend });
     this.followUp = new UploadFollowUp({
       accounts: this.accounts,
       roots: syncRepo,

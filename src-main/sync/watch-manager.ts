@@ -1,4 +1,6 @@
-import type { TransferQueue } from '../engine/api';
+import type { TransferControl, TransferQueue } from '../engine/api';
+import type { EngineStore } from '../engine/ports';
+import { RUNNING_STATES } from '../engine/snapshot';
 import type { SyncRepo } from '../store/sync-repo';
 import type { TransferState } from '../shared/models';
 import type { WatchRootEvent } from './events';
@@ -11,13 +13,22 @@ import { WatchRoot, type QueueControl } from './watch-root';
 import type { WatcherBackend } from './watcher';
 
 /**
- * Uploading as the schedule sees it: the engine's global pause and bandwidth limit.
- * UploadEngine has these methods; the manager calls them at each schedule change.
+ * Uploading as the schedule sees it: the bandwidth limit, and which transfers are active
+ * (queued or running) when a pause window starts. The schedule pauses and resumes those
+ * one by one through `control`, so it never resumes what the user paused.
  */
 export interface UploadThrottle {
   setBandwidthLimit(bytesPerSec: number | null): void;
-  pauseAll(): number;
-  resumeAll(): number;
+  /** Ids of the transfers queued or running now. */
+  activeTransferIds(): readonly number[];
+}
+
+/** The throttle of an UploadEngine over its store (the core and tests build it this way). */
+export function engineThrottle(engine: Pick<TransferControl, 'setBandwidthLimit'>, store: Pick<EngineStore, 'listTransfers'>): UploadThrottle {
+  return {
+    setBandwidthLimit: (b) => engine.setBandwidthLimit(b),
+    activeTransferIds: () => store.listTransfers(['queued', ...RUNNING_STATES]).map((r) => r.id),
+  };
 }
 
 export interface WatchManagerDeps {
@@ -50,13 +61,15 @@ export class WatchManager {
   private schedule: Schedule = ALWAYS_RUN;
   private scheduleTimer: NodeJS.Timeout | undefined;
   private lastSchedule: ScheduleState | undefined;
+  /** Transfers the schedule paused (and only those): resumed when the pause window ends. */
+  private readonly heldBySchedule = new Set<number>();
 
   private readonly unsubscribeQueue: () => void;
 
   constructor(private readonly d: WatchManagerDeps) {
     // While the schedule pauses uploading, transfers queued meanwhile are held too.
     this.unsubscribeQueue = d.queue.onTransferChange((t) => {
-      if (t.state === 'queued' && this.lastSchedule?.running === false) d.control?.pause(t.id);
+      if (t.state === 'queued' && this.lastSchedule?.running === false && d.control?.pause(t.id)) this.heldBySchedule.add(t.id);
     });
   }
 
@@ -190,15 +203,36 @@ export class WatchManager {
     const t = this.d.throttle;
     if (t) {
       if (prev?.bytesPerSecond !== at.bytesPerSecond) t.setBandwidthLimit(at.bytesPerSecond);
-      if (!at.running && prev?.running !== false) t.pauseAll();
-      if (at.running && prev?.running === false) t.resumeAll();
+      if (!at.running && prev?.running !== false) this.holdActive(t);
     }
+    if (at.running && prev?.running === false) this.releaseHeld();
     if (at.nextChangeAt) {
       const delayMs = Math.max(1000, Math.min(at.nextChangeAt.getTime() - now().getTime(), 2 ** 31 - 1));
       this.scheduleTimer = setTimeout(() => this.applySchedule(now), delayMs);
       this.scheduleTimer.unref?.();
     }
     return this.lastSchedule;
+  }
+
+  /** Pause window starts: pauses every active transfer and remembers which it paused. */
+  private holdActive(t: UploadThrottle): void {
+    for (const id of t.activeTransferIds()) if (this.d.control?.pause(id)) this.heldBySchedule.add(id);
+  }
+
+  /**
+   * Pause window ends: resumes what the schedule paused, except the transfers of roots the
+   * user paused meanwhile (those wait for the root's resume). Transfers paused by hand
+   * before the window were never held, so they stay paused.
+   */
+  private releaseHeld(): void {
+    const ofPausedRoots = new Set<number>();
+    for (const r of this.d.repo.listRoots()) {
+      if (!r.paused) continue;
+      for (const row of this.d.repo.loadIndex(r.id).values()) if (row.transferId !== null) ofPausedRoots.add(row.transferId);
+    }
+    const held = [...this.heldBySchedule];
+    this.heldBySchedule.clear();
+    for (const id of held) if (!ofPausedRoots.has(id)) this.d.control?.resume(id);
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,8 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountRepo } from '../../../src-main/store/account-repo';
-import { WatchManager } from '../../../src-main/sync/watch-manager';
+import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
+import { engineThrottle, WatchManager } from '../../../src-main/sync/watch-manager';
 import { SyncHarness } from './harness';
 
 const MiB = 1024 * 1024;
@@ -24,7 +25,7 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
   });
 
   const manager = () => {
-    m = new WatchManager({ repo: h.repo!, queue: h.engine!, control: h.engine!, throttle: h.engine!, dataDir: path.dirname(h.dbFile), backend: 'parcel' });
+    m = new WatchManager({ repo: h.repo!, queue: h.engine!, control: h.engine!, throttle: engineThrottle(h.engine!, new SqliteTransferStore(h.db!)), dataDir: path.dirname(h.dbFile), backend: 'parcel' });
     return m;
   };
   const accountId = () => new AccountRepo(h.db!).byName('Local')!.id;
