@@ -6,9 +6,11 @@ import type { AppEvent, CoreProblem } from '../shared/events';
 import { AccountRepo } from '../store/account-repo';
 import { openAppDatabase } from '../store/app-db';
 import type { Db } from '../store/db';
+import { SettingsRepo } from '../store/settings-repo';
 import { SyncRepo } from '../store/sync-repo';
 import { SqliteTransferStore } from '../store/transfer-repo';
 import type { RemoteOps } from '../sync/remote-ops';
+import { checkSchedule, type Schedule, type ScheduleState } from '../sync/schedule';
 import { engineThrottle, WatchManager } from '../sync/watch-manager';
 import type { WatcherBackend } from '../sync/watcher';
 import { FmgrTracker } from '../tasks/fmgr-tracker';
@@ -21,6 +23,10 @@ import { CoreEvents } from './core-events';
 import { HeadlessSecretStore, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
+import { startWakeDetector, type WakeDetectorOptions } from './wake-detector';
+
+/** The settings key of the upload schedule (JSON of sync's `Schedule`). */
+export const SCHEDULE_SETTING = 'uploadSchedule';
 
 export interface AppCoreOptions {
   /** The app's data folder: database, Local account key file, embedded emulator data. */
@@ -50,6 +56,8 @@ export interface AppCoreOptions {
   startWatching?: boolean;
   /** How long a watch root waits for an Fmgr delete/copy/move (default 10 minutes). */
   remoteOpTimeoutMs?: number;
+  /** Sleep/wake detection (tests inject clock and timer); false turns it off. Default on. */
+  wakeDetector?: Omit<WakeDetectorOptions, 'onWake'> | false;
 }
 
 /**
@@ -82,6 +90,8 @@ export class AppCore {
   private readonly unsubscribers: Array<() => void> = [];
   private closed: Promise<void> | undefined;
   private publicBaseUrl: string | undefined;
+  private readonly settings: SettingsRepo;
+  private stopWake: (() => void) | undefined;
 
   private constructor(
     readonly db: Db,
@@ -93,6 +103,7 @@ export class AppCore {
   ) {
     this.publicBaseUrl = opts.publicBaseUrl;
     this.accounts = new AccountRepo(db);
+    this.settings = new SettingsRepo(db);
     const store = new SqliteTransferStore(db);
     this.engine = new UploadEngine({ ...opts.engine, store, account: (id) => access.upload(id) });
     const trackerDeps = { db, account: (id: number) => access.mgr(id), publicBaseUrl: () => this.publicBaseUrl, ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}) };
@@ -145,12 +156,17 @@ export class AppCore {
       const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
       if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
       core = new AppCore(db, dataDir, secrets, access, embedded, opts);
+      core.applyStoredSchedule();
       if (opts.startEngine !== false) core.engine.start();
       if (opts.resumeTrackers !== false) {
         core.fmgr.resume();
         core.vca.resume();
       }
       if (opts.startWatching !== false) await core.watch.startAll();
+      if (opts.wakeDetector !== false) {
+        const c = core;
+        c.stopWake = startWakeDetector({ ...opts.wakeDetector, onWake: () => void c.rescanAll() });
+      }
       return core;
     } catch (e) {
       if (core) await core.close();
@@ -200,6 +216,44 @@ export class AppCore {
     return id;
   }
 
+  /**
+   * Sets the upload schedule: checked (ScheduleError, code 'invalid-schedule'), stored in
+   * the settings table and applied now; applied again at every open. Returns the state now.
+   */
+  setSchedule(schedule: Schedule): ScheduleState {
+    checkSchedule(schedule);
+    this.settings.set(SCHEDULE_SETTING, schedule);
+    return this.watch.setSchedule(schedule);
+  }
+
+  /** The stored upload schedule, if one was set. */
+  get schedule(): Schedule | undefined {
+    return this.settings.get<Schedule>(SCHEDULE_SETTING);
+  }
+
+  /**
+   * Reconciles every watching root (after the machine wakes). The core's wake detector
+   * calls it; the Electron layer calls it on powerMonitor 'resume'. Never rejects: a
+   * failure becomes a 'problem' event.
+   */
+  async rescanAll(): Promise<void> {
+    try {
+      await this.watch.rescanAll();
+    } catch (e) {
+      this.problem({ code: 'rescan-failed', message: `Rescanning the watched folders after a wake failed: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+
+  private applyStoredSchedule(): void {
+    const stored = this.schedule;
+    if (!stored) return;
+    try {
+      this.watch.setSchedule(stored);
+    } catch (e) {
+      this.problem({ code: 'invalid-schedule', message: `The stored upload schedule is not valid and was not applied (${e instanceof Error ? e.message : String(e)}); set it again in Settings.` });
+    }
+  }
+
   /** After an account row changed: its clients are rebuilt on next use. */
   accountChanged(accountId: number): void {
     this.access.forget(accountId);
@@ -216,6 +270,7 @@ export class AppCore {
 
   private async doClose(): Promise<void> {
     this.closing.abort();
+    this.stopWake?.();
     await this.watch.close();
     await this.engine.close();
     await this.followUp.settle();
