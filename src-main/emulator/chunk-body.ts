@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
+import { crc32Combine } from './crc32-combine';
 import { HttpError } from './http-util';
 
 /** Pieces are gathered up to this size before one positioned vectored write. */
@@ -45,7 +46,6 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
   const fh = await open(o.file, o.create ? 'w' : 'r+');
   const md5 = createHash('md5');
   let bodyCrc = 0;
-  let blockCrc = o.blockCrcBefore;
   let received = 0;
   let written = 0;
   let pending: Buffer[] = [];
@@ -69,7 +69,6 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
         if (received > o.declaredBytes) throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
         md5.update(piece);
         bodyCrc = crc32(piece, bodyCrc);
-        blockCrc = crc32(piece, blockCrc);
         o.onPiece?.(piece);
         pending.push(piece);
         pendingBytes += piece.length;
@@ -91,9 +90,14 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       throw new HttpError(400, `request body has ${received} bytes, Content-Length says ${o.declaredBytes}`);
     }
     await flush();
-    return { bytes: received, md5Hex: md5.digest('hex'), crc32: bodyCrc, blockCrc32: blockCrc };
-  } finally {
     await fh.close();
+    // The block's CRC so far without a second pass over the body.
+    return { bytes: received, md5Hex: md5.digest('hex'), crc32: bodyCrc, blockCrc32: crc32Combine(o.blockCrcBefore, bodyCrc, received) };
+  } catch (e) {
+    // No write is pending here (each is awaited), so the block may be used again at once:
+    // the caller unlocks without waiting for the close (a client retries a cut chunk fast).
+    fh.close().catch(() => undefined);
+    throw e;
   }
 }
 
