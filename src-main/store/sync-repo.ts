@@ -258,6 +258,21 @@ export class SyncRepo {
     return out;
   }
 
+  /**
+   * An unfinished watch transfer (not done, failed, canceled or skipped) of exactly this
+   * file and requested key: what a crash between enqueuing and recording the id left
+   * behind. The transfers table lives in the same database (migration 001).
+   */
+  findUnfinishedTransfer(q: { accountId: number; bucket: string; key: string; localPath: string }): number | undefined {
+    const r = this.db
+      .prepare(
+        `SELECT id FROM transfers WHERE local_path = ? AND account_id = ? AND bucket = ? AND requested_key = ? AND source = 'watch'
+           AND state NOT IN ('done','failed','canceled','skipped') ORDER BY id DESC LIMIT 1`,
+      )
+      .get(q.localPath, q.accountId, q.bucket, q.key) as { id: number } | undefined;
+    return r?.id;
+  }
+
   /** Runs `fn` in one transaction (for a caller that writes the index and the queue together). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)();

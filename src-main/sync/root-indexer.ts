@@ -62,7 +62,7 @@ export class RootIndexer {
    * one by one. Adds to `counts` and returns it.
    */
   async admit(files: readonly ScannedFile[], index?: Map<string, SyncFileRecord>, counts: ScanCounts = emptyCounts()): Promise<ScanCounts> {
-    const toQueue: Array<{ file: ScannedFile; key: string }> = [];
+    const toQueue: Array<{ file: ScannedFile; key: string; orphan: boolean }> = [];
     const settle: SyncFileRecord[] = [];
     const unique = new Map<string, ScannedFile>();
     for (const f of files) unique.set(f.relPath, f);
@@ -108,7 +108,8 @@ export class RootIndexer {
         counts.retryFiles++;
         counts.retryBytes += f.size;
       }
-      toQueue.push({ file: f, key: mapped.key });
+      // A row queued without a transfer id: an older run stopped between enqueue and recording the id.
+      toQueue.push({ file: f, key: mapped.key, orphan: row?.state === 'queued' && row.transferId === null });
     }
     if (settle.length) this.d.repo.putFiles(this.d.root.id, settle);
     for (let i = 0; i < toQueue.length; i += INDEX_BATCH_FILES) {
@@ -119,11 +120,14 @@ export class RootIndexer {
   }
 
   /**
-   * Rows first (queued, no transfer yet), then the queue, then the ids: a crash in between
-   * leaves rows that the next scan queues again (at worst the same content twice), never a
-   * file that is neither in the index nor in the queue.
+   * Rows, the queue and the ids in one transaction (the repo and the engine share the Db
+   * handle in the core; better-sqlite3 nests the engine's own transaction as a savepoint),
+   * so a crash leaves either all of a batch or none of it. Should a row still be queued
+   * without an id (a queue on another handle, or a database from before this change), the
+   * unfinished transfer of the same account, bucket, key and path is adopted instead of
+   * queueing the file a second time.
    */
-  private queueBatch(items: ReadonlyArray<{ file: ScannedFile; key: string }>): void {
+  private queueBatch(items: ReadonlyArray<{ file: ScannedFile; key: string; orphan: boolean }>): void {
     const { root, options } = this.d;
     const rows: SyncFileRecord[] = items.map(({ file }) => ({
       relPath: file.relPath,
@@ -137,7 +141,6 @@ export class RootIndexer {
       errorMessage: null,
       missingSince: null,
     }));
-    this.d.repo.putFiles(root.id, rows);
     const requests: TransferRequest[] = items.map(({ file, key }) => ({
       accountId: root.accountId,
       bucket: root.bucket,
@@ -146,9 +149,17 @@ export class RootIndexer {
       source: 'watch',
       options: { conflict: options.conflict, ...(options.deadlineDays !== undefined ? { deadlineDays: options.deadlineDays } : {}) },
     }));
-    const ids = this.d.queue.enqueue(requests);
-    rows.forEach((r, i) => (r.transferId = ids[i] ?? null));
-    this.d.repo.putFiles(root.id, rows);
+    const ids = this.d.repo.transaction(() => {
+      this.d.repo.putFiles(root.id, rows);
+      const out: number[] = requests.map((r, i) => (items[i]?.orphan ? (this.d.repo.findUnfinishedTransfer(r) ?? -1) : -1));
+      const fresh = requests.filter((_, i) => out[i] === -1);
+      const freshIds = fresh.length ? this.d.queue.enqueue(fresh) : [];
+      let k = 0;
+      for (let i = 0; i < out.length; i++) if (out[i] === -1) out[i] = freshIds[k++] ?? -1;
+      rows.forEach((r, i) => (r.transferId = out[i] !== undefined && out[i] !== -1 ? out[i] : null));
+      this.d.repo.putFiles(root.id, rows);
+      return out;
+    });
     this.d.emit({ type: 'queued', rootId: root.id, files: items.map(({ file, key }, i) => ({ relPath: file.relPath, key, size: file.size, transferId: ids[i] ?? -1 })) });
   }
 
