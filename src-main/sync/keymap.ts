@@ -10,6 +10,11 @@
  *   {ext}      last extension without the dot ('' if none)  jpg
  *   {yyyy} {mm} {dd} {hh}  the file's mtime            2024 05 09 13
  *   {date}     {yyyy}-{mm}-{dd}
+ *
+ * A '/'-separated segment of the template made only of placeholders that all render
+ * empty is dropped with its '/': `{dir}/{name}` maps a top-level `a.jpg` to `a.jpg`, not
+ * `/a.jpg`. An empty segment written as such (`a//{name}`, or a prefix ending in '/' and a
+ * template starting with '/') gives a key with '//', rejected as `empty-segment`.
  */
 
 export const MAX_KEY_BYTES = 750;
@@ -18,7 +23,7 @@ export const TEMPLATE_PLACEHOLDERS = ['relpath', 'dir', 'name', 'stem', 'ext', '
 export type TemplatePlaceholder = (typeof TEMPLATE_PLACEHOLDERS)[number];
 
 /** Why a key cannot be used; code branches on this, the message is for people. */
-export type KeyRejectCode = 'empty' | 'too-long' | 'control-character' | 'invalid-unicode' | 'leading-slash' | 'dot-segment';
+export type KeyRejectCode = 'empty' | 'too-long' | 'control-character' | 'invalid-unicode' | 'leading-slash' | 'empty-segment' | 'dot-segment';
 
 export type KeyResult = { ok: true; key: string } | { ok: false; code: KeyRejectCode; message: string };
 
@@ -74,7 +79,7 @@ function placeholderValues(relPath: string, mtimeMs: number, timeZone: 'local' |
 /**
  * Checks a key against the service's limits as Blocklift defines them: not empty, at most
  * MAX_KEY_BYTES of UTF-8, no control characters, valid Unicode (no lone surrogates, no
- * U+FFFD from a file name that was not valid UTF-8), no leading '/', no '.' or '..' segment.
+ * U+FFFD from a file name that was not valid UTF-8), no leading '/', no '//', no '.' or '..' segment.
  */
 export function validateKey(key: string): KeyResult {
   if (key.length === 0) return { ok: false, code: 'empty', message: 'the key is empty' };
@@ -89,6 +94,9 @@ export function validateKey(key: string): KeyResult {
   const bytes = Buffer.byteLength(key, 'utf8');
   if (bytes > MAX_KEY_BYTES) return { ok: false, code: 'too-long', message: `the key is ${bytes} bytes of UTF-8; the limit is ${MAX_KEY_BYTES}; shorten the path or the prefix` };
   if (key.startsWith('/')) return { ok: false, code: 'leading-slash', message: 'the key starts with "/"; remove the leading slash from the prefix or template' };
+  if (key.includes('//')) {
+    return { ok: false, code: 'empty-segment', message: 'the key has an empty path segment ("//"); check that the prefix and the template do not both add a "/"' };
+  }
   if (key.split('/').some((s) => s === '.' || s === '..')) {
     return { ok: false, code: 'dot-segment', message: 'the key has a "." or ".." path segment; change the prefix or template' };
   }
@@ -101,7 +109,12 @@ export function validateKey(key: string): KeyResult {
  */
 export function mapKey(relPath: string, mtimeMs: number, mapping: KeyMapping): KeyResult {
   const values = placeholderValues(relPath, mtimeMs, mapping.timeZone);
-  const rendered = mapping.template.replace(PLACEHOLDER_RE, (_m, name: string) => values[name as TemplatePlaceholder] ?? '');
+  const render = (t: string) => t.replace(PLACEHOLDER_RE, (_m, name: string) => values[name as TemplatePlaceholder] ?? '');
+  const rendered = mapping.template
+    .split('/')
+    .filter((seg) => !(seg !== '' && seg.replace(PLACEHOLDER_RE, '') === '' && render(seg) === ''))
+    .map(render)
+    .join('/');
   return validateKey((mapping.prefix + rendered).normalize('NFC'));
 }
 

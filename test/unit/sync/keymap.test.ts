@@ -12,8 +12,17 @@ describe('mapKey', () => {
     ['{yyyy}/{mm}/{name}', '', 'deep/dir/clip.mov', '2024/05/clip.mov'],
     ['{dd}-{hh}/{stem}.{ext}', '', 'a/b.tar.gz', '09-13/b.tar.gz'],
     ['{dir}/{stem}', 'p/', 'a/b/c.txt', 'p/a/b/c'],
-    ['{ext}/{name}', '', 'README', '/README'],
-    ['{ext}/{name}', '', '.bashrc', '/.bashrc'],
+    // An empty placeholder segment is dropped with its '/', never a leading or double slash.
+    ['{ext}/{name}', '', 'README', 'README'],
+    ['{ext}/{name}', '', '.bashrc', '.bashrc'],
+    ['{dir}/{name}', '', 'a.jpg', 'a.jpg'],
+    ['{dir}/{name}', 'cam/', 'a.jpg', 'cam/a.jpg'],
+    ['{dir}/{name}', 'cam/', 'x/y/a.jpg', 'cam/x/y/a.jpg'],
+    ['{yyyy}/{dir}/{name}', 'cam/', 'a.jpg', 'cam/2024/a.jpg'],
+    ['{dir}/{ext}/{name}', '', 'README', 'README'],
+    ['{name}/{ext}', 'p/', 'README', 'p/README'],
+    ['{dir}-x/{name}', '', 'a.jpg', '-x/a.jpg'],
+    ['/{name}', '', 'a.jpg', '/a.jpg'],
   ])('template %s with prefix %s maps %s to %s', (template, prefix, rel, expected) => {
     const r = mapKey(rel, MTIME, utc(template, prefix));
     if (expected.startsWith('/')) {
@@ -21,6 +30,16 @@ describe('mapKey', () => {
     } else {
       expect(r).toEqual({ ok: true, key: expected });
     }
+  });
+
+  it.each([
+    ['a//{name}', '', 'a.jpg'],
+    ['/{relpath}', 'cam/', 'a.jpg'],
+    ['{relpath}', 'cam//', 'a.jpg'],
+  ])('rejects a double slash written by template %s with prefix %s, with a reason', (template, prefix, rel) => {
+    const r = mapKey(rel, MTIME, utc(template, prefix));
+    expect(r).toMatchObject({ ok: false, code: 'empty-segment' });
+    expect(r.ok ? '' : r.message).toMatch(/empty path segment/);
   });
 
   it('normalizes to NFC (a macOS NFD name gives the same key as its NFC spelling)', () => {
