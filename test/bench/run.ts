@@ -97,72 +97,72 @@ async function main(): Promise<void> {
     if (runs('one') || runs('resume')) await makeFile(f1, ONE_BYTES);
 
     if (runs('one')) {
-    // Baseline: plain node:http, 4 MiB bodies, 4 at a time, to a server writing them to disk.
-    await mkdir(path.join(tmp, 'baseline'));
-    const server = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'server', path.join(tmp, 'baseline')]);
-    let port = '';
-    for await (const line of server.lines) {
-      port = line.trim();
-      break;
-    }
-    const base = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'client', port, f1]);
-    let baseline: { elapsedMs: number; bytes: number } | undefined;
-    for await (const line of base.lines) if (line.startsWith('result ')) baseline = JSON.parse(line.slice(7)) as { elapsedMs: number; bytes: number };
-    server.child.kill('SIGTERM');
-    results.baseline_mbps = baseline!.bytes / 1e6 / (baseline!.elapsedMs / 1000);
+      // Baseline: plain node:http, 4 MiB bodies, 4 at a time, to a server writing them to disk.
+      await mkdir(path.join(tmp, 'baseline'));
+      const server = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'server', path.join(tmp, 'baseline')]);
+      let port = '';
+      for await (const line of server.lines) {
+        port = line.trim();
+        break;
+      }
+      const base = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'client', port, f1]);
+      let baseline: { elapsedMs: number; bytes: number } | undefined;
+      for await (const line of base.lines) if (line.startsWith('result ')) baseline = JSON.parse(line.slice(7)) as { elapsedMs: number; bytes: number };
+      server.child.kill('SIGTERM');
+      results.baseline_mbps = baseline!.bytes / 1e6 / (baseline!.elapsedMs / 1000);
 
-    // 1 GiB single file, end to end.
-    const one = (await uploadRun([f1], path.join(tmp, 'one.db'), uploadUrl))!;
-    results.upload_mbps = one.bytes / 1e6 / (one.elapsedMs / 1000);
-    results.ratio = (results.upload_mbps as number) / (results.baseline_mbps as number);
-    // For reading the figure: the same run without the final mkfile (the service merging 1 GiB).
-    results.upload_blocks_mbps = one.bytes / 1e6 / ((one.elapsedMs - one.mkfileMs) / 1000);
-    results.mkfile_s_1gib = one.mkfileMs / 1000;
-    results.client_cpu_s_per_gib = one.cpuSeconds / (one.bytes / GiB);
-    results.rss_mib_1gib = one.peakRssBytes / MiB;
-    results.event_loop_p99_ms = one.loopP99Ms;
+      // 1 GiB single file, end to end.
+      const one = (await uploadRun([f1], path.join(tmp, 'one.db'), uploadUrl))!;
+      results.upload_mbps = one.bytes / 1e6 / (one.elapsedMs / 1000);
+      results.ratio = (results.upload_mbps as number) / (results.baseline_mbps as number);
+      // For reading the figure: the same run without the final mkfile (the service merging 1 GiB).
+      results.upload_blocks_mbps = one.bytes / 1e6 / ((one.elapsedMs - one.mkfileMs) / 1000);
+      results.mkfile_s_1gib = one.mkfileMs / 1000;
+      results.client_cpu_s_per_gib = one.cpuSeconds / (one.bytes / GiB);
+      results.rss_mib_1gib = one.peakRssBytes / MiB;
+      results.event_loop_p99_ms = one.loopP99Ms;
     }
 
     // Resume waste: SIGKILL at 50%, run again on the same database.
     if (runs('resume')) {
-    let sentBeforeKill = 0;
-    let killed = false;
-    await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl, { BENCH_REPORT_SENT: '1' }, (line, child) => {
-      const [kind, a, b, c] = line.split(' ');
-      if (kind === 'sent') sentBeforeKill = Number(a);
-      if (kind === 'progress' && !killed && Number(b) >= Number(c) / 2) {
-        killed = true;
-        child.kill('SIGKILL');
-      }
-      void b;
-    });
-    const resumed = (await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl))!;
-    results.resume_waste_bytes = Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES);
+      let sentBeforeKill = 0;
+      let killed = false;
+      await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl, { BENCH_REPORT_SENT: '1' }, (line, child) => {
+        const [kind, a, b, c] = line.split(' ');
+        if (kind === 'sent') sentBeforeKill = Number(a);
+        if (kind === 'progress' && !killed && Number(b) >= Number(c) / 2) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+        void b;
+      });
+      const resumed = (await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl))!;
+      results.resume_waste_bytes = Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES);
     }
 
     // 4 GiB: memory must not grow with file size.
     await rm(f1, { force: true });
     if (runs('four')) {
-    const f4 = path.join(tmp, 'four-gib.bin');
-    await makeFile(f4, BIG_BYTES);
-    const four = (await uploadRun([f4], path.join(tmp, 'four.db'), uploadUrl))!;
-    results.rss_mib_4gib = four.peakRssBytes / MiB;
-    results.upload_mbps_4gib = four.bytes / 1e6 / (four.elapsedMs / 1000);
-    await rm(f4, { force: true });
+      const f4 = path.join(tmp, 'four-gib.bin');
+      await makeFile(f4, BIG_BYTES);
+      const four = (await uploadRun([f4], path.join(tmp, 'four.db'), uploadUrl))!;
+      results.rss_mib_4gib = four.peakRssBytes / MiB;
+      results.upload_mbps_4gib = four.bytes / 1e6 / (four.elapsedMs / 1000);
+      await rm(f4, { force: true });
     }
 
     // 2,000 files of 4 KiB.
     if (runs('small')) {
-    const small = path.join(tmp, 'small');
-    await mkdir(small);
-    const names: string[] = [];
-    for (let i = 0; i < SMALL_FILES; i++) {
-      const p = path.join(small, `f${String(i).padStart(4, '0')}.bin`);
-      await writeFile(p, randomBytes(4096));
-      names.push(p);
-    }
-    const smallRun = (await uploadRun(names, path.join(tmp, 'small.db'), uploadUrl, { BENCH_FILES: '16' }))!;
-    results.small_files_per_s = smallRun.files / (smallRun.elapsedMs / 1000);
+      const small = path.join(tmp, 'small');
+      await mkdir(small);
+      const names: string[] = [];
+      for (let i = 0; i < SMALL_FILES; i++) {
+        const p = path.join(small, `f${String(i).padStart(4, '0')}.bin`);
+        await writeFile(p, randomBytes(4096));
+        names.push(p);
+      }
+      const smallRun = (await uploadRun(names, path.join(tmp, 'small.db'), uploadUrl, { BENCH_FILES: '16' }))!;
+      results.small_files_per_s = smallRun.files / (smallRun.elapsedMs / 1000);
     }
 
     emu.child.kill('SIGTERM');
