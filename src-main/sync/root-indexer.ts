@@ -10,7 +10,7 @@ import { classifyFile, emptyCounts, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
 import type { ScannedFile } from './scanner';
 import type { FileOutcome, WatchRootEvent } from './events';
-import { isVideoPath } from './video';
+import { isVideo } from './video';
 
 /** Rows and transfers are written this many at a time (one transaction each). */
 export const INDEX_BATCH_FILES = 2000;
@@ -252,7 +252,7 @@ export class RootIndexer {
           : { ...f, state: 'skipped', remoteKey: t.key, errorCode: t.state, errorMessage: t.warning };
     this.d.repo.putFiles(this.d.root.id, [next]);
     const status: FileOutcome = t.state === 'done' ? 'uploaded' : t.state === 'failed' ? 'failed' : t.state === 'canceled' ? 'canceled' : 'skipped';
-    const vca = t.state === 'done' && this.d.options.vcaForVideos && isVideoPath(f.relPath);
+    const vca = t.state === 'done' && this.d.options.vcaForVideos && isVideo(f.relPath);
     this.d.emit({ type: 'file-done', rootId: this.d.root.id, relPath: f.relPath, key: t.key, etag: t.etag, size: f.size, status, ...(t.lastError ? { error: t.lastError } : {}), ...(vca ? { vcaRequested: true } : {}) });
     return f.relPath;
   }
