@@ -37,6 +37,27 @@ describe('fops grammar', () => {
     expect(() => parseFop('setdeadline', `bucket/${b64('b')}/deadline/-2`)).toThrow(/deadline/);
     expect(() => buildFmgrBody([])).toThrow(/at least one/);
   });
+  it('validates values before writing them (no injected pairs, no empty names)', () => {
+    const fetch = { op: 'fetch', fetchURL: 'http://h/a', bucket: 'b' } as const;
+    // An md5 with slashes would add a pair of its own: refused, whatever its case.
+    expect(() => buildFop({ ...fetch, md5: 'abc/key/Zm9v' })).toThrow(/md5 must be 32 hex digits/);
+    expect(() => buildFop({ ...fetch, md5: 'd41d8cd98f00b204e9800998ecf8427' })).toThrow(FopsSyntaxError);
+    expect(buildFop({ ...fetch, md5: 'D41D8CD98F00B204E9800998ECF8427E' })).toMatch(/\/md5\/D41D8CD98F00B204E9800998ECF8427E$/);
+    expect(() => buildFop({ ...fetch, fetchURL: '' })).toThrow(/fetch needs a non-empty fetchURL/);
+    expect(() => buildFop({ ...fetch, bucket: '' })).toThrow(/non-empty bucket/);
+    expect(() => buildFop({ ...fetch, key: '' })).toThrow(/key is empty/);
+    expect(() => buildFop({ op: 'delete', bucket: '', key: 'k' })).toThrow(/delete needs a non-empty bucket/);
+    expect(() => buildFop({ op: 'delete', bucket: 'b', key: '' })).toThrow(/delete needs a non-empty key/);
+    expect(() => buildFop({ op: 'copy', srcBucket: 'b', srcKey: '', bucket: 'c' })).toThrow(/source key/);
+    expect(() => buildFop({ op: 'move', srcBucket: 'b:x', srcKey: 'k', bucket: 'c' })).toThrow(/cannot contain ':'/);
+    expect(() => buildFop({ op: 'move', srcBucket: 'b', srcKey: 'k', bucket: 'c', prefix: '' })).toThrow(/prefix is empty/);
+    expect(() => buildFop({ op: 'deletePrefix', bucket: 'b', prefix: '' })).toThrow(/non-empty prefix/);
+    expect(() => buildFop({ op: 'deletem3u8', bucket: 'b', key: 'k', deletets: 2 as 0 })).toThrow(/deletets must be 0 or 1/);
+    expect(() => buildFop({ op: 'setdeadline', bucket: 'b', deadline: 1.5 })).toThrow(/deadline/);
+    expect(() => buildFop({ op: 'compress', bucket: 'b', keys: ['a', ''], saveAsBucket: 'b', saveAsKey: 'z' })).toThrow(/key \(number 2\)/);
+    expect(() => buildFop({ op: 'compress', bucket: 'b', keys: ['a'], saveAsBucket: 'b', saveAsKey: '' })).toThrow(/save-as key/);
+    expect(() => buildFmgrBody([{ op: 'delete', bucket: 'b', key: '' }])).toThrow(FopsSyntaxError);
+  });
 });
 
 describe('code tables', () => {
