@@ -18,6 +18,8 @@ export interface FollowedRow extends FollowUp {
 export interface FollowedRepo<Row extends FollowedRow> {
   get(id: number): Row | undefined;
   find(accountId: number, remoteId: string): Row | undefined;
+  findByRemoteId(remoteId: string): Row | undefined;
+  remove(id: number): void;
   list(opts: { tracking?: Tracking; limit?: number; beforeId?: number }): Row[];
   setTracking(id: number, tracking: Tracking, nowMs: number): Row;
   recordError(id: number, e: ErrorUpdate): Row;
@@ -77,6 +79,22 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
   find(accountId: number, remoteId: string): View | undefined {
     const r = this.rows.find(accountId, remoteId);
     return r && this.view(r);
+  }
+
+  /**
+   * The row of a remote id (persistentId / jobId): the given account's if it has one, else
+   * any account's (a remote id names one task or job of the service whatever local
+   * account recorded it; the command line must not make a second row for it).
+   */
+  findAnyAccount(preferredAccountId: number, remoteId: string): View | undefined {
+    const r = this.rows.find(preferredAccountId, remoteId) ?? this.rows.findByRemoteId(remoteId);
+    return r && this.view(r);
+  }
+
+  /** Stops following and deletes the row with everything recorded about it (for a row made by mistake). */
+  forget(id: number): void {
+    this.timers.cancel(id);
+    this.rows.remove(id);
   }
 
   list(opts: { tracking?: Tracking; limit?: number; beforeId?: number } = {}): View[] {

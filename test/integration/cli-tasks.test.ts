@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,8 +29,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function cli(args: string[], db = path.join(dir, 'cli.db')): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, BLOCKLIFT_MGR_URL: emu.mgrUrl, BLOCKLIFT_AK: emu.config.accessKey, BLOCKLIFT_SK: emu.config.secretKey };
+function cli(args: string[], db = path.join(dir, 'cli.db'), keysInEnv = true): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, BLOCKLIFT_MGR_URL: emu.mgrUrl, BLOCKLIFT_AK: emu.config.accessKey, BLOCKLIFT_SK: emu.config.secretKey };
+  if (!keysInEnv) {
+    delete env.BLOCKLIFT_AK;
+    delete env.BLOCKLIFT_SK;
+  }
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args, '--db', db], { env, timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 99) : 0;
@@ -80,6 +85,20 @@ describe('blocklift fmgr', () => {
     expect(b.stderr).toMatch(/--from must be "bucket:key"/);
     const c = await cli(['fmgr', 'delete', '--bucket', emu.bucket]);
     expect(c.stderr).toMatch(/needs --key/);
+  });
+
+  it('refuses values that would change the fops (md5 with slashes) and a second target --key, exit 2, nothing submitted', async () => {
+    const inj = await cli(['fmgr', 'fetch', '--url', 'http://127.0.0.1:1/a', '--bucket', emu.bucket, '--md5', 'abc/key/Zm9v']);
+    expect(inj.code).toBe(2);
+    expect(inj.stderr).toMatch(/md5 must be 32 hex digits/);
+    for (const op of ['copy', 'move']) {
+      const two = await cli(['fmgr', op, '--from', `${emu.bucket}:cli/a.txt`, '--bucket', emu.bucket, '--key', 'x1', '--key', 'x2']);
+      expect(two.code).toBe(2);
+      expect(two.stderr).toMatch(new RegExp(`fmgr ${op} takes at most one --key`));
+    }
+    const empty = await cli(['fmgr', 'compress', '--bucket', emu.bucket, '--key', 'a', '--key', '', '--save-as', `${emu.bucket}:z.zip`]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/key \(number 2\)/);
   });
 });
 
@@ -133,6 +152,45 @@ describe('blocklift vca', () => {
     const rows = JSON.parse(exported.stdout) as { jobId: string; video: string }[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.jobId === jobId && r.video === '')).toBe(true);
+  });
+
+  it('a job created with --ak/--sk flags is found by show/export without them: one row, video URL kept', async () => {
+    emu.objects.putBuffer(emu.bucket, 'v/flags.mp4', Buffer.from('video3'), {});
+    const url = emu.objectUrl(emu.bucket, 'v/flags.mp4');
+    const db = path.join(dir, 'flags.db');
+    const created = await cli(['vca', 'create', url, '--bucket', emu.bucket, '--ak', emu.config.accessKey, '--sk', emu.config.secretKey, '--wait', '--json'], db, false);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const job = lastJson(created.stdout) as unknown as { jobId: string };
+    // A trailing slash on the management URL is the same host.
+    const shown = await cli(['vca', 'show', job.jobId, '--mgr-url', `${emu.mgrUrl}/`], db, false);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`job ${job.jobId}: analysis succeeded (code 3) [done]`);
+    expect(shown.stdout).toContain(`video: ${url}`);
+    const exported = await cli(['vca', 'export', job.jobId, '--json'], db, false);
+    expect(exported.code).toBe(0);
+    const rows = JSON.parse(exported.stdout) as { video: string }[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.video === url)).toBe(true);
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      expect(sqlite.prepare('SELECT COUNT(*) AS n FROM vca_jobs WHERE job_id = ?').get(job.jobId)).toEqual({ n: 1 });
+    } finally {
+      sqlite.close();
+    }
+  });
+
+  it('export of a jobId the service does not know leaves no row behind', async () => {
+    const db = path.join(dir, 'nope.db');
+    const r = await cli(['vca', 'export', 'nope', '--csv'], db);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/does not know the analysis job "nope"/);
+    const sqlite = new Database(db, { readonly: true });
+    try {
+      expect(sqlite.prepare('SELECT COUNT(*) AS n FROM vca_jobs').get()).toEqual({ n: 0 });
+    } finally {
+      sqlite.close();
+    }
   });
 
   it('errors a person can act on', async () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import path from 'node:path';
-import type { FmgrOp, FmgrOpName } from '../../protocol/fops';
+import { FopsSyntaxError, validateFop, type FmgrOp, type FmgrOpName } from '../../protocol/fops';
 import { AppCore } from '../../service/app-core';
 import type { Db } from '../../store/db';
 import type { FmgrTracker } from '../../tasks/fmgr-tracker';
@@ -15,8 +15,8 @@ import { CliError } from '../cli-error';
  * `blocklift fmgr status <persistentId> [--wait]` shows its state and items.
  *
  * Tasks are recorded in the same SQLite file as the app (--db), under the session account of
- * the flags (named "cli <url> <AK>"; its secret stays in memory), so the app and later
- * commands with the same flags see them. With --json every output
+ * the management host (sessionAccountName; its secret stays in memory), so the app and later
+ * commands see them; `status` finds a task by its persistentId in any account first. With --json every output
  * is one JSON object per line (the task as FmgrTaskView). Exit codes: 0 when the task (if
  * waited for) finished with every item succeeded; 1 when it finished with a failed item,
  * or the service does not know the id, or polling failed; 2 for bad usage.
@@ -53,7 +53,7 @@ export async function openTasksContext(opts: Record<string, unknown>, signed: bo
     throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
   const accountId = core.useSessionAccount({
-    name: `cli ${flags.uploadUrl ?? flags.mgrUrl}${flags.accessKey ? ` ${flags.accessKey}` : ''}`,
+    name: sessionAccountName(flags.mgrUrl),
     uploadUrl: flags.uploadUrl ?? flags.mgrUrl,
     mgrUrl: flags.mgrUrl,
     accessKey: flags.accessKey,
@@ -61,6 +61,22 @@ export async function openTasksContext(opts: Record<string, unknown>, signed: bo
     tokenUrl: flags.tokenUrl,
   });
   return { flags, db: core.db, accountId, fmgr: core.fmgr, vca: core.vca, close: () => core.close() };
+}
+
+/**
+ * The session account of fmgr/vca commands is named by the management host only, normalized
+ * (`cli https://mgr.example.com`, no trailing slash, lower-case host, default port dropped):
+ * the same host with or without --ak, --upload-url or a trailing slash is one account, so a
+ * job created with one set of flags is found with another.
+ */
+export function sessionAccountName(mgrUrl: string): string {
+  let u: URL;
+  try {
+    u = new URL(mgrUrl.trim());
+  } catch {
+    throw new CliError(`--mgr-url "${mgrUrl}" is not a URL; give the management host like http://127.0.0.1:8088`);
+  }
+  return `cli ${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 /** Turns a TaskError into the CLI's one-line error. */
@@ -109,17 +125,36 @@ function need(o: Record<string, unknown>, name: string, flag: string, op: string
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** Builds the typed operations of one submission from the flags of `fmgr <op>`. */
+/**
+ * Builds the typed operations of one submission from the flags of `fmgr <op>` and checks
+ * their values (protocol/fops.ts validateFop); throws CliError (exit 2) with the reason.
+ */
 export function opsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
+  const ops = rawOpsFromFlags(op, o);
+  try {
+    ops.forEach(validateFop);
+  } catch (e) {
+    if (e instanceof FopsSyntaxError) throw new CliError(`fmgr ${op}: ${e.message}`);
+    throw e;
+  }
+  return ops;
+}
+
+function rawOpsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
   const bucket = () => need(o, 'bucket', '--bucket <bucket>', op);
   const keys = (o.key as string[] | undefined) ?? [];
+  /** fetch, copy and move write one object: a second --key would be silently ignored. */
+  const targetKey = () => {
+    if (keys.length > 1) throw new CliError(`fmgr ${op} takes at most one --key (the target key), got ${keys.length}; run it once per object`);
+    return keys[0];
+  };
   switch (op) {
     case 'fetch':
-      return [{ op, fetchURL: need(o, 'url', '--url <url>', op), bucket: bucket(), key: keys[0], prefix: str(o.prefix), md5: str(o.md5) }];
+      return [{ op, fetchURL: need(o, 'url', '--url <url>', op), bucket: bucket(), key: targetKey(), prefix: str(o.prefix), md5: typeof o.md5 === 'string' ? o.md5 : undefined }];
     case 'copy':
     case 'move': {
       const src = entry('--from', need(o, 'from', '--from <bucket:key>', op));
-      return [{ op, srcBucket: src.bucket, srcKey: src.key, bucket: bucket(), key: keys[0], prefix: str(o.prefix) }];
+      return [{ op, srcBucket: src.bucket, srcKey: src.key, bucket: bucket(), key: targetKey(), prefix: str(o.prefix) }];
     }
     case 'delete':
       if (keys.length === 0) throw new CliError('fmgr delete needs --key <key> (repeat it to delete several keys in one task)');
@@ -145,7 +180,7 @@ export function opsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp
 const OP_HELP: Record<FmgrOpName, { describe: string; flags: (c: Command) => Command }> = {
   fetch: {
     describe: 'fetch a URL into a bucket',
-    flags: (c) => c.option('--url <url>', 'URL to fetch').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'key prefix').option('--md5 <hex>', 'expected MD5 of the content'),
+    flags: (c) => c.option('--url <url>', 'URL to fetch').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'key prefix').option('--md5 <hex>', 'expected MD5 of the content (32 hex digits)'),
   },
   copy: {
     describe: 'copy an object',
@@ -261,8 +296,12 @@ export function register(program: Command): void {
     .action(async (persistentId: string, o: Record<string, unknown>) => {
       const ctx = await openTasksContext(o, false);
       try {
-        const tracked = ctx.fmgr.track(ctx.accountId, persistentId);
-        let t = (await ctx.fmgr.pollNow(tracked.id)) ?? tracked;
+        // A task recorded under another account (older flags) is shown from the database
+        // when done: that account's secret is not in this process to ask again.
+        const known = ctx.fmgr.findAnyAccount(ctx.accountId, persistentId.trim());
+        const foreignDone = known !== undefined && known.tracking === 'done' && known.accountId !== ctx.accountId;
+        const tracked = foreignDone ? known : ctx.fmgr.track(known?.accountId ?? ctx.accountId, persistentId);
+        let t = foreignDone ? tracked : ((await ctx.fmgr.pollNow(tracked.id)) ?? tracked);
         if (o.wait === true && t.tracking === 'active') t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
         print(ctx.flags, t, formatFmgrTask(t) + (t.error && t.tracking === 'active' ? '  (this command asked once: run it again, or add --wait to keep asking)\n' : ''));
         process.exitCode = exitCodeOf(t);

@@ -13,8 +13,9 @@ import { cliErrorOf, openTasksContext, seconds, waitSignal, type TasksContext } 
  * `blocklift vca create <url> --bucket <b> [--wait]`, `vca show <jobId> [--wait]`,
  * `vca review <jobId> …` and `vca export <jobId…> --csv|--json [--out file]`.
  *
- * Jobs live in the app's SQLite file (--db) under the flags' session account. `show`, `review` and `export`
- * of a job that is not in it yet fetch it from the service and store it first (origin
+ * Jobs live in the app's SQLite file (--db) under the management host's session account
+ * (fmgr.ts sessionAccountName); `show`, `review` and `export` find a job by its jobId in
+ * any account first. Those of a job that is not in it yet fetch it from the service and store it first (origin
  * 'typed', so its video URL is unknown and exported as ''); a job still analysing is
  * asked about again. Exit codes: 0 ok; 1 analysis failed, job unknown, or service error;
  * 2 bad usage.
@@ -55,12 +56,19 @@ function print(ctx: TasksContext, j: VcaJobView): void {
 
 const exitCodeOf = (j: VcaJobView) => (j.code === 2 || j.tracking === 'lost' || j.tracking === 'failed' || j.error ? 1 : 0);
 
-/** The local job, fetched from the service and stored when missing, refreshed when not finished. */
-async function localJob(ctx: TasksContext, jobId: string): Promise<VcaJobView> {
-  const known = ctx.vca.find(ctx.accountId, jobId.trim());
+/**
+ * The local job (found by jobId in any account of the database, so a job created under other
+ * flags is not recorded twice), fetched from the service and stored when missing, refreshed
+ * when not finished. A row this call made for a jobId the service does not know is removed
+ * again unless `keepUnknown` (show --wait keeps asking); the view is still returned.
+ */
+async function localJob(ctx: TasksContext, jobId: string, keepUnknown = false): Promise<VcaJobView> {
+  const known = ctx.vca.findAnyAccount(ctx.accountId, jobId.trim());
   if (known && known.tracking === 'done') return known;
-  const j = known ?? ctx.vca.track(ctx.accountId, jobId);
-  return (await ctx.vca.pollNow(j.id)) ?? j;
+  const j = known && known.tracking === 'active' ? known : ctx.vca.track(known?.accountId ?? ctx.accountId, jobId);
+  const polled = (await ctx.vca.pollNow(j.id)) ?? j;
+  if (!known && !keepUnknown && polled.error?.code === 'not-found') ctx.vca.forget(polled.id);
+  return polled;
 }
 
 async function waitPrinting(ctx: TasksContext, jobRow: number, timeoutSeconds: number | undefined): Promise<VcaJobView> {
@@ -127,7 +135,7 @@ export function register(program: Command): void {
     .action(async (jobId: string, o: Record<string, unknown>) => {
       const ctx = await openTasksContext(o, false);
       try {
-        let j = await localJob(ctx, jobId);
+        let j = await localJob(ctx, jobId, o.wait === true);
         if (o.wait === true && j.tracking === 'active') j = await waitPrinting(ctx, j.id, o.timeout as number | undefined);
         print(ctx, j);
         if (!ctx.flags.json && j.error && j.tracking === 'active') process.stdout.write('  (this command asked once: run it again, or add --wait to keep asking)\n');

@@ -169,6 +169,17 @@ export class FmgrRepo {
     return t;
   }
 
+  /** The row of a persistentId in any account: the most recently updated when several accounts have it. */
+  findByRemoteId(persistentId: string): FmgrTaskRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM fmgr_tasks WHERE persistent_id = ? ORDER BY updated_at DESC, id DESC LIMIT 1').get(persistentId);
+    return raw === undefined ? undefined : toTask(raw);
+  }
+
+  /** Deletes a task with its items and snapshots (foreign keys cascade). */
+  remove(taskId: number): void {
+    this.db.prepare('DELETE FROM fmgr_tasks WHERE id = ?').run(taskId);
+  }
+
   find(accountId: number, persistentId: string): FmgrTaskRow | undefined {
     const raw = this.db.prepare('SELECT * FROM fmgr_tasks WHERE account_id = ? AND persistent_id = ?').get(accountId, persistentId);
     return raw === undefined ? undefined : toTask(raw);

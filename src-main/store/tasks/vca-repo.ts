@@ -155,6 +155,17 @@ export class VcaRepo {
     return j;
   }
 
+  /** The row of a jobId in any account: the most recently updated when several accounts have it. */
+  findByRemoteId(jobId: string): VcaJobRow | undefined {
+    const raw = this.db.prepare('SELECT * FROM vca_jobs WHERE job_id = ? ORDER BY updated_at DESC, id DESC LIMIT 1').get(jobId);
+    return raw === undefined ? undefined : toJob(raw);
+  }
+
+  /** Deletes a job with its labels and decisions (foreign keys cascade). */
+  remove(jobRow: number): void {
+    this.db.prepare('DELETE FROM vca_jobs WHERE id = ?').run(jobRow);
+  }
+
   find(accountId: number, jobId: string): VcaJobRow | undefined {
     const raw = this.db.prepare('SELECT * FROM vca_jobs WHERE account_id = ? AND job_id = ?').get(accountId, jobId);
     return raw === undefined ? undefined : toJob(raw);
