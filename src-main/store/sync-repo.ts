@@ -273,6 +273,22 @@ export class SyncRepo {
     return r?.id;
   }
 
+  /**
+   * Throughput of the last `limit` finished uploads of this database: their bytes over the
+   * span from the first one queued to the last one done (queue waits included: what a
+   * user waits). Undefined when none is done.
+   */
+  recentThroughput(limit = 200): { bytes: number; seconds: number } | undefined {
+    const r = this.db
+      .prepare(
+        `SELECT SUM(size) AS bytes, MIN(created_at) AS first, MAX(finished_at) AS last, COUNT(*) AS n FROM
+           (SELECT size, created_at, finished_at FROM transfers WHERE state = 'done' AND finished_at IS NOT NULL ORDER BY finished_at DESC LIMIT ?)`,
+      )
+      .get(limit) as { bytes: number | null; first: number | null; last: number | null; n: number };
+    if (r.n === 0 || r.bytes === null || r.first === null || r.last === null) return undefined;
+    return { bytes: r.bytes, seconds: Math.max(0, r.last - r.first) / 1000 };
+  }
+
   /** Runs `fn` in one transaction (for a caller that writes the index and the queue together). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)();

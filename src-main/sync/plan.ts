@@ -19,11 +19,28 @@ export interface SyncPlan extends ScanCounts {
   /** Estimate at `assumedBytesPerSecond` plus a fixed cost per file; null when nothing to upload. */
   estimatedSeconds: number | null;
   assumedBytesPerSecond: number;
+  /** 'measured': this database's recent transfers; 'default': DEFAULT_ASSUMED_BYTES_PER_SECOND. */
+  speedSource: 'measured' | 'default';
 }
 
 /** Measured on the development machines: ≈ 150 small files a second end to end on two cores. */
 export const PER_FILE_OVERHEAD_S = 1 / 150;
 export const DEFAULT_ASSUMED_BYTES_PER_SECOND = 20 * 1024 * 1024;
+
+/** Below these, a measurement says too little to estimate from. */
+export const MIN_MEASURED_BYTES = 1024 * 1024;
+export const MIN_MEASURED_SECONDS = 1;
+
+/**
+ * The speed an estimate assumes: the measured throughput of this database's recent
+ * transfers (bytes over seconds) when there is enough of it, else the default.
+ */
+export function chooseEstimateSpeed(measured: { bytes: number; seconds: number } | undefined): { bytesPerSecond: number; source: 'measured' | 'default' } {
+  if (measured && measured.bytes >= MIN_MEASURED_BYTES && measured.seconds >= MIN_MEASURED_SECONDS) {
+    return { bytesPerSecond: measured.bytes / measured.seconds, source: 'measured' };
+  }
+  return { bytesPerSecond: DEFAULT_ASSUMED_BYTES_PER_SECOND, source: 'default' };
+}
 
 export interface PlanInput {
   root: string;
@@ -34,8 +51,9 @@ export interface PlanInput {
   index?: ReadonlyMap<string, SyncFileRecord>;
   /** State of a queued row's transfer, when a queue is at hand. */
   transferState?: (transferId: number) => TransferState | undefined;
-  /** Upload speed to assume for the estimate (the engine's measured speed when known). */
+  /** Upload speed to assume for the estimate (measured when known, see chooseEstimateSpeed); default DEFAULT_ASSUMED_BYTES_PER_SECOND. */
   bytesPerSecond?: number;
+  speedSource?: 'measured' | 'default';
   /** Whether renames would be done server-side (a RemoteOps is wired). */
   remoteAvailable?: boolean;
   signal?: AbortSignal;
@@ -116,5 +134,6 @@ export async function planRoot(p: PlanInput): Promise<SyncPlan> {
     bytesToUpload: bytes,
     estimatedSeconds: filesToUpload === 0 ? null : bytes / bps + filesToUpload * PER_FILE_OVERHEAD_S,
     assumedBytesPerSecond: bps,
+    speedSource: p.bytesPerSecond === undefined ? 'default' : (p.speedSource ?? 'measured'),
   };
 }

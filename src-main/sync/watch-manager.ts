@@ -5,7 +5,7 @@ import type { SyncRepo } from '../store/sync-repo';
 import type { TransferState } from '../shared/models';
 import type { WatchRootEvent } from './events';
 import { normalizeWatchOptions } from './options';
-import { planRoot, type SyncPlan } from './plan';
+import { chooseEstimateSpeed, planRoot, type SyncPlan } from './plan';
 import type { RemoteOps } from './remote-ops';
 import { checkNewRoot } from './root-guard';
 import { ALWAYS_RUN, checkSchedule, scheduleAt, type Schedule, type ScheduleState } from './schedule';
@@ -122,13 +122,15 @@ export class WatchManager {
 
   /**
    * The dry run for a folder before it is added: checks it (RootRefusedError with the
-   * reason) and says what would be uploaded. Writes nothing.
+   * reason) and says what would be uploaded. Writes nothing. The estimate assumes
+   * `bytesPerSecond`, else this database's measured recent throughput, else the default.
    */
-  async plan(input: Omit<AddRootInput, 'accountId' | 'bucket'>, bytesPerSecond?: number): Promise<{ root: string; plan: SyncPlan }> {
+  async plan(input: Omit<AddRootInput, 'accountId' | 'bucket'>, bytesPerSecond?: number): Promise<{ root: string; plan: SyncPlan; isNew: boolean }> {
     const options = normalizeWatchOptions(input.options ?? {});
     const existing = this.d.repo.listRoots();
     const { root, excludedDirs } = await checkNewRoot(input.folder, existing.map((r) => r.path), this.d.dataDir);
     const known = existing.find((r) => r.path === root);
+    const speed = bytesPerSecond === undefined ? chooseEstimateSpeed(this.d.repo.recentThroughput()) : { bytesPerSecond, source: 'measured' as const };
     const plan = await planRoot({
       root,
       prefix: input.prefix ?? known?.prefix ?? '',
@@ -136,10 +138,11 @@ export class WatchManager {
       excludedDirs,
       index: known ? this.d.repo.loadIndex(known.id) : undefined,
       transferState: (id) => this.d.queue.get(id)?.state as TransferState | undefined,
-      bytesPerSecond,
+      bytesPerSecond: speed.bytesPerSecond,
+      speedSource: speed.source,
       remoteAvailable: this.d.remote !== undefined,
     });
-    return { root, plan };
+    return { root, plan, isNew: known === undefined };
   }
 
   /** Adds (or reopens, for the same folder) a root and starts it; resolves after its first scan. */

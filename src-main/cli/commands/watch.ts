@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { AppCore } from '../../service/app-core';
 import type { WatchEvent } from '../../shared/events';
@@ -22,6 +23,7 @@ export function register(program: Command): void {
     .option('--prefix <p>', 'prefix put before every key (e.g. "camera/")', '')
     .option('--key-template <t>', 'key after the prefix: {relpath} {dir} {name} {stem} {ext} {yyyy} {mm} {dd} {hh} {date}', '{relpath}')
     .option('--dry-run', 'show what would be uploaded (new, changed, unchanged, ignored, bytes, time) and exit')
+    .option('--yes', 'adding a new folder: start without asking (the plan is still printed)')
     .option('--ignore <rule>', 'ignore rule, gitignore syntax (repeatable)', collect)
     .option('--no-default-ignores', 'do not leave out .DS_Store, Thumbs.db, *.tmp, *.part, ~$*, .git/ …')
     .option('--include <glob>', 'upload only files matching this glob (repeatable)', collect)
@@ -81,9 +83,9 @@ function parseFlags(opts: Record<string, unknown>) {
 
 const MiB = 1024 * 1024;
 
-function printPlan(plan: SyncPlan, json: boolean): void {
+function printPlan(plan: SyncPlan, json: boolean, out: NodeJS.WritableStream = process.stdout): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
+    out.write(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
     return;
   }
   const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
@@ -96,11 +98,35 @@ function printPlan(plan: SyncPlan, json: boolean): void {
     `renamed    ${plan.renamedFiles} files (server-side, no upload)`,
     `rejected   ${plan.rejectedFiles} files (names the service cannot take)`,
     `to upload  ${plan.filesToUpload} files, ${mib(plan.bytesToUpload)}` +
-      (plan.estimatedSeconds === null ? '' : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${mib(plan.assumedBytesPerSecond)}/s`),
+      (plan.estimatedSeconds === null
+        ? ''
+        : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${mib(plan.assumedBytesPerSecond)}/s (${plan.speedSource === 'measured' ? 'measured from recent transfers of this database' : 'assumed; no transfers measured yet'})`),
     ...plan.rejected.map((r) => `  rejected ${r.relPath}: ${r.message}`),
     ...plan.problems.map((p) => `  problem ${p.relPath}: ${p.message}`),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  out.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * Plan-and-confirm for a folder new to this database: on a terminal, prints the plan and
+ * asks (unless --yes); in a script (no TTY), prints the plan to stderr and goes on.
+ * Returns false when the user declined.
+ */
+async function confirmNewRoot(plan: SyncPlan, json: boolean, yes: boolean): Promise<boolean> {
+  const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  if (!tty) {
+    printPlan(plan, json, process.stderr);
+    return true;
+  }
+  printPlan(plan, json);
+  if (yes) return true;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question('Start uploading? [y/N] ');
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
 }
 
 /** One line per finished file on stdout (JSON with --json); everything else on stderr. */
@@ -177,6 +203,11 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       else if (e.type === 'vca-job-changed' && e.job.tracking !== 'active') reportVcaJob(e.job, f.acc.json);
       else if (e.type === 'problem') process.stderr.write(`blocklift: ${e.problem.message}\n`);
     });
+    const { plan, isNew } = await core.watch.plan(input);
+    if (isNew && !(await confirmNewRoot(plan, f.acc.json, opts.yes === true))) {
+      process.stderr.write('blocklift: not started; nothing was queued\n');
+      return 1;
+    }
     let stop!: () => void;
     const stopped = new Promise<void>((r) => (stop = r));
     process.once('SIGINT', stop);
