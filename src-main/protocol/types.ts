@@ -41,14 +41,21 @@ export interface FmgrTaskStatus {
 
 export const VCA_TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
 export type VcaType = (typeof VCA_TYPES)[number];
+/**
+ * The type of a result group as the service sends it: one of the six documented types, or
+ * a name the spec does not list yet. Unknown names are kept (stored, shown raw, exported)
+ * rather than refused: refusing would make the job unreadable and lose its labels.
+ */
+export type VcaResultType = VcaType | (string & {});
 
 export interface VcaLabel {
   attribute: string;
   confidence: number;
 }
 
-export interface VcaResultGroup {
-  type: VcaType;
+/** A group of labels of one type; the emulator produces documented types only (the default). */
+export interface VcaResultGroup<T extends VcaResultType = VcaType> {
+  type: T;
   result: VcaLabel[];
 }
 
@@ -60,5 +67,5 @@ export interface VcaJob {
   desc: string;
   /** 0 not notified, 1 notifying, 2 failed, 3 succeeded. */
   notifyResult: number;
-  results: VcaResultGroup[];
+  results: VcaResultGroup<VcaResultType>[];
 }

@@ -9,7 +9,8 @@ export type FmgrTaskOrigin = 'typed' | 'submitted' | 'upload' | 'notification';
 /** Which table names a status code: a query answer (poll) or a notification (notify). */
 export type FmgrStatusSource = 'poll' | 'notify';
 export type VcaJobOrigin = 'created' | 'typed' | 'watch' | 'transfer' | 'notification';
-export type VcaLabelType = 'scenario' | 'entity' | 'keyword' | 'location' | 'figure' | 'logo';
+/** The six documented types, or a name the service sent that the spec does not list: the UI shows it raw. */
+export type VcaLabelType = 'scenario' | 'entity' | 'keyword' | 'location' | 'figure' | 'logo' | (string & {});
 export type VcaLabelDecision = 'pending' | 'accepted' | 'rejected' | 'corrected';
 export type VcaEffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
 

@@ -8,7 +8,9 @@ import type { VcaJobView, VcaLabelView } from '../shared/task-views';
 export type { VcaJobView, VcaLabelView };
 
 export function vcaJobView(j: VcaJobRow, labels: readonly VcaLabelRow[]): VcaJobView {
-  const results = VCA_TYPES.map((type) => ({
+  // The documented types in the spec's order, then any other type the service sent, in the order it came.
+  const others = [...new Set([...labels].sort((a, b) => a.position - b.position).map((l) => l.type))].filter((t) => !(VCA_TYPES as readonly string[]).includes(t));
+  const results = [...VCA_TYPES, ...others].map((type) => ({
     type,
     labels: labels
       .filter((l) => l.type === type)

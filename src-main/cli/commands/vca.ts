@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { VCA_TYPES, type VcaType } from '../../protocol/types';
+import { VCA_TYPES } from '../../protocol/types';
 import { ReviewInputError, type LabelDecision } from '../../store/tasks/vca-repo';
 import { TaskError } from '../../tasks/task-error';
 import { exportCsv, exportJson } from '../../tasks/vca-export';
@@ -94,7 +94,8 @@ function findLabel(j: VcaJobView, ref: string): number {
     if (j.results.some((g) => g.labels.some((l) => l.id === id))) return id;
   }
   const i = ref.indexOf(':');
-  const type = i > 0 && (VCA_TYPES as readonly string[]).includes(ref.slice(0, i)) ? (ref.slice(0, i) as VcaType) : undefined;
+  const prefix = ref.slice(0, i);
+  const type = i > 0 && ((VCA_TYPES as readonly string[]).includes(prefix) || j.results.some((g) => g.type === prefix)) ? prefix : undefined;
   const attr = type ? ref.slice(i + 1) : ref;
   const hits = j.results.filter((g) => !type || g.type === type).flatMap((g) => g.labels.filter((l) => l.attribute === attr));
   if (hits.length === 1) return hits[0]!.id;

@@ -1,7 +1,6 @@
 import type { Db } from '../db';
 import { FollowedTable } from './followed-table';
-import type { VcaResultGroup } from '../../protocol/types';
-import { VCA_TYPES, type VcaType } from '../../protocol/types';
+import type { VcaResultGroup, VcaResultType } from '../../protocol/types';
 import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } from './rows';
 
 /**
@@ -34,7 +33,8 @@ export interface VcaJobRow extends FollowUp {
 export interface VcaLabelRow {
   id: number;
   jobRow: number;
-  type: VcaType;
+  /** One of the six documented types, or a name the service sent that the spec does not list (kept raw). */
+  type: VcaResultType;
   attribute: string;
   confidence: number;
   position: number;
@@ -60,7 +60,7 @@ export interface VcaJobUpdate {
   code: number;
   desc: string;
   notifyResult?: number;
-  results: readonly VcaResultGroup[];
+  results: readonly VcaResultGroup<VcaResultType>[];
 }
 
 function toJob(raw: unknown): VcaJobRow {
@@ -88,7 +88,7 @@ function toLabel(raw: unknown): VcaLabelRow {
   return {
     id: r.int('id'),
     jobRow: r.int('job_row'),
-    type: r.oneOf('type', VCA_TYPES),
+    type: r.str('type'),
     attribute: r.str('attribute'),
     confidence: r.num('confidence'),
     position: r.int('position'),

@@ -57,7 +57,7 @@ describe('VCA jobs against the emulator', () => {
     // The service's own answer, label for label.
     const remote = await w.client.vcaSearch(done.jobId);
     expect(done.results.map((g) => ({ type: g.type, result: g.labels.map((l) => ({ attribute: l.attribute, confidence: l.confidence })) }))).toEqual(
-      [...remote.results].sort((a, b) => VCA_TYPES.indexOf(a.type) - VCA_TYPES.indexOf(b.type)),
+      [...remote.results].sort((a, b) => (VCA_TYPES as readonly string[]).indexOf(a.type) - (VCA_TYPES as readonly string[]).indexOf(b.type)),
     );
     expect(done.results.length).toBeGreaterThan(0);
     for (const g of done.results) for (const l of g.labels) expect(l.confidence).toBeGreaterThan(0);

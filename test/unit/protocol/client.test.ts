@@ -160,8 +160,18 @@ describe('MgrClient', () => {
 
   it('validates VCA replies', async () => {
     const c = new MgrClient({ mgrUrl: base, accessKey: 'ak', secretKey: 'sk' });
-    script = (_q, _b, res) => json(res, 200, { jobId: 'j', code: 3, desc: '', notifyResult: 0, results: [{ type: 'weird', result: [] }] });
-    expect((await failure(c.vcaSearch('j'))).message).toMatch(/unknown result type/);
+    // A type the spec does not list is kept as sent (refusing it would lose the job's labels).
+    script = (_q, _b, res) => json(res, 200, { jobId: 'j', code: 3, desc: '', notifyResult: 0, results: [{ type: 'weird', result: [{ attribute: 'x', confidence: 0.5 }] }] });
+    expect((await c.vcaSearch('j')).results).toEqual([{ type: 'weird', result: [{ attribute: 'x', confidence: 0.5 }] }]);
+    // A job still analysing or failed may come without `results`: none.
+    for (const code of [1, 2]) {
+      script = (_q, _b, res) => json(res, 200, { jobId: 'j', code, desc: 'd' });
+      expect(await c.vcaSearch('j')).toEqual({ jobId: 'j', code, desc: 'd', notifyResult: 0, results: [] });
+    }
+    script = (_q, _b, res) => json(res, 200, { jobId: 'j', code: 3, desc: '', results: [{ type: '', result: [] }] });
+    expect((await failure(c.vcaSearch('j'))).message).toMatch(/empty type/);
+    script = (_q, _b, res) => json(res, 200, { jobId: 'j', code: 3, desc: '', results: 'nope' });
+    expect(await failure(c.vcaSearch('j'))).toMatchObject({ kind: 'bad-reply' });
     script = (_q, _b, res) => json(res, 401, { code: '401', message: 'JobId Not Found' });
     expect(await failure(c.vcaSearch('j'))).toMatchObject({ status: 401, serviceMessage: 'JobId Not Found' });
     c.close();
