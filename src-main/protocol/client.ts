@@ -6,7 +6,7 @@ import { signManagementToken } from './tokens';
 import { createAgent, httpCall, type HttpCall, type HttpReply } from './http';
 import { Fields, badReply, jsonObjectReply } from './reply';
 import { ServiceError, errorFromReply, type Endpoint } from './errors';
-import { VCA_TYPES, type BlockContext, type FmgrItem, type FmgrTaskStatus, type MkfileResult, type VcaJob, type VcaResultGroup, type VcaType } from './types';
+import { type BlockContext, type FmgrItem, type FmgrTaskStatus, type MkfileResult, type VcaJob, type VcaResultGroup, type VcaResultType } from './types';
 
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
@@ -250,14 +250,19 @@ export function parseFmgrStatus(f: Fields): FmgrTaskStatus {
   };
 }
 
-/** Parses a VCA job (the search reply; a notification has the same fields but notifyResult). */
+/**
+ * Parses a VCA job (the search reply; a notification has the same fields but notifyResult).
+ * A result type outside the six documented ones is kept as sent (VcaResultType); a job
+ * without `results` (still analysing, or failed) has none ([]).
+ */
 export function parseVcaJob(f: Fields): VcaJob {
-  const results: VcaResultGroup[] = f.array('results').map((raw, i) => {
+  const rawResults = f.obj.results;
+  const results: VcaResultGroup<VcaResultType>[] = (rawResults === undefined || rawResults === null ? [] : f.array('results')).map((raw, i) => {
     const g = f.child(raw, `results[${i}]`);
     const type = g.string('type');
-    if (!(VCA_TYPES as readonly string[]).includes(type)) throw new ServiceError({ kind: 'bad-reply', endpoint: 'vca-search', message: `unknown result type "${type}"` });
+    if (type.trim() === '') throw new ServiceError({ kind: 'bad-reply', endpoint: 'vca-search', message: `results[${i}] has an empty type` });
     return {
-      type: type as VcaType,
+      type,
       result: g.array('result').map((l, j) => {
         const label = g.child(l, `results[${i}].result[${j}]`);
         return { attribute: label.string('attribute'), confidence: label.number('confidence') };
