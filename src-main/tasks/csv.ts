@@ -3,26 +3,39 @@
  * double quote, CR or LF is enclosed in double quotes with inner quotes doubled. The
  * writer quotes only when needed; the parser accepts CRLF or LF and quoted fields spanning
  * lines, and throws CsvSyntaxError on a stray quote.
+ *
+ * Spreadsheet safety (OWASP "CSV injection"): a text cell starting with = + - @, a tab or a
+ * CR would be run as a formula by Excel or LibreOffice, so the writer puts an apostrophe
+ * before it ('=1+1 is shown as text). Numbers are written as numbers. The change is one-way:
+ * parseCsv gives the cell with its apostrophe. Documents start with a UTF-8 byte order mark
+ * (UTF8_BOM) so Excel reads non-ASCII text as UTF-8; parseCsv skips one.
  */
+export const UTF8_BOM = '\uFEFF';
+
 export class CsvSyntaxError extends Error {
   override readonly name = 'CsvSyntaxError';
 }
 
+/** A text cell that a spreadsheet would evaluate as a formula gets a leading apostrophe. */
+export function neutraliseFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
 export function csvField(value: string | number): string {
-  const s = typeof value === 'number' ? String(value) : value;
+  const s = typeof value === 'number' ? String(value) : neutraliseFormula(value);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** A whole document: the header record, then one record per row; ends with CRLF. */
+/** A whole document: the BOM, the header record, then one record per row; each ends with CRLF. */
 export function toCsv(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
-  return [header, ...rows].map((r) => r.map(csvField).join(',') + '\r\n').join('');
+  return UTF8_BOM + [header, ...rows].map((r) => r.map(csvField).join(',') + '\r\n').join('');
 }
 
 export function parseCsv(text: string): string[][] {
   const records: string[][] = [];
   let record: string[] = [];
   let field = '';
-  let i = 0;
+  let i = text.startsWith(UTF8_BOM) ? 1 : 0;
   let quoted = false;
   let fieldStarted = false;
   while (i < text.length) {

@@ -184,7 +184,7 @@ export function register(program: Command): void {
     });
 
   addAccountOptions(vca.command('export <jobIds...>').description('export accepted labels, one row per video and label (RFC 4180 CSV or JSON)'))
-    .option('--csv', 'CSV with a header row', false)
+    .option('--csv', 'RFC 4180 CSV with a header row, UTF-8 with a byte order mark (for Excel); a text cell starting with = + - @, tab or CR gets a leading apostrophe so a spreadsheet shows it instead of running it as a formula (OWASP CSV injection advice)', false)
     .option('--out <file>', 'write to this file instead of standard output')
     .action(async (jobIds: string[], o: Record<string, unknown>) => {
       // --json is the shared "machine output" flag; here it picks the JSON format.
