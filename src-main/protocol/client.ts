@@ -89,6 +89,8 @@ export interface MkfileArgs {
   deadlineDays?: number;
   /** Custom variables; names with or without the `x:` prefix. */
   vars?: Record<string, string>;
+  /** The token's policy has callbackUrl: the reply is the callback's, hash and key may be absent (null). */
+  callback?: boolean;
   signal?: AbortSignal;
 }
 
@@ -135,7 +137,9 @@ export class UploadClient extends BaseClient {
     return ctx;
   }
 
-  async mkfile(a: MkfileArgs): Promise<MkfileResult> {
+  mkfile(a: MkfileArgs & { callback?: false }): Promise<MkfileResult>;
+  mkfile(a: MkfileArgs): Promise<MkfileResult<string | null>>;
+  async mkfile(a: MkfileArgs): Promise<MkfileResult<string | null>> {
     if (!Number.isSafeInteger(a.fileSize) || a.fileSize < 0) throw new RangeError(`fileSize must be 0 or more, not ${a.fileSize}`);
     let path = `/mkfile/${a.fileSize}`;
     for (const [rawName, value] of Object.entries(a.vars ?? {})) {
@@ -152,6 +156,7 @@ export class UploadClient extends BaseClient {
     const reply = await this.call('mkfile', 'POST', join(this.base, path), { headers, body: a.ctxs.join(','), signal: a.signal });
     const obj = jsonObjectReply('mkfile', reply);
     const f = new Fields('mkfile', reply, obj);
+    if (a.callback) return { hash: f.optString('hash') ?? null, key: f.optString('key') ?? null, body: obj };
     return { hash: f.string('hash'), key: f.string('key'), body: obj };
   }
 

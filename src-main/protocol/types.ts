@@ -10,10 +10,14 @@ export interface BlockContext {
   host?: string;
 }
 
-/** Reply of mkfile: `hash` and `key`, plus the returnBody pairs when the policy has one. */
-export interface MkfileResult {
-  hash: string;
-  key: string;
+/**
+ * Reply of mkfile: `hash` and `key`, plus the returnBody pairs when the policy has one.
+ * `H` is `string | null` for a policy with callbackUrl: the reply is then the callback's,
+ * which may carry neither (null when absent).
+ */
+export interface MkfileResult<H extends string | null = string> {
+  hash: H;
+  key: H;
   /** The whole reply object, for returnBody passthrough. */
   body: Record<string, unknown>;
 }
