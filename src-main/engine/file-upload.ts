@@ -14,7 +14,7 @@ import type { EngineStore, TransferRecord } from './ports';
 import { FAILURE_HINTS, decide, type BackoffPolicy, type CallName, type Decision, type RetryState } from './retry';
 import type { Scheduler } from './scheduler';
 import type { IssuedToken, TokenProvider } from './tokens';
-import { UploadToken } from './upload-token';
+import { UploadToken, tokenHasCallback } from './upload-token';
 import { createHash } from 'node:crypto';
 import { renamedKey } from './conflict';
 
@@ -254,7 +254,7 @@ export class FileUpload {
         b.acknowledge(reply.offset, reply.ctx, hashed, this.deps.now());
         b.crcSoFar = crcAfter;
         this.dbWrite(() => this.deps.store.commitChunk(this.rec.id, b.index, b.nextOffset, b.lastCtx!, b.startedMs!, b.unitSha1s()));
-        this.tokens.accepted();
+        this.tokens.accepted(tok);
         attempt = 0;
         this.reportProgress();
       } catch (e) {
@@ -284,7 +284,7 @@ export class FileUpload {
             await sleep(d.delayMs, signal);
             break;
           case 'refresh-token':
-            await this.tokens.refresh(signal);
+            await this.tokens.refresh(tok, signal);
             break;
           default:
             throw failureFrom(e, d);
@@ -304,7 +304,7 @@ export class FileUpload {
         status: e.status,
         code: e.code,
         tokenExpired: this.tokens.expired(tok),
-        tokenFresh: this.tokens.fresh,
+        tokenFresh: this.tokens.refusedFresh(tok),
       },
       state,
       this.deps.random(),
@@ -326,7 +326,9 @@ export class FileUpload {
       try {
         tok = await this.tokens.current(signal);
         call = 'mkfile';
+        const callback = tokenHasCallback(tok.token);
         const r = await this.deps.client.mkfile({
+          callback,
           token: tok.token,
           fileSize: this.size,
           batch: this.batch,
@@ -337,10 +339,16 @@ export class FileUpload {
           vars: this.rec.options.vars,
           signal: stops.hard,
         });
-        if (r.hash !== etag) {
-          throw new TransferFailure('hash-mismatch', `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${r.key}" is not this file`);
+        const key = r.key ?? this.tokens.currentKey;
+        this.tokens.accepted(tok);
+        if (r.hash === null) {
+          // Only with a callback: the reply is the callback's answer, stored but not comparable.
+          return { state: 'done', key, etag, remoteHash: null, returnBody: r.body, warning: `stored; the reply was the callback's answer without the service's hash, so the hash could not be compared (not verified)` };
         }
-        return { state: 'done', key: r.key, etag, remoteHash: r.hash, returnBody: r.body, warning: null };
+        if (r.hash !== etag) {
+          throw new TransferFailure('hash-mismatch', `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${key}" is not this file`);
+        }
+        return { state: 'done', key, etag, remoteHash: r.hash, returnBody: r.body, warning: null };
       } catch (e) {
         if (signal.aborted) throw signal.reason;
         if (!isServiceError(e)) throw e;
@@ -354,7 +362,7 @@ export class FileUpload {
             await sleep('delayMs' in d ? d.delayMs : 0, signal);
             break;
           case 'refresh-token':
-            await this.tokens.refresh(signal);
+            await this.tokens.refresh(tok, signal);
             break;
           case 'reupload-blocks':
             this.missingRounds++;

@@ -78,10 +78,15 @@ export function decide(f: Failure, state: RetryState, random: number, p: Backoff
       return { action: 'fail', code: 'bad-request' };
     case 401:
       if (f.call === 'token') return { action: 'fail', code: 'token-provider-refused' };
-      if (f.tokenExpired && !f.tokenFresh) return { action: 'refresh-token' };
+      // First a fresh token, also when ours looks valid (the service's clock may be ahead):
+      // a bput then resends the same chunk with the same ctx (a refused request does not use it).
+      if (!f.tokenFresh) return { action: 'refresh-token' };
+      // A fresh token refused: on bput the ctx is what was refused, so the block starts over;
       if (f.call === 'bput') return transient({ action: 'restart-block', delayMs: 0 });
-      // mkblk / mkfile with a token that should be valid: re-sign once, then give up.
-      return f.tokenFresh ? { action: 'fail', code: 'token-rejected' } : { action: 'refresh-token' };
+      // on mkfile the block list is (a ctx that is not its block's last): upload the blocks again, like 412;
+      if (f.call === 'mkfile') return state.missingBlockRounds < p.maxMissingBlockRounds ? { action: 'reupload-blocks' } : { action: 'fail', code: 'block-list-rejected' };
+      // on mkblk the token itself.
+      return { action: 'fail', code: 'token-rejected' };
     case 406:
       return { action: 'conflict', policy: state.conflict };
     case 412:
@@ -109,6 +114,7 @@ export const FAILURE_HINTS: Record<string, string> = {
   'token-rejected': 'the service rejected the upload token: check the access key and secret key (or the token URL)',
   'token-provider-refused': 'the token provider refused to issue a token',
   'blocks-missing': 'the service kept saying blocks are missing after they were uploaded again',
+  'block-list-rejected': "the service kept refusing mkfile's block list (a ctx that is not its block's last, or of an unknown block) with a fresh token, also after the blocks were uploaded again",
   'too-large': 'the file is larger than the upload policy allows (fsizeLimit)',
   'no-such-bucket': 'the bucket does not exist: check --bucket',
   forbidden: 'the service refused access',
