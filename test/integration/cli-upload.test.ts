@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -72,9 +72,9 @@ describe('blocklift upload', () => {
     await writeFile(path.join(dir, 'tree/sub/b.txt'), b);
     const r = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db', '--var', 'who=me', '--mime', 'text/x-test']);
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string; size: number; status: string });
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string; size: number; status: string; verified: boolean });
     expect(lines.map((l) => l.key).sort()).toEqual(['up/a.bin', 'up/sub/b.txt']);
-    expect(lines.every((l) => l.status === 'done')).toBe(true);
+    expect(lines.every((l) => l.status === 'done' && l.verified === true)).toBe(true);
     expect(lines.find((l) => l.key === 'up/sub/b.txt')!.hash).toBe('FiqubDXJT8-0FdvpX0CLnOke6Ebt');
     expect(sha1(await download('up/a.bin'))).toBe(sha1(a));
     expect(emu.objects.stat(emu.bucket, 'up/sub/b.txt')!.mimeType).toBe('text/x-test');
@@ -143,6 +143,42 @@ describe('blocklift upload', () => {
     expect(committedSeen).toBeGreaterThan(0);
     expect(batches.size).toBe(1); // the file did not change: never started over
     expect(sha1(await download('big.bin'))).toBe(sha1(data));
+  });
+
+  it('a 579 upload (stored, callback failed) is done but "verified": false in --json and NOT VERIFIED in text', async () => {
+    const faulty = await startTestEmulator({ faults: { seed: 1, errors: [{ rate: 1, status: 579, endpoints: ['mkfile'] }] } });
+    try {
+      await writeFile(path.join(dir, 'cb.txt'), 'stored but not verified');
+      const env = { BLOCKLIFT_UPLOAD_URL: faulty.uploadUrl };
+      const j = await cli(['cb.txt', '--bucket', faulty.bucket, '--key', 'cb.txt', '--json', '--db', 'cb.db'], { env });
+      expect(j.code, j.stderr).toBe(0);
+      const line = JSON.parse(j.stdout.trim()) as { status: string; verified: boolean; warning?: string };
+      expect(line.status).toBe('done');
+      expect(line.verified).toBe(false);
+      expect(line.warning).toMatch(/hash not returned/);
+      const t = await cli(['cb.txt', '--bucket', faulty.bucket, '--key', 'cb2.txt', '--db', 'cb2.db'], { env });
+      expect(t.code, t.stderr).toBe(0);
+      expect(t.stdout).toMatch(/^done +cb2\.txt .*NOT VERIFIED.*hash not returned/m);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('symbolic links inside a directory are skipped with one line each saying why (text and --json)', async () => {
+    await mkdir(path.join(dir, 'links'), { recursive: true });
+    await writeFile(path.join(dir, 'links/real.txt'), 'real');
+    await symlink(path.join(dir, 'links/real.txt'), path.join(dir, 'links/ln.txt'));
+    await symlink(path.join(dir, 'links'), path.join(dir, 'links/loop'));
+    const j = await cli(['links', '--bucket', emu.bucket, '--prefix', 'ln/', '--json', '--db', 'links.db']);
+    expect(j.code, j.stderr).toBe(0);
+    const lines = j.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path?: string; key?: string; status: string; reason?: string });
+    const skipped = lines.filter((l) => l.reason !== undefined);
+    expect(skipped.map((l) => path.basename(l.path!)).sort()).toEqual(['ln.txt', 'loop']);
+    expect(skipped.every((l) => l.status === 'skipped' && /symbolic link/.test(l.reason!))).toBe(true);
+    expect(lines.filter((l) => l.key !== undefined).map((l) => l.key)).toEqual(['ln/real.txt']);
+    const t = await cli(['links', '--bucket', emu.bucket, '--prefix', 'ln/', '--db', 'links.db']);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout.match(/^skipped +\S+(ln\.txt|loop): symbolic link/gm)).toHaveLength(2);
   });
 
   it('a file changed between runs starts over with a new batch and uploads the new content', async () => {

@@ -108,7 +108,16 @@ export interface FileToUpload {
   mtimeMs: number;
 }
 
-export async function expandPaths(paths: readonly string[], prefix: string, key: string | undefined): Promise<FileToUpload[]> {
+/** A path inside a directory that was not uploaded, and why (reported, never silent). */
+export interface SkippedPath {
+  path: string;
+  reason: string;
+}
+
+export const SYMLINK_SKIP_REASON = 'symbolic link inside a directory: not followed (it could loop or point outside the tree); name the link itself on the command line to upload its target';
+
+/** `skipped` collects the symbolic links found while walking directories. */
+export async function expandPaths(paths: readonly string[], prefix: string, key: string | undefined, skipped: SkippedPath[] = []): Promise<FileToUpload[]> {
   const out: FileToUpload[] = [];
   for (const p of paths) {
     const abs = path.resolve(p);
@@ -120,7 +129,7 @@ export async function expandPaths(paths: readonly string[], prefix: string, key:
     }
     if (st.isDirectory()) {
       if (key !== undefined) throw new CliError('--key names one file; use --prefix for a directory');
-      await walk(abs, abs, prefix, out);
+      await walk(abs, abs, prefix, out, skipped);
     } else if (st.isFile() || st.isSymbolicLink()) {
       const target = st.isSymbolicLink() ? await realpath(abs) : abs;
       const ts = st.isSymbolicLink() ? await stat(target) : st;
@@ -139,7 +148,7 @@ export async function expandPaths(paths: readonly string[], prefix: string, key:
   return out;
 }
 
-async function walk(root: string, dir: string, prefix: string, out: FileToUpload[]): Promise<void> {
+async function walk(root: string, dir: string, prefix: string, out: FileToUpload[], skipped: SkippedPath[]): Promise<void> {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -149,7 +158,8 @@ async function walk(root: string, dir: string, prefix: string, out: FileToUpload
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const abs = path.join(dir, e.name);
-    if (e.isDirectory()) await walk(root, abs, prefix, out);
+    if (e.isDirectory()) await walk(root, abs, prefix, out, skipped);
+    else if (e.isSymbolicLink()) skipped.push({ path: abs, reason: SYMLINK_SKIP_REASON });
     else if (e.isFile()) {
       const st = await stat(abs);
       out.push({ localPath: abs, key: prefix + path.relative(root, abs).split(path.sep).join('/'), size: st.size, mtimeMs: Math.floor(st.mtimeMs) });
@@ -160,7 +170,11 @@ async function walk(root: string, dir: string, prefix: string, out: FileToUpload
 async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
   const flags = parseFlags(paths, opts);
   const { acc } = flags;
-  const files = await expandPaths(paths, flags.prefix, flags.key);
+  const skipped: SkippedPath[] = [];
+  const files = await expandPaths(paths, flags.prefix, flags.key, skipped);
+  for (const k of skipped) {
+    process.stdout.write(acc.json ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n` : `skipped  ${k.path}: ${k.reason}\n`);
+  }
   const dbFile = acc.db;
   let db;
   try {
@@ -209,7 +223,7 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   ids.push(...engine.enqueue(fresh));
   const mine = new Set(ids);
 
-  const out = new Reporter(acc.json, files.length);
+  const out = new Reporter(acc.json, files.length, (id) => store.getTransfer(id)?.remoteHash ?? null);
   const results = new Map<number, TransferSnapshot>();
   let resolveAll!: () => void;
   const allDone = new Promise<void>((r) => (resolveAll = r));
@@ -255,7 +269,9 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
 
 /**
  * Output: with --json one JSON line per finished file on stdout ({key, hash, size, status,
- * path, error?, warning?}); on a terminal a progress bar on stderr (per-file lines printed
+ * verified, path, error?, warning?}; `verified` is true only when the service's hash equalled
+ * the etag computed while reading: a 579 or a callback reply without hash is done but not
+ * verified, and its text line says so); on a terminal a progress bar on stderr (per-file lines printed
  * when it stops); otherwise one text line per finished file.
  */
 class Reporter {
@@ -268,6 +284,8 @@ class Reporter {
   constructor(
     private readonly json: boolean,
     private readonly fileCount: number,
+    /** The hash the service returned for a transfer, null when it returned none. */
+    private readonly remoteHashOf: (id: number) => string | null,
   ) {
     if (!json && process.stderr.isTTY) {
       this.bar = new cliProgress.SingleBar(
@@ -286,12 +304,14 @@ class Reporter {
   finished(s: TransferSnapshot): void {
     this.finishedCount++;
     this.bytes.set(s.id, { done: s.size, size: s.size });
+    const verified = s.state === 'done' && s.etag !== null && this.remoteHashOf(s.id) === s.etag;
     if (this.json) {
       const line = {
         key: s.key,
         hash: s.state === 'done' ? s.etag : null,
         size: s.size,
         status: s.state,
+        verified,
         path: s.localPath,
         ...(s.lastError ? { error: s.lastError } : {}),
         ...(s.warning ? { warning: s.warning } : {}),
@@ -299,7 +319,7 @@ class Reporter {
       process.stdout.write(`${JSON.stringify(line)}\n`);
       return;
     }
-    const text = `${s.state.padEnd(8)} ${s.key} (${s.size} bytes)${s.state === 'done' ? ` ${s.etag}` : ''}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
+    const text = `${s.state.padEnd(8)} ${s.key} (${s.size} bytes)${s.state === 'done' ? ` ${s.etag}${verified ? '' : ' NOT VERIFIED'}` : ''}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
     if (this.bar) this.held.push(text);
     else process.stdout.write(`${text}\n`);
     this.redraw();
