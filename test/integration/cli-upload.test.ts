@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -63,6 +65,41 @@ async function download(key: string): Promise<Buffer> {
 
 const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest('hex');
 
+/**
+ * A forwarding HTTP proxy on 127.0.0.1 in front of the emulator's upload URL, counting the
+ * request body bytes of mkblk and bput that reached it (a body cut by a kill counts as far
+ * as it came). Test-only; the emulator itself is unchanged.
+ */
+async function startCountingProxy(target: string): Promise<{ url: string; chunkBodyBytes(): number; close(): Promise<void> }> {
+  const t = new URL(target);
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    const counted = /^\/(mkblk|bput)\//.test(req.url ?? '');
+    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
+      res.writeHead(ur.statusCode ?? 502, ur.headers);
+      ur.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.on('data', (d: Buffer) => {
+      if (counted) bytes += d.length;
+    });
+    req.on('close', () => {
+      if (!req.complete) up.destroy();
+    });
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    chunkBodyBytes: () => bytes,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
 describe('blocklift upload', () => {
   it('uploads a directory tree with --prefix, one JSON line per file, exit 0', async () => {
     await mkdir(path.join(dir, 'tree/sub'), { recursive: true });
@@ -109,40 +146,57 @@ describe('blocklift upload', () => {
     expect(line.error.code).toBe('token-rejected');
   });
 
-  it('SIGKILLed at random points many times, the same command resumes and the object is exact', async () => {
-    const data = randomBytes(24 * MiB + 777);
+  it('SIGKILLed at random points many times, the same command resumes: chunk bytes sent ≤ size + kills × blocks in flight × chunk, offsets never go back, the object is exact', async () => {
+    const size = 24 * MiB + 777;
+    const data = randomBytes(size);
     await writeFile(path.join(dir, 'big.bin'), data);
-    const args = ['big.bin', '--bucket', emu.bucket, '--key', 'big.bin', '--db', 'kill.db', '--chunk-size', '256', '--limit', '3072', '--concurrency', '3', '--overwrite', '--json'];
-    let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const batches = new Set<string>();
-    let kills = 0;
-    let committedSeen = 0;
-    for (let i = 0; i < 10; i++) {
-      const r = await cli(args, { killAfterMs: 1200 + Math.floor(rand() * 1800) });
-      if (r.signal !== 'SIGKILL') {
-        expect(r.code, r.stderr).toBe(0);
-        break;
+    const CHUNK_BYTES = 256 * 1024;
+    const CONCURRENCY = 3;
+    const BLOCKS_IN_FLIGHT = 2 * CONCURRENCY; // upload.ts: maxBlocksPerFile = 2 × --concurrency
+    const proxy = await startCountingProxy(emu.uploadUrl);
+    const env = { BLOCKLIFT_UPLOAD_URL: proxy.url };
+    try {
+      const args = ['big.bin', '--bucket', emu.bucket, '--key', 'big.bin', '--db', 'kill.db', '--chunk-size', '256', '--limit', '3072', '--concurrency', String(CONCURRENCY), '--overwrite', '--json'];
+      let seed = 12345;
+      const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const batches = new Set<string>();
+      let kills = 0;
+      let committedSeen = 0;
+      let lastOffsets = new Map<number, number>();
+      for (let i = 0; i < 10; i++) {
+        const r = await cli(args, { killAfterMs: 1200 + Math.floor(rand() * 1800), env });
+        if (r.signal !== 'SIGKILL') {
+          expect(r.code, r.stderr).toBe(0);
+          break;
+        }
+        kills++;
+        const db = new Database(path.join(dir, 'kill.db'), { readonly: true });
+        try {
+          const t = db.prepare("SELECT id, batch, state FROM transfers WHERE key = 'big.bin'").all() as Array<{ id: number; batch: string | null; state: string }>;
+          expect(t).toHaveLength(1); // one transfer, continued run after run
+          if (t[0]!.batch) batches.add(t[0]!.batch);
+          const rows = db.prepare('SELECT idx, next_offset FROM blocks WHERE transfer_id = ?').all(t[0]!.id) as Array<{ idx: number; next_offset: number }>;
+          const offsets = new Map(rows.map((row) => [row.idx, row.next_offset]));
+          for (const [idx, before] of lastOffsets) expect(offsets.get(idx) ?? 0, `block ${idx} went back after kill ${kills}`).toBeGreaterThanOrEqual(before);
+          lastOffsets = offsets;
+          committedSeen = Math.max(committedSeen, rows.reduce((n, row) => n + row.next_offset, 0));
+        } finally {
+          db.close();
+        }
       }
-      kills++;
-      const db = new Database(path.join(dir, 'kill.db'), { readonly: true });
-      try {
-        const t = db.prepare("SELECT id, batch, state FROM transfers WHERE key = 'big.bin'").all() as Array<{ id: number; batch: string | null; state: string }>;
-        expect(t).toHaveLength(1); // one transfer, continued run after run
-        if (t[0]!.batch) batches.add(t[0]!.batch);
-        const { n } = db.prepare('SELECT COALESCE(SUM(next_offset), 0) AS n FROM blocks').get() as { n: number };
-        committedSeen = Math.max(committedSeen, n);
-      } finally {
-        db.close();
-      }
+      const final = await cli(args, { env });
+      expect(final.code, final.stderr).toBe(0);
+      expect(final.stdout).toContain('"status":"done"');
+      expect(kills).toBeGreaterThanOrEqual(3);
+      expect(committedSeen).toBeGreaterThan(0);
+      expect(batches.size).toBe(1); // the file did not change: never started over
+      // A resume, not a restart: only the chunks in flight at each kill were sent twice.
+      expect(proxy.chunkBodyBytes()).toBeGreaterThanOrEqual(size);
+      expect(proxy.chunkBodyBytes()).toBeLessThanOrEqual(size + kills * BLOCKS_IN_FLIGHT * CHUNK_BYTES);
+      expect(sha1(await download('big.bin'))).toBe(sha1(data));
+    } finally {
+      await proxy.close();
     }
-    const final = await cli(args);
-    expect(final.code, final.stderr).toBe(0);
-    expect(final.stdout).toContain('"status":"done"');
-    expect(kills).toBeGreaterThanOrEqual(3);
-    expect(committedSeen).toBeGreaterThan(0);
-    expect(batches.size).toBe(1); // the file did not change: never started over
-    expect(sha1(await download('big.bin'))).toBe(sha1(data));
   });
 
   it('a 579 upload (stored, callback failed) is done but "verified": false in --json and NOT VERIFIED in text', async () => {
