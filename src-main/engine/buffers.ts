@@ -1,21 +1,35 @@
 /**
- * Reused read buffers of one fixed size (the largest chunk). A block worker takes one for
- * the block's life and gives it back; at most `keep` idle buffers are kept, so memory is
- * bounded by the blocks in flight, not by file size.
+ * Reused read buffers by size. A chunk takes one buffer of the size its sizer chose (a
+ * power-of-two multiple of 256 KiB, so few sizes occur) only while its bytes are in flight
+ * and gives it back after, so memory is bounded by the scheduler's bytes in flight, not by
+ * file or block size. At most `keep` idle buffers are kept in all; with the default 4 MiB
+ * blocks that is the same 8 × 4 MiB as when buffers were one fixed size.
  */
 export class BufferPool {
-  private readonly idle: Buffer[] = [];
+  private readonly idle = new Map<number, Buffer[]>();
+  private idleCount = 0;
 
   constructor(
+    /** The size `take()` gives without an argument (scratch space for restoring blocks). */
     readonly bufferBytes: number,
     private readonly keep: number,
   ) {}
 
-  take(): Buffer {
-    return this.idle.pop() ?? Buffer.allocUnsafeSlow(this.bufferBytes);
+  take(bytes: number = this.bufferBytes): Buffer {
+    const list = this.idle.get(bytes);
+    const b = list?.pop();
+    if (b) {
+      this.idleCount--;
+      return b;
+    }
+    return Buffer.allocUnsafeSlow(bytes);
   }
 
   give(buf: Buffer): void {
-    if (buf.length === this.bufferBytes && this.idle.length < this.keep) this.idle.push(buf);
+    if (this.idleCount >= this.keep) return;
+    const list = this.idle.get(buf.length) ?? [];
+    list.push(buf);
+    this.idle.set(buf.length, list);
+    this.idleCount++;
   }
 }

@@ -5,7 +5,7 @@ import { BufferPool } from './buffers';
 import { StopRequest, TransferFailure } from './errors';
 import { FileUpload, type UploadDeps, type UploadOutcome } from './file-upload';
 import { BandwidthLimiter } from './limiter';
-import { ChunkSizer, DEFAULT_BLOCK_SIZE_BYTES, checkBlockSize } from './plan';
+import { ChunkSizer, DEFAULT_BLOCK_SIZE_BYTES, INITIAL_CHUNK_SIZE_BYTES, checkBlockSize, chunkLimitBytes } from './plan';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
@@ -30,7 +30,7 @@ export interface EngineOptions {
   bandwidthBytesPerSec?: number | null;
   /** Fixed chunk size in bytes; default adaptive between 256 KiB and maxChunkBytes. */
   chunkBytes?: number;
-  /** Largest chunk (and read buffer); default 4 MiB. */
+  /** Largest chunk (and read buffer); default the transfer's block size. */
   maxChunkBytes?: number;
   defaultBlockSize?: number;
   defaultConflict?: ConflictPolicy;
@@ -54,7 +54,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private readonly store: EngineStore;
   private readonly scheduler: Scheduler;
   private readonly limiter: BandwidthLimiter;
-  private readonly sizer: ChunkSizer;
+  /** Set with opts.chunkBytes; else each transfer gets its own adaptive sizer (sizerFor). */
+  private readonly fixedSizer: ChunkSizer | undefined;
   private readonly buffers: BufferPool;
   private readonly accounts = new Map<number, AccountAccess>();
   private readonly running = new Map<number, { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }>();
@@ -71,9 +72,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.store = opts.store;
     this.scheduler = new Scheduler(opts.limits);
     this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
-    const maxChunk = opts.maxChunkBytes ?? 4 * 1024 * 1024;
-    this.sizer = opts.chunkBytes !== undefined ? new ChunkSizer({ initialBytes: opts.chunkBytes, minBytes: opts.chunkBytes, maxBytes: opts.chunkBytes, fixed: true }) : new ChunkSizer({ maxBytes: maxChunk });
-    this.buffers = new BufferPool(this.sizer.maxBytes, this.scheduler.limits.maxBlocks);
+    this.fixedSizer = opts.chunkBytes !== undefined ? new ChunkSizer({ initialBytes: opts.chunkBytes, minBytes: opts.chunkBytes, maxBytes: opts.chunkBytes, fixed: true }) : undefined;
+    this.buffers = new BufferPool(this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES, this.scheduler.limits.maxBlocks);
     this.now = opts.now ?? Date.now;
     checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
   }
@@ -337,7 +337,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
       tokens: acc.tokens,
       scheduler: this.scheduler,
       limiter: this.limiter,
-      sizer: this.sizer,
+      sizerFor: (blockSizeBytes) => this.sizerFor(blockSizeBytes),
       buffers: this.buffers,
       backoff: { ...DEFAULT_BACKOFF, ...this.opts.backoff },
       purgeAgeMs: this.opts.purgeAgeMs ?? 25 * 24 * 3600_000,
@@ -346,6 +346,13 @@ export class UploadEngine implements TransferQueue, TransferControl {
       now: this.now,
       crc: this.crcMode,
     };
+  }
+
+  /** The chunk sizer of a transfer: adaptive between 256 KiB and its block size (or maxChunkBytes). */
+  private sizerFor(blockSizeBytes: number): ChunkSizer {
+    if (this.fixedSizer) return this.fixedSizer;
+    const max = chunkLimitBytes(blockSizeBytes, this.opts.maxChunkBytes);
+    return new ChunkSizer({ initialBytes: Math.min(INITIAL_CHUNK_SIZE_BYTES, max), maxBytes: max });
   }
 
   private onBytes(id: number, tracker: ProgressTracker, bytesDone: number, total: number): void {

@@ -25,7 +25,9 @@ export interface UploadDeps {
   tokens: TokenProvider;
   scheduler: Scheduler;
   limiter: BandwidthLimiter;
-  sizer: ChunkSizer;
+  /** The chunk sizer of a transfer with this block size (adaptive up to it, or the engine's fixed one). */
+  sizerFor(blockSizeBytes: number): ChunkSizer;
+  /** Read buffers, taken per chunk while its bytes are in flight. */
   buffers: BufferPool;
   backoff: BackoffPolicy;
   /** Blocks whose first chunk is older than this are uploaded again (the service purges them). */
@@ -89,12 +91,14 @@ export class FileUpload {
   private batch = '';
   private size = 0;
   private mtimeMs = 0;
+  private readonly sizer: ChunkSizer;
 
   constructor(
     private rec: TransferRecord,
     private readonly deps: UploadDeps,
     private readonly hooks: UploadHooks,
   ) {
+    this.sizer = deps.sizerFor(rec.blockSize);
     this.tokens = new UploadToken(deps.tokens, rec.bucket, rec.key, rec.options.conflict === 'overwrite', deps.now, deps.tokenMarginMs);
   }
 
@@ -191,11 +195,9 @@ export class FileUpload {
         const b = pending.shift();
         if (!b) return;
         const release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.soft);
-        const buf = this.deps.buffers.take();
         try {
-          await this.uploadBlock(b, buf, inner);
+          await this.uploadBlock(b, inner);
         } finally {
-          this.deps.buffers.give(buf);
           release();
         }
       }
@@ -220,15 +222,19 @@ export class FileUpload {
   }
 
   /** Chunks of one block strictly in order, each committed after its reply. */
-  private async uploadBlock(b: BlockState, buf: Buffer, stops: Stops): Promise<void> {
+  private async uploadBlock(b: BlockState, stops: Stops): Promise<void> {
     const signal = stops.soft;
-    const { client, scheduler, limiter, sizer } = this.deps;
+    const { client, scheduler, limiter, buffers } = this.deps;
+    const sizer = this.sizer;
     let attempt = 0;
     let restarts = 0;
     while (!b.done) {
       const offset = b.nextOffset;
-      const len = Math.min(sizer.chunkBytes, buf.length, b.size - offset);
+      const chunkBytes = sizer.chunkBytes;
+      const len = Math.min(chunkBytes, b.size - offset);
       const releaseBytes = await scheduler.bytes.acquire(len, this.rec.priority, signal);
+      // Sized by the sizer's choice (few distinct sizes, reused), held only while in flight.
+      const buf = buffers.take(chunkBytes);
       let call: CallName = offset === 0 ? 'mkblk' : 'bput';
       let tok: IssuedToken | undefined;
       try {
@@ -290,6 +296,7 @@ export class FileUpload {
             throw failureFrom(e, d);
         }
       } finally {
+        buffers.give(buf);
         releaseBytes();
       }
     }

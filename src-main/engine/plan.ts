@@ -29,10 +29,22 @@ export function planBlocks(fileSizeBytes: number, blockSizeBytes: number): numbe
 }
 
 /**
+ * The largest chunk of a transfer: its block size (a chunk never spans blocks), or less
+ * when the engine sets maxChunkBytes.
+ */
+export function chunkLimitBytes(blockSizeBytes: number, maxChunkBytes?: number): number {
+  return Math.max(1, Math.min(blockSizeBytes, maxChunkBytes ?? blockSizeBytes));
+}
+
+/** The first chunk of an adaptive transfer: 4 MiB, or its limit when smaller. */
+export const INITIAL_CHUNK_SIZE_BYTES = 4 * 1024 * 1024;
+
+/**
  * Chooses the next chunk size from measured throughput: it aims for chunks that take about
- * `targetChunkMs` each, doubling or halving, within [MIN_CHUNK_SIZE_BYTES, maxChunkBytes].
+ * `targetChunkMs` each, doubling or halving, within [MIN_CHUNK_SIZE_BYTES, maxBytes] (see chunkLimitBytes). One instance per transfer
+ * (so a transfer's block size bounds it), or one fixed instance shared by all.
  * Small chunks keep progress and resume waste small on slow links; large chunks keep the
- * per-request cost low on fast ones. One instance is shared by all blocks of an engine.
+ * per-request cost low on fast ones.
  */
 export class ChunkSizer {
   private current: number;

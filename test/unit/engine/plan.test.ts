@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkSizer, MIN_CHUNK_SIZE_BYTES, PlanError, planBlocks } from '../../../src-main/engine/plan';
+import { ChunkSizer, MIN_CHUNK_SIZE_BYTES, PlanError, chunkLimitBytes, planBlocks } from '../../../src-main/engine/plan';
+import { BufferPool } from '../../../src-main/engine/buffers';
 import { renamedKey } from '../../../src-main/engine/conflict';
 import { ProgressTracker } from '../../../src-main/engine/progress';
 
@@ -31,6 +32,31 @@ describe('ChunkSizer', () => {
     expect(s.chunkBytes).toBe(MIN_CHUNK_SIZE_BYTES);
     s.observe(1000, 1); // a tail chunk says little
     expect(s.chunkBytes).toBe(MIN_CHUNK_SIZE_BYTES);
+  });
+  it('grows up to the transfer\'s block size, not a fixed 4 MiB, and never past it', () => {
+    expect(chunkLimitBytes(16 * MiB)).toBe(16 * MiB);
+    expect(chunkLimitBytes(16 * MiB, 8 * MiB)).toBe(8 * MiB);
+    expect(chunkLimitBytes(4 * MiB, 64 * MiB)).toBe(4 * MiB);
+    const s = new ChunkSizer({ initialBytes: 4 * MiB, maxBytes: chunkLimitBytes(16 * MiB), targetChunkMs: 1000 });
+    for (let i = 0; i < 10; i++) s.observe(s.chunkBytes, 1);
+    expect(s.chunkBytes).toBe(16 * MiB);
+    const four = new ChunkSizer({ initialBytes: 4 * MiB, maxBytes: chunkLimitBytes(4 * MiB), targetChunkMs: 1000 });
+    for (let i = 0; i < 10; i++) four.observe(four.chunkBytes, 1);
+    expect(four.chunkBytes).toBe(4 * MiB);
+  });
+  it('buffers are reused per size and at most `keep` are kept idle', () => {
+    const pool = new BufferPool(4 * MiB, 2);
+    const a = pool.take(8 * MiB);
+    expect(a.length).toBe(8 * MiB);
+    pool.give(a);
+    expect(pool.take(8 * MiB)).toBe(a);
+    expect(pool.take().length).toBe(4 * MiB);
+    const [x, y, z] = [pool.take(MiB), pool.take(MiB), pool.take(MiB)];
+    pool.give(x);
+    pool.give(y);
+    pool.give(z); // over keep: dropped
+    const again = [pool.take(MiB), pool.take(MiB), pool.take(MiB)];
+    expect(again.filter((b) => b === x || b === y || b === z)).toHaveLength(2);
   });
   it('stays put when fixed', () => {
     const s = new ChunkSizer({ initialBytes: MiB, minBytes: MiB, maxBytes: MiB, fixed: true });
