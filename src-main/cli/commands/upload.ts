@@ -289,7 +289,7 @@ class Reporter {
   ) {
     if (!json && process.stderr.isTTY) {
       this.bar = new cliProgress.SingleBar(
-        { format: ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | {files}/{fileCount} files', stream: process.stderr, hideCursor: true },
+        { format: ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta_formatted} | {files}/{fileCount} files', stream: process.stderr, hideCursor: true },
         cliProgress.Presets.shades_classic,
       );
       this.bar.start(1, 0, { doneMiB: '0', totalMiB: '?', speed: '0', files: 0, fileCount });
