@@ -9,6 +9,7 @@ import type { Db } from '../store/db';
 import { SettingsRepo } from '../store/settings-repo';
 import { SyncRepo } from '../store/sync-repo';
 import { SqliteTransferStore } from '../store/transfer-repo';
+import { VcaRequestsRepo } from '../store/vca-requests-repo';
 import type { RemoteOps } from '../sync/remote-ops';
 import { checkSchedule, type Schedule, type ScheduleState } from '../sync/schedule';
 import { engineThrottle, WatchManager } from '../sync/watch-manager';
@@ -23,6 +24,7 @@ import { CoreEvents } from './core-events';
 import { HeadlessSecretStore, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
+import { VcaRequestQueue } from './vca-requests';
 import { startWakeDetector, type WakeDetectorOptions } from './wake-detector';
 
 /** The settings key of the upload schedule (JSON of sync's `Schedule`). */
@@ -67,7 +69,7 @@ export interface AppCoreOptions {
  * the UI, the headless server and the CLI see goes through `on` as one typed event stream.
  *
  * Wiring it owns: a finished upload's mkfile reply → FmgrTracker.trackUpload (persistentOps);
- * an uploaded video of a VCA-enabled root → VcaTracker.createForObject; local delete and
+ * an uploaded video of a VCA-enabled root → a stored VCA request → VcaTracker.create; local delete and
  * rename of a watch root → tracked Fmgr tasks (tracked-remote-ops.ts).
  *
  * Lifecycle: `AppCore.open()` resolves once the engine runs, the trackers resumed and the
@@ -81,6 +83,8 @@ export class AppCore {
   readonly fmgr: FmgrTracker;
   readonly vca: VcaTracker;
   readonly remoteOps: RemoteOps;
+  /** VCA jobs still to create for uploaded videos (stored, retried with backoff, resumed at open). */
+  readonly vcaRequests: VcaRequestQueue;
   /** Mount under the public base URL's path: POST …/notify/fmgr and …/notify/vca. */
   readonly notificationHandler: (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -111,15 +115,22 @@ export class AppCore {
     this.vca = new VcaTracker(trackerDeps);
     this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
     const syncRepo = new SyncRepo(db);
+    this.vcaRequests = new VcaRequestQueue({
+      repo: new VcaRequestsRepo(db),
+      accounts: this.accounts,
+      vca: this.vca,
+      problem: (p) => this.problem(p),
+      signal: this.closing.signal,
+      ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}),
+    });
     this.watch = new WatchManager({ repo: syncRepo, queue: this.engine, control: this.engine, throttle: engineThrottle(this.engine, store), remote: this.remoteOps, dataDir, backend: opts.watcherBackend });
     this.followUp = new UploadFollowUp({
       accounts: this.accounts,
       roots: syncRepo,
       transfers: store,
       fmgr: this.fmgr,
-      vca: this.vca,
+      vcaRequests: this.vcaRequests,
       problem: (p) => this.problem(p),
-      signal: this.closing.signal,
     });
     this.notificationHandler = createNotificationHandler({
       publicBaseUrl: () => this.publicBaseUrl,
@@ -161,6 +172,7 @@ export class AppCore {
       if (opts.resumeTrackers !== false) {
         core.fmgr.resume();
         core.vca.resume();
+        core.followUp.resume();
       }
       if (opts.startWatching !== false) await core.watch.startAll();
       if (opts.wakeDetector !== false) {
@@ -273,6 +285,7 @@ export class AppCore {
     this.stopWake?.();
     await this.watch.close();
     await this.engine.close();
+    this.followUp.dispose();
     await this.followUp.settle();
     for (const off of this.unsubscribers) off();
     await this.fmgr.dispose();

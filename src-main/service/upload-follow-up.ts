@@ -4,18 +4,17 @@ import type { AccountRepo } from '../store/account-repo';
 import type { SyncRepo } from '../store/sync-repo';
 import type { FmgrTracker } from '../tasks/fmgr-tracker';
 import { TaskError } from '../tasks/task-error';
-import type { VcaTracker } from '../tasks/vca-tracker';
+import type { VcaRequestQueue } from './vca-requests';
 
 export interface UploadFollowUpDeps {
   accounts: AccountRepo;
   roots: Pick<SyncRepo, 'getRoot'>;
   transfers: Pick<EngineStore, 'getTransfer'>;
   fmgr: FmgrTracker;
-  vca: VcaTracker;
+  /** VCA jobs to create, stored before the service is asked and retried (vca-requests.ts). */
+  vcaRequests: VcaRequestQueue;
   /** Reports what could not be done (shown to the user as a 'problem' event). */
   problem: (p: CoreProblem) => void;
-  /** Aborted when the core closes: creations in flight stop. */
-  signal: AbortSignal;
 }
 
 /**
@@ -23,12 +22,11 @@ export interface UploadFollowUpDeps {
  * - a finished transfer whose mkfile reply names a persistentId (policy persistentOps) gets
  *   its Fmgr task tracked (origin 'upload');
  * - an uploaded video of a root with "VCA for videos" gets a VCA job (origin 'watch'), its
- *   source the object's access URL from the account's download domain.
+ *   source the object's access URL from the account's download domain: the request is
+ *   stored first and retried until it succeeds or fails for good (vca-requests.ts).
  * Failures become problems, never exceptions. `settle()` waits for creations in flight.
  */
 export class UploadFollowUp {
-  private readonly inFlight = new Set<Promise<void>>();
-
   constructor(private readonly d: UploadFollowUpDeps) {}
 
   transferDone(transferId: number): void {
@@ -45,25 +43,21 @@ export class UploadFollowUp {
     const root = this.d.roots.getRoot(rootId);
     if (!root) return;
     const account = this.d.accounts.get(root.accountId);
-    const base = { rootId, key };
-    if (!account?.downloadDomain) {
-      this.d.problem({ ...base, code: 'vca-no-download-domain', message: `no VCA job for ${key}: the account has no download domain; set one in the account settings` });
-      return;
-    }
-    const p = this.d.vca
-      .createForObject({ accountId: root.accountId, bucket: root.bucket, key, downloadDomain: account.downloadDomain, origin: 'watch' }, this.d.signal)
-      .then(
-        () => undefined,
-        (e: unknown) => {
-          if (this.d.signal.aborted) return;
-          this.d.problem({ ...base, code: e instanceof TaskError ? e.code : 'vca-create-failed', message: `no VCA job for ${key}: ${(e as Error).message}` });
-        },
-      )
-      .finally(() => this.inFlight.delete(p));
-    this.inFlight.add(p);
+    this.d.vcaRequests.request({ accountId: root.accountId, bucket: root.bucket, key, downloadDomain: account?.downloadDomain ?? null, origin: 'watch', rootId });
   }
 
+  /** Resumes the stored VCA requests (core open). */
+  resume(): void {
+    this.d.vcaRequests.resume();
+  }
+
+  /** Waits for the VCA creations in flight. */
   async settle(): Promise<void> {
-    await Promise.all([...this.inFlight]);
+    await this.d.vcaRequests.settle();
+  }
+
+  /** Stops the retry timers; pending requests stay stored for the next open. */
+  dispose(): void {
+    this.d.vcaRequests.dispose();
   }
 }

@@ -2,6 +2,7 @@ import type { Migration } from '../db';
 import { migration001Core } from './001_core';
 import { migration002Tasks } from './002_tasks';
 import { migration003Sync } from './003_sync';
+import { migration004VcaRequests } from './004_vca_requests';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -11,4 +12,5 @@ export const MIGRATIONS: Migration[] = [
   migration001Core,
   migration002Tasks,
   migration003Sync,
+  migration004VcaRequests,
 ];
