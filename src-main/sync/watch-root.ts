@@ -56,6 +56,13 @@ export class WatchRoot {
   private housekeeping: NodeJS.Timeout | undefined;
   private unsubscribeQueue: () => void;
   private busy = 0;
+  /**
+   * Missing rows are not finalized (deleted remotely / forgotten) while this is set: after
+   * a full scan whose files are still in the stability window (one of them may be a
+   * rename of a missing row, claimable only once it is stable), or after a scan that found
+   * the root empty (until files appear again). See `missingCutoff`.
+   */
+  private missingHold: { scanAtMs: number; waiting: Set<string>; emptyRoot: boolean } | undefined;
 
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
@@ -216,12 +223,19 @@ export class WatchRoot {
     for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
     counts.missingFiles = gone.length;
     await this.indexer.admit(ready, index, counts);
+    // Files ready at once here queue their admit (serial) before any later finalize.
     if (fresh.length) this.ensureStability().observe(fresh);
     counts.waitingFiles = this.waitingFiles;
     const emptied = seen.size === 0 && gone.length > 0 && this.d.options.localDelete === 'delete-remote';
     if (emptied) {
+      this.missingHold = { scanAtMs: now, waiting: new Set(), emptyRoot: true };
       this.emit({ type: 'problem', rootId: this.id, relPath: '', code: 'root-empty', message: `${this.rootPath} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed` });
+    } else if (fresh.length > 0) {
+      // A file renamed while the app was closed (or asleep) and touched since is still
+      // waiting: the rows gone in this scan stay claimable until the waiting files settle.
+      this.missingHold = { scanAtMs: now, waiting: new Set(fresh.map((f) => f.relPath)), emptyRoot: false };
     } else {
+      this.missingHold = undefined;
       await this.indexer.finalizeMissing(now);
     }
     this.d.repo.updateRoot(this.id, { lastScanAt: now });
@@ -303,6 +317,7 @@ export class WatchRoot {
     this.stability?.close();
     this.stability = undefined;
     this.pendingEvents = [];
+    this.missingHold = undefined; // the next start or rescan scans again
   }
 
   /** Pending events are handled after the current step (events held during a scan wait for it). */
@@ -340,7 +355,11 @@ export class WatchRoot {
       }
     }
     if (missing.length) this.indexer.markMissing(missing);
-    if (observe.length && this.stateValue === 'watching') this.ensureStability().observe(observe);
+    if (observe.length && this.stateValue === 'watching') {
+      // Files appearing in a root found empty end its hold once they settle (they may be its files, moved back).
+      if (this.missingHold?.emptyRoot) this.missingHold = { ...this.missingHold, emptyRoot: false, waiting: new Set(observe.map((o) => o.relPath)) };
+      this.ensureStability().observe(observe);
+    }
   }
 
   /**
@@ -381,9 +400,28 @@ export class WatchRoot {
     const graceMs = this.d.missingGraceMs ?? this.d.options.stabilityMs + 5000;
     this.housekeeping = setInterval(() => {
       void this.checkRoot();
-      if (this.stateValue === 'watching') void this.serial(() => this.indexer.finalizeMissing(Date.now() - graceMs));
+      if (this.stateValue !== 'watching') return;
+      const cutoff = this.missingCutoff(Date.now() - graceMs);
+      if (cutoff !== undefined) void this.serial(() => this.indexer.finalizeMissing(cutoff));
     }, every);
     this.housekeeping.unref?.();
+  }
+
+  /**
+   * Rows missing since the returned time or longer may be finalized now; undefined while
+   * the hold lasts. Called outside `serial`: a waiting file that left the tracker has
+   * already queued its admit (StabilityTracker hands ready files on synchronously), so a
+   * finalize queued now runs after it and a rename still claims its row. When the hold
+   * ends, the rows gone at its scan are finalized at once (they were gone before it).
+   */
+  private missingCutoff(graceCutoffMs: number): number | undefined {
+    const hold = this.missingHold;
+    if (!hold) return graceCutoffMs;
+    if (hold.emptyRoot) return undefined;
+    for (const p of hold.waiting) if (!this.stability?.has(p)) hold.waiting.delete(p);
+    if (hold.waiting.size > 0) return undefined;
+    this.missingHold = undefined;
+    return Math.max(hold.scanAtMs, graceCutoffMs);
   }
 
   private checking = false;
