@@ -70,7 +70,8 @@ export class WatchRoot {
     this.indexer = new RootIndexer({ root: d.record, options: d.options, repo: d.repo, queue: d.queue, remote: d.remote, emit: (e) => this.emit(e) });
     this.unsubscribeQueue = d.queue.onTransferChange((t) => {
       const rel = this.indexer.onTransfer(t);
-      if (rel !== undefined) void this.recheckAfterUpload(rel);
+      // Through `serial`, so close() waits for it and it never reads a closed database.
+      if (rel !== undefined) void this.serial(() => this.recheckAfterUpload(rel));
     });
   }
 
@@ -381,9 +382,16 @@ export class WatchRoot {
     }
   }
 
+  /** A method, not a narrowed field read: close() may run while an await is pending. */
+  private isClosed(): boolean {
+    return this.stateValue === 'closed';
+  }
+
   /** After a transfer of this root ends: if the file changed meanwhile, it goes through the window again. */
   private async recheckAfterUpload(rel: string): Promise<void> {
+    if (this.isClosed()) return;
     const obs = await this.observeFile(rel);
+    if (this.isClosed()) return;
     const row = this.d.repo.getFile(this.id, rel);
     if (obs && row && !sameContent(row, obs) && this.stateValue === 'watching') this.ensureStability().observe([{ relPath: rel, obs }]);
   }
