@@ -203,9 +203,15 @@ describe('emulator over raw HTTP (no project protocol code)', () => {
       '',
     ].join('\r\n');
     await rawExchange(emu.port, Buffer.concat([Buffer.from(head), Buffer.alloc(20, 2)]), { endAfterWrite: true, waitMs: 500 });
-    // The ctx is still the current one: the cut chunk was not committed.
+    // The ctx is still the current one: the cut chunk was not committed. Until the server
+    // has seen the cut connection end, the block is still in use by it (401, "two requests
+    // at once"); a consumed ctx would stay 401, so a short wait cannot hide that.
     const rest = Buffer.alloc(90, 3);
-    const r = await send(base, 'POST', `/bput/${ctx}/10`, up(tok, batch), rest);
+    let r = await send(base, 'POST', `/bput/${ctx}/10`, up(tok, batch), rest);
+    for (let i = 0; r.status === 401 && i < 40; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      r = await send(base, 'POST', `/bput/${ctx}/10`, up(tok, batch), rest);
+    }
     expect(r.status).toBe(200);
     expect(r.json.offset).toBe(100);
     const mk = await send(base, 'POST', `/mkfile/100/key/${b64('short-body')}`, up(tok, batch, 'text/plain'), r.json.ctx as string);
