@@ -81,7 +81,11 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     await h.closeRun();
 
     await h.openRun({ backend, options: { vcaForVideos: true } });
-    expect(await h.root!.start()).toMatchObject({ newFiles: 0, inFlightFiles: 4 });
+    // The engine resumes the queued transfers as soon as it starts, so by the time the scan
+    // classifies a file its transfer may already be done: in flight or unchanged, never new.
+    const resumed = await h.root!.start();
+    expect(resumed).toMatchObject({ newFiles: 0, changedFiles: 0 });
+    expect(resumed!.inFlightFiles + resumed!.unchangedFiles).toBe(4);
     await h.settle();
     expect(h.takeUploads()).toEqual(['up/q/0.mov', 'up/q/1.mov', 'up/q/2.mov', 'up/q/3.mov']);
     const rows = [...h.repo!.loadIndex(h.root!.id).values()];

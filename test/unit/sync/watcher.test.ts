@@ -57,7 +57,7 @@ describe.each(WATCHER_BACKENDS)('folder watcher, %s backend', (backend) => {
     // A file in a folder created after the start is reported too, once the watcher has seen
     // that folder (chokidar attaches a new folder's watch asynchronously; a file written
     // before that is left to the root's reconciliation, see sync/README.md).
-    await until(() => seen('create', 'fresh/deeper'), 'create fresh/deeper/');
+    if (backend === 'chokidar') await until(() => seen('create', 'fresh/deeper'), 'create fresh/deeper/');
     await new Promise((r) => setTimeout(r, 200));
     await writeFile(path.join(dir, 'fresh/deeper/x.bin'), 'x');
     await until(() => seen('create', 'fresh/deeper/x.bin'), 'create fresh/deeper/x.bin');
