@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { DAY_MS } from '../../emulator/clock';
 import { FaultConfigError, parseFaultConfig, type FaultConfig } from '../../emulator/faults';
 import { DEFAULT_ACCESS_KEY, DEFAULT_BUCKET, DEFAULT_SECRET_KEY, startEmulator, type RunningEmulator } from '../../emulator/server';
+import { collect, wholeNumberParser } from '../option-parsers';
 import { CliError } from '../cli-error';
 
 /**
@@ -12,17 +13,6 @@ import { CliError } from '../cli-error';
  */
 export const DEFAULT_EMULATOR_PORT = 8088;
 export const DEFAULT_EMULATOR_DATA_DIR = './.blocklift-emulator';
-
-function wholeNumber(flag: string, min: number, max: number) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
-    return Number(value);
-  };
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
 
 /** --faults takes JSON text, or @file for a JSON file; --seed overrides its seed. */
 export function readFaults(text: string | undefined, seed: number | undefined): FaultConfig | undefined {
@@ -56,18 +46,18 @@ export function register(program: Command): void {
   program
     .command('emulator')
     .description('run the local emulator of the storage service (upload, Fmgr, VCA, downloads) until Ctrl-C')
-    .option('--port <port>', `port on 127.0.0.1 (0 picks a free one)`, wholeNumber('--port', 0, 65535), DEFAULT_EMULATOR_PORT)
+    .option('--port <port>', `port on 127.0.0.1 (0 picks a free one)`, wholeNumberParser('--port', 0, 65535), DEFAULT_EMULATOR_PORT)
     .option('--data <dir>', 'folder of objects, unmerged blocks and metadata', DEFAULT_EMULATOR_DATA_DIR)
     .option('--ak <AK>', 'access key the emulator accepts', DEFAULT_ACCESS_KEY)
     .option('--sk <SK>', 'secret key the emulator signs and checks with', DEFAULT_SECRET_KEY)
     .option('--bucket <name>', `a bucket (repeatable; default "${DEFAULT_BUCKET}")`, collect)
     .option('--json', 'print the start information as one JSON line', false)
     .option('--vca-labels <file>', 'JSON file of VCA results per source URL or pattern (format in src-main/emulator/vca-labels.ts)')
-    .option('--vca-delay-ms <ms>', 'how long a VCA job stays "analysing"', wholeNumber('--vca-delay-ms', 0, 3_600_000))
+    .option('--vca-delay-ms <ms>', 'how long a VCA job stays "analysing"', wholeNumberParser('--vca-delay-ms', 0, 3_600_000))
     .option('--vca-disabled <bucket>', 'a bucket without the smart media service: its VCA requests answer 401 (repeatable)', collect)
     .option('--faults <json>', 'fault injection configuration, JSON or @file.json (format in src-main/emulator/faults.ts)')
-    .option('--seed <n>', 'seed of the fault injection PRNG (replays a run)', wholeNumber('--seed', 0, 2 ** 31 - 1))
-    .option('--purge-age-days <days>', 'purge unmerged blocks older than this', wholeNumber('--purge-age-days', 0, 3650), 30)
+    .option('--seed <n>', 'seed of the fault injection PRNG (replays a run)', wholeNumberParser('--seed', 0, 2 ** 31 - 1))
+    .option('--purge-age-days <days>', 'purge unmerged blocks older than this', wholeNumberParser('--purge-age-days', 0, 3650), 30)
     .option('--admin-token <token>', 'bearer token of the /admin routes (random by default)')
     .action(async (o: Record<string, unknown>) => {
       const faults = readFaults(o.faults as string | undefined, o.seed as number | undefined);

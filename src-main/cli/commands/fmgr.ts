@@ -8,6 +8,7 @@ import type { FmgrTaskView } from '../../tasks/fmgr-view';
 import { TaskError } from '../../tasks/task-error';
 import type { VcaTracker } from '../../tasks/vca-tracker';
 import { addAccountOptions, readAccountFlags, type AccountFlags } from '../account-options';
+import { collect } from '../option-parsers';
 import { CliError } from '../cli-error';
 
 /**
@@ -105,10 +106,6 @@ export function seconds(flag: string) {
     if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) <= 0) throw new CliError(`${flag} must be a number of seconds above 0, not "${v}"`);
     return Number(v);
   };
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 function entry(flag: string, value: string): { bucket: string; key: string } {

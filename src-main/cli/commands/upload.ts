@@ -11,6 +11,7 @@ import { openAppDatabase } from '../../store/app-db';
 import { AccountRepo } from '../../store/account-repo';
 import { SqliteTransferStore } from '../../store/transfer-repo';
 import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { collect, wholeNumber } from '../option-parsers';
 import { CliError } from '../cli-error';
 
 /**
@@ -35,15 +36,6 @@ interface UploadFlags {
   deadline?: string;
   var?: string[];
   limit?: string;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-function wholeNumber(flag: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${value}"`);
-  return Number(value);
 }
 
 export function register(program: Command): void {

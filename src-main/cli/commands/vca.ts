@@ -6,6 +6,7 @@ import { TaskError } from '../../tasks/task-error';
 import { exportCsv, exportJson } from '../../tasks/vca-export';
 import type { VcaJobView } from '../../tasks/vca-view';
 import { addAccountOptions } from '../account-options';
+import { collect } from '../option-parsers';
 import { CliError } from '../cli-error';
 import { cliErrorOf, openTasksContext, seconds, waitSignal, type TasksContext } from './fmgr';
 
@@ -25,10 +26,6 @@ function threshold(v: string): number {
   const n = Number(v);
   if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new CliError(`--min-confidence must be a number from 0 to 1, not "${v}"`);
   return n;
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 export function formatVcaJob(j: VcaJobView): string {

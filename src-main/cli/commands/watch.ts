@@ -9,10 +9,10 @@ import type { SyncPlan } from '../../sync/plan';
 import { RootRefusedError } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
 import { DEFAULT_DB_FILE, addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { collect, wholeNumber } from '../option-parsers';
 import { CliError } from '../cli-error';
 
 
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 export function register(program: Command): void {
   const cmd = program
@@ -40,12 +40,6 @@ export function register(program: Command): void {
   addAccountOptions(cmd).action(async (folder: string, opts: Record<string, unknown>) => {
     process.exitCode = await runWatch(folder, opts);
   });
-}
-
-function wholeNumber(flag: string, value: unknown, min: number, max: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${String(value)}"`);
-  return n;
 }
 
 function parseFlags(opts: Record<string, unknown>) {
