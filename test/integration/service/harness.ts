@@ -3,18 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AppEvent } from '../../../src-main/shared/events';
 import { AppCore, type AppCoreOptions } from '../../../src-main/service/app-core';
-import type { PollPolicy } from '../../../src-main/tasks/poll-policy';
 
-/** Fast polling for tests; a pushed task waits 30 s for its fallback poll. */
-export const FAST_POLICY: PollPolicy = {
-  scheduleMs: [10, 20, 40, 80],
-  pushFallbackMs: 30_000,
-  errorBaseMs: 20,
-  errorMaxMs: 200,
-  notFoundGiveUpMs: 300,
-  notFoundMinPolls: 3,
-  afterNotifyMs: 20,
-};
+import { FAST_POLICY } from '../../helpers/fast-policy';
+
+export { FAST_POLICY };
 
 /** Short delays of the embedded emulator, as test/helpers/emulator.ts uses. */
 export const FAST_EMULATOR = { notifyRetry: { attempts: 3, baseDelayMs: 50 }, vcaDelayMs: 50, fmgrStepDelayMs: 5 };

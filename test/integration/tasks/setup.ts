@@ -12,16 +12,9 @@ import { createNotificationHandler } from '../../../src-main/tasks/notify-receiv
 import type { PollPolicy } from '../../../src-main/tasks/poll-policy';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
 
-/** Fast polling for tests; the shape of the schedule is the default's. */
-export const FAST_POLICY: PollPolicy = {
-  scheduleMs: [10, 20, 40, 80],
-  pushFallbackMs: 30_000,
-  errorBaseMs: 20,
-  errorMaxMs: 200,
-  notFoundGiveUpMs: 300,
-  notFoundMinPolls: 3,
-  afterNotifyMs: 20,
-};
+import { FAST_POLICY } from '../../helpers/fast-policy';
+
+export { FAST_POLICY };
 
 export const ACCOUNT_ID = 7;
 /** An account whose secret key is wrong: the service refuses its signed calls. */
