@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import type { FmgrItemView } from '../../shared/task-views';
 import { FollowedTable } from './followed-table';
 import type { FmgrTaskStatus } from '../../protocol/types';
 import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } from './rows';
@@ -29,18 +30,8 @@ export interface FmgrTaskRow extends FollowUp {
   separate: string | null;
 }
 
-export interface FmgrItemRow {
-  index: number;
-  cmd: string;
-  code: number;
-  description: string;
-  error: string | null;
-  hash: string | null;
-  fsize: number | null;
-  key: string | null;
-  url: string | null;
-  decompresslist: string | null;
-}
+/** An item as stored: its view (shared/task-views.ts) without the derived state name. */
+export type FmgrItemRow = Omit<FmgrItemView, 'state'>;
 
 export interface FmgrSnapshotRow {
   id: number;
