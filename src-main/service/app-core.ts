@@ -20,7 +20,7 @@ import type { PollPolicy } from '../tasks/poll-policy';
 import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
-import { CoreEvents } from './core-events';
+import { Listeners } from '../tasks/deps';
 import { HeadlessSecretStore, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
@@ -88,7 +88,7 @@ export class AppCore {
   /** Mount under the public base URL's path: POST …/notify/fmgr and …/notify/vca. */
   readonly notificationHandler: (req: IncomingMessage, res: ServerResponse) => void;
 
-  private readonly events = new CoreEvents();
+  private readonly events = new Listeners<AppEvent>();
   private readonly closing = new AbortController();
   private readonly followUp: UploadFollowUp;
   private readonly unsubscribers: Array<() => void> = [];
