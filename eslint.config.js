@@ -3,12 +3,43 @@
 import tseslint from 'typescript-eslint';
 
 const NODE_BUILTINS = [
-  'fs', 'fs/promises', 'path', 'os', 'http', 'https', 'net', 'tls', 'crypto', 'child_process', 'stream',
-  'zlib', 'url', 'util', 'events', 'worker_threads', 'dgram', 'dns', 'readline', 'buffer', 'timers',
+  'fs',
+  'fs/promises',
+  'path',
+  'os',
+  'http',
+  'https',
+  'net',
+  'tls',
+  'crypto',
+  'child_process',
+  'stream',
+  'zlib',
+  'url',
+  'util',
+  'events',
+  'worker_threads',
+  'dgram',
+  'dns',
+  'readline',
+  'buffer',
+  'timers',
 ];
 
 // Layer order (design.md): a folder may import only from folders listed before it.
-const LAYERS = ['shared', 'protocol', 'engine', 'store', 'sync', 'tasks', 'emulator', 'service', 'electron', 'headless', 'cli'];
+const LAYERS = [
+  'shared',
+  'protocol',
+  'engine',
+  'store',
+  'sync',
+  'tasks',
+  'emulator',
+  'service',
+  'electron',
+  'headless',
+  'cli',
+];
 // Exceptions design.md allows explicitly: the engine persists through a narrow store
 // interface that store/ implements, so store may import engine types; emulator shares
 // protocol code only.
@@ -17,12 +48,25 @@ const layerRules = LAYERS.map((layer, i) => {
   return {
     files: [`src-main/${layer}/**/*.ts`],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: layer === 'electron' ? [] : [{ name: 'electron', message: "Only src-main/electron/ may import 'electron'." }],
-        patterns: below.length
-          ? [{ group: below.flatMap((l) => [1, 2, 3, 4, 5].flatMap((depth) => [`${'../'.repeat(depth)}${l}`, `${'../'.repeat(depth)}${l}/*`])), message: `src-main/${layer} may not import layers below it (design.md "Layers").` }]
-          : [],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths:
+            layer === 'electron'
+              ? []
+              : [{ name: 'electron', message: "Only src-main/electron/ may import 'electron'." }],
+          patterns: below.length
+            ? [
+                {
+                  group: below.flatMap((l) =>
+                    [1, 2, 3, 4, 5].flatMap((depth) => [`${'../'.repeat(depth)}${l}`, `${'../'.repeat(depth)}${l}/*`]),
+                  ),
+                  message: `src-main/${layer} may not import layers below it (design.md "Layers").`,
+                },
+              ]
+            : [],
+        },
+      ],
     },
   };
 });
@@ -33,7 +77,10 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
@@ -41,10 +88,22 @@ export default tseslint.config(
   {
     files: ['src-renderer/**/*.ts', 'src-renderer/**/*.tsx'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: ['electron', 'better-sqlite3', 'chokidar', ...NODE_BUILTINS].map((name) => ({ name, message: 'The renderer imports no Node module; go through the bridge.' })),
-        patterns: [{ group: ['node:*'], message: 'The renderer imports no Node module; go through the bridge.' }, { group: ['**/src-main/*/**', '!**/src-main/shared/**'], message: 'The renderer may import only src-main/shared.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['electron', 'better-sqlite3', 'chokidar', ...NODE_BUILTINS].map((name) => ({
+            name,
+            message: 'The renderer imports no Node module; go through the bridge.',
+          })),
+          patterns: [
+            { group: ['node:*'], message: 'The renderer imports no Node module; go through the bridge.' },
+            {
+              group: ['**/src-main/*/**', '!**/src-main/shared/**'],
+              message: 'The renderer may import only src-main/shared.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -52,7 +111,11 @@ export default tseslint.config(
     ignores: ['src-main/electron/**'],
     languageOptions: { globals: {} },
     rules: {
-      'no-restricted-globals': ['error', { name: 'document', message: 'DOM only in src-renderer/.' }, { name: 'window', message: 'DOM only in src-renderer/.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'document', message: 'DOM only in src-renderer/.' },
+        { name: 'window', message: 'DOM only in src-renderer/.' },
+      ],
     },
   },
   {

@@ -39,7 +39,8 @@ function validUrl(value: string | undefined, flag: string): string | undefined {
   } catch {
     throw new CliError(`${flag} "${value}" is not a URL; give it like http://127.0.0.1:8080`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`${flag} must be an http:// or https:// URL, not ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new CliError(`${flag} must be an http:// or https:// URL, not ${u.protocol}`);
   return value.replace(/\/+$/, '');
 }
 
@@ -60,6 +61,9 @@ export function readAccountFlags(opts: Record<string, unknown>, env: NodeJS.Proc
 /** Throws a CliError naming what is missing for signing requests locally or remotely. */
 export function requireCredentials(flags: AccountFlags): void {
   if (flags.tokenUrl) return;
-  const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(Boolean);
-  if (missing.length) throw new CliError(`missing ${missing.join(' and ')}; or give --token-url to get tokens from a token provider`);
+  const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(
+    Boolean,
+  );
+  if (missing.length)
+    throw new CliError(`missing ${missing.join(' and ')}; or give --token-url to get tokens from a token provider`);
 }

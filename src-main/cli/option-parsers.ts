@@ -8,7 +8,8 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** Reads a flag's value as a whole number in [min, max]; a CliError says what was expected. */
 export function wholeNumber(flag: string, value: unknown, min: number, max: number): number {
   const text = String(value).trim();
-  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${String(value)}"`);
+  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new CliError(`${flag} must be a whole number from ${min} to ${max}, not "${String(value)}"`);
   return Number(text);
 }
 

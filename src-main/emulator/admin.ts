@@ -30,13 +30,22 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
  * - POST /admin/sweep runs the purge sweep now → SweepResult;
  * - GET  /admin/state → {blocks} (unmerged blocks held).
  */
-export async function handleAdmin(target: AdminTarget, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-  if (!LOOPBACK.has(req.socket.remoteAddress ?? '')) throw new HttpError(403, 'admin routes answer loopback clients only');
+export async function handleAdmin(
+  target: AdminTarget,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  if (!LOOPBACK.has(req.socket.remoteAddress ?? ''))
+    throw new HttpError(403, 'admin routes answer loopback clients only');
   const auth = req.headers.authorization ?? '';
   const given = Buffer.from(auth.replace(/^Bearer\s+/i, ''));
   const expected = Buffer.from(target.token);
   if (!/^Bearer\s+/i.test(auth) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new HttpError(401, 'admin routes need Authorization: Bearer <admin token> (printed when the emulator starts)');
+    throw new HttpError(
+      401,
+      'admin routes need Authorization: Bearer <admin token> (printed when the emulator starts)',
+    );
   }
   const route = `${req.method} ${path}`;
   switch (route) {
@@ -57,7 +66,8 @@ export async function handleAdmin(target: AdminTarget, req: IncomingMessage, res
     case 'POST /admin/clock': {
       const raw = await jsonBody(req);
       const advanceMs = (raw as { advanceMs?: unknown } | null)?.advanceMs;
-      if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs)) throw new HttpError(400, 'body must be {"advanceMs": <number>}');
+      if (typeof advanceMs !== 'number' || !Number.isFinite(advanceMs))
+        throw new HttpError(400, 'body must be {"advanceMs": <number>}');
       target.clock.advance(advanceMs);
       return sendJson(res, 200, { nowMs: target.clock.now(), offsetMs: target.clock.offset });
     }

@@ -8,7 +8,12 @@ import type { EmulatorConfig } from './contracts';
  * signed string is the path with its raw query, a newline, and the raw body.
  * Throws HttpError 401 with a message saying what is wrong.
  */
-export function checkManagementAuth(req: IncomingMessage, body: Buffer, config: EmulatorConfig, codeStyle: 'string' | 'number'): void {
+export function checkManagementAuth(
+  req: IncomingMessage,
+  body: Buffer,
+  config: EmulatorConfig,
+  codeStyle: 'string' | 'number',
+): void {
   const header = req.headers.authorization;
   if (!header) throw new HttpError(401, 'Authorization header with a management token is required', codeStyle);
   let parsed: { accessKey: string; sign: string };

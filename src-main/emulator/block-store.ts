@@ -98,9 +98,13 @@ export class BlockStore {
       'INSERT INTO blocks (id, batch, block_order, block_size, received, crc32, unit_digests, assembly, created_at, updated_at) VALUES (@id, @batch, @block_order, @block_size, @received, @crc32, @unit_digests, @assembly, @created_at, @updated_at)',
     );
     this.getStmt = db.prepare<[string], BlockRow>('SELECT * FROM blocks WHERE id = ?');
-    this.commitStmt = db.prepare<[number, number, Buffer, number, string]>('UPDATE blocks SET received = ?, crc32 = ?, unit_digests = ?, updated_at = ? WHERE id = ?');
+    this.commitStmt = db.prepare<[number, number, Buffer, number, string]>(
+      'UPDATE blocks SET received = ?, crc32 = ?, unit_digests = ?, updated_at = ? WHERE id = ?',
+    );
     this.deleteStmt = db.prepare<[string]>('DELETE FROM blocks WHERE id = ?');
-    this.regionTakenStmt = db.prepare<[string, number], { id: string }>('SELECT id FROM blocks WHERE assembly = ? AND block_order = ?');
+    this.regionTakenStmt = db.prepare<[string, number], { id: string }>(
+      'SELECT id FROM blocks WHERE assembly = ? AND block_order = ?',
+    );
     this.assemblyUsersStmt = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM blocks WHERE assembly = ?');
     this.dir = path.join(dataDir, 'blocks');
     this.assemblyDir = path.join(dataDir, 'assemblies');
@@ -146,7 +150,18 @@ export class BlockStore {
     const now = this.clock.now();
     const id = newBlockId();
     const assembly = this.assemblyFor(batch, blockOrder, blockSize);
-    const row: BlockRow = { id, batch, block_order: blockOrder, block_size: blockSize, received: 0, crc32: 0, unit_digests: Buffer.alloc(0), assembly, created_at: now, updated_at: now };
+    const row: BlockRow = {
+      id,
+      batch,
+      block_order: blockOrder,
+      block_size: blockSize,
+      received: 0,
+      crc32: 0,
+      unit_digests: Buffer.alloc(0),
+      assembly,
+      created_at: now,
+      updated_at: now,
+    };
     // A block of its own gets its file with its first chunk (receiveChunk's `create`).
     this.insertStmt.run(row);
     this.hashers.set(row.id, new BlockUnitHasher(0));
@@ -184,7 +199,8 @@ export class BlockStore {
    * last partial unit).
    */
   commit(block: BlockRecord, received: number, crc32: number, hasher: BlockUnitHasher): BlockRecord {
-    if (hasher.at !== received) throw new Error(`block ${block.id}: unit hasher at ${hasher.at}, committing ${received}`);
+    if (hasher.at !== received)
+      throw new Error(`block ${block.id}: unit hasher at ${hasher.at}, committing ${received}`);
     if (received === block.blockSize) hasher.finishBlock();
     const added = hasher.takeFinished();
     // The caller holds the block's lock, so `block` is its current row: no read-back needed.
@@ -239,11 +255,21 @@ export class BlockStore {
 
   /** Files without a row (a crash between creating the file and the row) are garbage. */
   private removeStrayFiles(): void {
-    const known = new Set(this.db.prepare<[], { id: string }>('SELECT id FROM blocks WHERE assembly IS NULL').all().map((r) => r.id));
+    const known = new Set(
+      this.db
+        .prepare<[], { id: string }>('SELECT id FROM blocks WHERE assembly IS NULL')
+        .all()
+        .map((r) => r.id),
+    );
     for (const name of readdirSync(this.dir)) {
       if (!known.has(name)) rmSync(path.join(this.dir, name), { force: true });
     }
-    const assemblies = new Set(this.db.prepare<[], { a: string }>('SELECT DISTINCT assembly AS a FROM blocks WHERE assembly IS NOT NULL').all().map((r) => r.a));
+    const assemblies = new Set(
+      this.db
+        .prepare<[], { a: string }>('SELECT DISTINCT assembly AS a FROM blocks WHERE assembly IS NOT NULL')
+        .all()
+        .map((r) => r.a),
+    );
     for (const name of readdirSync(this.assemblyDir)) {
       if (!assemblies.has(name)) rmSync(this.assemblyPath(name), { force: true });
     }

@@ -66,7 +66,8 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
     try {
       for await (const piece of req as AsyncIterable<Buffer>) {
         received += piece.length;
-        if (received > o.declaredBytes) throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
+        if (received > o.declaredBytes)
+          throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
         md5.update(piece);
         bodyCrc = crc32(piece, bodyCrc);
         o.onPiece?.(piece);
@@ -84,7 +85,10 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       }
     } catch (e) {
       if (e instanceof HttpError || e instanceof ChunkResetError) throw e;
-      throw new HttpError(400, `request body ended before its Content-Length (${received} of ${o.declaredBytes} bytes arrived)`);
+      throw new HttpError(
+        400,
+        `request body ended before its Content-Length (${received} of ${o.declaredBytes} bytes arrived)`,
+      );
     }
     if (received !== o.declaredBytes) {
       throw new HttpError(400, `request body has ${received} bytes, Content-Length says ${o.declaredBytes}`);
@@ -92,7 +96,12 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
     await flush();
     await fh.close();
     // The block's CRC so far without a second pass over the body.
-    return { bytes: received, md5Hex: md5.digest('hex'), crc32: bodyCrc, blockCrc32: crc32Combine(o.blockCrcBefore, bodyCrc, received) };
+    return {
+      bytes: received,
+      md5Hex: md5.digest('hex'),
+      crc32: bodyCrc,
+      blockCrc32: crc32Combine(o.blockCrcBefore, bodyCrc, received),
+    };
   } catch (e) {
     // No write is pending here (each is awaited), so the block may be used again at once:
     // the caller unlocks without waiting for the close (a client retries a cut chunk fast).

@@ -24,13 +24,20 @@ export interface ChunkDeps {
 }
 
 /** `POST /mkblk/<blockSize>/<blockOrder>`: a new block with its first chunk. */
-export async function handleMkblk(deps: ChunkDeps, req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>): Promise<void> {
+export async function handleMkblk(
+  deps: ChunkDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string | undefined>,
+): Promise<void> {
   const { batch } = uploadBasics(req, deps, 'application/octet-stream');
   const blockSize = pathInt(params.blockSize, 'blockSize');
   const blockOrder = pathInt(params.blockOrder, 'blockOrder');
   if (blockSize === 0) throw new HttpError(400, 'blockSize must be at least 1 byte');
-  if (blockSize > MAX_BLOCK_SIZE_BYTES) throw new HttpError(400, `blockSize ${blockSize} is larger than the ${MAX_BLOCK_SIZE_BYTES} bytes allowed`);
-  if (blockOrder > MAX_BLOCK_ORDER) throw new HttpError(400, `blockOrder ${blockOrder} is larger than ${MAX_BLOCK_ORDER}`);
+  if (blockSize > MAX_BLOCK_SIZE_BYTES)
+    throw new HttpError(400, `blockSize ${blockSize} is larger than the ${MAX_BLOCK_SIZE_BYTES} bytes allowed`);
+  if (blockOrder > MAX_BLOCK_ORDER)
+    throw new HttpError(400, `blockOrder ${blockOrder} is larger than ${MAX_BLOCK_ORDER}`);
   const length = checkChunkLength(req, blockSize);
   const block = deps.blocks.create(batch, blockOrder, blockSize);
   deps.blocks.tryLock(block.id);
@@ -46,7 +53,12 @@ export async function handleMkblk(deps: ChunkDeps, req: IncomingMessage, res: Se
 }
 
 /** `POST /bput/<ctx>/<nextChunkOffset>`: the next chunk of a block, allowed by the block's current ctx only. */
-export async function handleBput(deps: ChunkDeps, req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>): Promise<void> {
+export async function handleBput(
+  deps: ChunkDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string | undefined>,
+): Promise<void> {
   const { batch } = uploadBasics(req, deps, 'application/octet-stream');
   const offset = pathInt(params.offset, 'nextChunkOffset');
   let claims;
@@ -56,17 +68,28 @@ export async function handleBput(deps: ChunkDeps, req: IncomingMessage, res: Ser
     if (e instanceof CtxError) throw new HttpError(401, `invalid ctx: ${e.message}; restart the block with mkblk`);
     throw e;
   }
-  if (!claims.batchTag.equals(batchTag(batch))) throw new HttpError(401, 'invalid ctx: it belongs to another UploadBatch');
-  if (claims.offset !== offset) throw new HttpError(401, `invalid ctx: it is valid only for the chunk at offset ${claims.offset}, not ${offset}`);
+  if (!claims.batchTag.equals(batchTag(batch)))
+    throw new HttpError(401, 'invalid ctx: it belongs to another UploadBatch');
+  if (claims.offset !== offset)
+    throw new HttpError(401, `invalid ctx: it is valid only for the chunk at offset ${claims.offset}, not ${offset}`);
   const block = deps.blocks.get(claims.blockId);
   if (!block) throw new HttpError(401, 'invalid ctx: its block is unknown or was purged; restart the block with mkblk');
   if (block.received !== claims.offset) {
-    throw new HttpError(401, `invalid ctx: already used (the block is at offset ${block.received}); a ctx is valid only for the chunk that directly follows it`);
+    throw new HttpError(
+      401,
+      `invalid ctx: already used (the block is at offset ${block.received}); a ctx is valid only for the chunk that directly follows it`,
+    );
   }
-  if (block.received >= block.blockSize) throw new HttpError(401, 'invalid ctx: the block is already complete; no chunk may follow');
-  if (deps.faults.ctxExpired()) throw new HttpError(401, 'invalid ctx: expired (injected fault); restart the block with mkblk');
+  if (block.received >= block.blockSize)
+    throw new HttpError(401, 'invalid ctx: the block is already complete; no chunk may follow');
+  if (deps.faults.ctxExpired())
+    throw new HttpError(401, 'invalid ctx: expired (injected fault); restart the block with mkblk');
   const length = checkChunkLength(req, block.blockSize - block.received);
-  if (!deps.blocks.tryLock(block.id)) throw new HttpError(401, 'invalid ctx: another request is using it right now (chunks of a block must be sent one after another)');
+  if (!deps.blocks.tryLock(block.id))
+    throw new HttpError(
+      401,
+      'invalid ctx: another request is using it right now (chunks of a block must be sent one after another)',
+    );
   try {
     sendJson(res, 200, await takeChunk(deps, req, block, length, batch));
   } finally {
@@ -79,12 +102,21 @@ function checkChunkLength(req: IncomingMessage, remainingBytes: number): number 
   const length = contentLength(req);
   if (length === 0) throw new HttpError(400, 'empty chunk: a chunk needs at least 1 byte');
   if (length > remainingBytes) {
-    throw new HttpError(400, `chunk of ${length} bytes goes past the end of the block (${remainingBytes} bytes left of it)`);
+    throw new HttpError(
+      400,
+      `chunk of ${length} bytes goes past the end of the block (${remainingBytes} bytes left of it)`,
+    );
   }
   return length;
 }
 
-async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockRecord, length: number, batch: string): Promise<BlockContext> {
+async function takeChunk(
+  deps: ChunkDeps,
+  req: IncomingMessage,
+  block: BlockRecord,
+  length: number,
+  batch: string,
+): Promise<BlockContext> {
   const endpoint = block.received === 0 ? 'mkblk' : 'bput';
   const reset = deps.faults.resetFor(endpoint);
   const hasher = await deps.blocks.unitHasher(block);
@@ -113,6 +145,9 @@ async function takeChunk(deps: ChunkDeps, req: IncomingMessage, block: BlockReco
   };
 }
 
-function positionOf(loc: BlockLocation & { create: boolean }, received: number): { file: string; position: number; create: boolean } {
+function positionOf(
+  loc: BlockLocation & { create: boolean },
+  received: number,
+): { file: string; position: number; create: boolean } {
   return { file: loc.file, position: loc.baseOffset + received, create: loc.create };
 }

@@ -64,7 +64,12 @@ export interface EmulatorConfig {
   downloadBaseUrl: string;
 }
 
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>, query: URLSearchParams) => void | Promise<void>;
+export type RouteHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string | undefined>,
+  query: URLSearchParams,
+) => void | Promise<void>;
 
 export interface EmulatorContext {
   config: EmulatorConfig;

@@ -4,8 +4,27 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * CORS for browser clients of the upload and management endpoints (the real service
  * serves browser SDKs). Any origin is allowed: tokens, not cookies, carry authority.
  */
-const ALLOW_HEADERS = ['Authorization', 'Content-Type', 'UploadBatch', 'Key', 'MimeType', 'Deadline', 'Range', 'X-Requested-With', 'Cache-Control'];
-const EXPOSE_HEADERS = ['X-Reqid', 'X-Log', 'Content-Length', 'Content-Range', 'Content-Type', 'ETag', 'Accept-Ranges', 'Last-Modified'];
+const ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'UploadBatch',
+  'Key',
+  'MimeType',
+  'Deadline',
+  'Range',
+  'X-Requested-With',
+  'Cache-Control',
+];
+const EXPOSE_HEADERS = [
+  'X-Reqid',
+  'X-Log',
+  'Content-Length',
+  'Content-Range',
+  'Content-Type',
+  'ETag',
+  'Accept-Ranges',
+  'Last-Modified',
+];
 const ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'];
 export const PREFLIGHT_MAX_AGE_SECONDS = 86_400;
 

@@ -17,7 +17,8 @@ function gf2Square(square: Uint32Array, mat: Uint32Array): void {
 }
 
 export function crc32Combine(crcA: number, crcB: number, lenB: number): number {
-  if (!Number.isSafeInteger(lenB) || lenB < 0) throw new RangeError(`length must be a whole number of bytes, not ${lenB}`);
+  if (!Number.isSafeInteger(lenB) || lenB < 0)
+    throw new RangeError(`length must be a whole number of bytes, not ${lenB}`);
   if (lenB === 0) return crcA >>> 0;
   const even = new Uint32Array(32);
   const odd = new Uint32Array(32);

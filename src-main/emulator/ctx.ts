@@ -66,12 +66,15 @@ export class CtxSigner {
 
   /** Checks form and signature; throws CtxError. */
   verify(ctx: string): CtxClaims {
-    if (!/^[A-Za-z0-9_-]+$/.test(ctx)) throw new CtxError('malformed', 'ctx is not one this service issued (bad characters)');
+    if (!/^[A-Za-z0-9_-]+$/.test(ctx))
+      throw new CtxError('malformed', 'ctx is not one this service issued (bad characters)');
     const raw = Buffer.from(ctx, 'base64url');
-    if (raw.length !== CTX_BYTES || raw.readUInt8(0) !== VERSION) throw new CtxError('malformed', 'ctx is not one this service issued (bad length or version)');
+    if (raw.length !== CTX_BYTES || raw.readUInt8(0) !== VERSION)
+      throw new CtxError('malformed', 'ctx is not one this service issued (bad length or version)');
     const payload = raw.subarray(0, PAYLOAD_BYTES);
     const mac = raw.subarray(PAYLOAD_BYTES);
-    if (!timingSafeEqual(mac, this.mac(payload))) throw new CtxError('forged', 'ctx signature does not match: it was modified or made up');
+    if (!timingSafeEqual(mac, this.mac(payload)))
+      throw new CtxError('forged', 'ctx signature does not match: it was modified or made up');
     return {
       blockId: payload.subarray(1, 1 + BLOCK_ID_BYTES).toString('hex'),
       blockOrder: payload.readUInt32BE(1 + BLOCK_ID_BYTES),

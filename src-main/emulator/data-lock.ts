@@ -32,7 +32,9 @@ export function lockDataDir(dataDir: string): () => void {
       const pid = Number(readFileSync(file, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
         const who = pid === process.pid ? 'another emulator in this process' : `process ${pid}`;
-        throw new DataDirInUseError(`the data folder ${dataDir} is in use by ${who}; stop it or choose another --data folder`);
+        throw new DataDirInUseError(
+          `the data folder ${dataDir} is in use by ${who}; stop it or choose another --data folder`,
+        );
       }
       rmSync(file, { force: true });
     }

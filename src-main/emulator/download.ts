@@ -33,7 +33,12 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 }
 
 /** `GET|HEAD /dl/<bucket>/<key…>`: the object's bytes, with single-range support. */
-export function handleDownload(objects: ObjectStore, req: IncomingMessage, res: ServerResponse, params: Record<string, string | undefined>): Promise<void> {
+export function handleDownload(
+  objects: ObjectStore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string | undefined>,
+): Promise<void> {
   const bucket = params.bucket ?? '';
   const key = params['*'] ?? '';
   if (!objects.hasBucket(bucket)) throw new HttpError(404, `bucket "${bucket}" does not exist`);
@@ -78,6 +83,8 @@ export function handleDownload(objects: ObjectStore, req: IncomingMessage, res: 
 /** The download URL of an object: each key segment percent-encoded; keys with `.`/`..` segments encoded whole (so no URL parser folds them). */
 export function objectUrl(downloadBaseUrl: string, bucket: string, key: string): string {
   const segs = key.split('/');
-  const path = segs.some((s) => s === '.' || s === '..') ? encodeURIComponent(key) : segs.map(encodeURIComponent).join('/');
+  const path = segs.some((s) => s === '.' || s === '..')
+    ? encodeURIComponent(key)
+    : segs.map(encodeURIComponent).join('/');
   return `${downloadBaseUrl}/${encodeURIComponent(bucket)}/${path}`;
 }

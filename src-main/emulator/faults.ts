@@ -18,7 +18,9 @@ export const faultConfigSchema = z
     seed: z.number().int().optional(),
     /** Answer `status` (default 503) instead of handling, with probability `rate`. */
     errors: z
-      .array(z.object({ endpoints: endpointList, rate, status: z.number().int().min(400).max(999).optional() }).strict())
+      .array(
+        z.object({ endpoints: endpointList, rate, status: z.number().int().min(400).max(999).optional() }).strict(),
+      )
       .optional(),
     /** Added before handling a request: latencyMs plus up to latencyJitterMs more. */
     latencyMs: z.number().min(0).max(60_000).optional(),
@@ -32,7 +34,10 @@ export const faultConfigSchema = z
      * Forced ctx expiry on bput: with probability `rate`, and/or on every `afterUses`-th use
      * of a ctx (counting every bput that presents a valid ctx), the ctx is refused with 401.
      */
-    ctxExpiry: z.object({ rate: rate.optional(), afterUses: z.number().int().min(1).optional() }).strict().optional(),
+    ctxExpiry: z
+      .object({ rate: rate.optional(), afterUses: z.number().int().min(1).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -105,7 +110,9 @@ export class FaultInjector {
 
   get active(): boolean {
     const c = this.cfg;
-    return Boolean(c.errors?.length || c.latencyMs || c.latencyJitterMs || c.bandwidthBytesPerSec || c.reset || c.ctxExpiry);
+    return Boolean(
+      c.errors?.length || c.latencyMs || c.latencyJitterMs || c.bandwidthBytesPerSec || c.reset || c.ctxExpiry,
+    );
   }
 
   /** Uniform [0, 1) for the n-th draw of (kind, endpoint). */

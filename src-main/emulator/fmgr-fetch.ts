@@ -31,7 +31,11 @@ export interface FetchedFile {
  * FetchError (status other than 200, too large, timeout, network error, abort), removing
  * the partial file.
  */
-export async function fetchToFile(url: string, destFile: string, opts: { signal?: AbortSignal; timeoutMs?: number; maxBytes?: number } = {}): Promise<FetchedFile> {
+export async function fetchToFile(
+  url: string,
+  destFile: string,
+  opts: { signal?: AbortSignal; timeoutMs?: number; maxBytes?: number } = {},
+): Promise<FetchedFile> {
   let current = parseFetchUrl(url);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const r = await getOnce(current, destFile, opts);
@@ -52,13 +56,18 @@ export function parseFetchUrl(text: string): URL {
   } catch {
     throw new FetchError(`fetchURL is not an absolute URL: ${text.slice(0, 200)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchError(`fetchURL must be http or https, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FetchError(`fetchURL must be http or https, not ${url.protocol}`);
   return url;
 }
 
 type Once = { kind: 'done'; file: { size: number; md5: string } } | { kind: 'redirect'; location: string };
 
-function getOnce(url: URL, destFile: string, opts: { signal?: AbortSignal; timeoutMs?: number; maxBytes?: number }): Promise<Once> {
+function getOnce(
+  url: URL,
+  destFile: string,
+  opts: { signal?: AbortSignal; timeoutMs?: number; maxBytes?: number },
+): Promise<Once> {
   const maxBytes = opts.maxBytes ?? FETCH_MAX_BYTES;
   const lib = url.protocol === 'https:' ? https : http;
   return new Promise<Once>((resolve, reject) => {
@@ -71,7 +80,12 @@ function getOnce(url: URL, destFile: string, opts: { signal?: AbortSignal; timeo
       out?.destroy();
       void rm(destFile, { force: true }).finally(() => reject(new FetchError(message)));
     };
-    const req = lib.get(url, { timeout: opts.timeoutMs ?? FETCH_TIMEOUT_MS, signal: opts.signal, agent: false, headers: { 'User-Agent': 'blocklift-emulator-fetch' } });
+    const req = lib.get(url, {
+      timeout: opts.timeoutMs ?? FETCH_TIMEOUT_MS,
+      signal: opts.signal,
+      agent: false,
+      headers: { 'User-Agent': 'blocklift-emulator-fetch' },
+    });
     req.on('timeout', () => fail('the source did not answer in time'));
     req.on('error', (e) => fail(opts.signal?.aborted ? 'fetch aborted' : `could not reach the source: ${e.message}`));
     req.on('response', (res) => {

@@ -60,7 +60,8 @@ export async function runFmgrOp(op: FmgrOp, env: FmgrOpEnv): Promise<FmgrOpResul
       return deleteM3u8(op, env);
     case 'setdeadline': {
       needBucket(env, op.bucket);
-      for (const o of env.ctx.objects.list(op.bucket, op.prefix ?? '')) env.ctx.objects.setDeadline(op.bucket, o.key, op.deadline);
+      for (const o of env.ctx.objects.list(op.bucket, op.prefix ?? ''))
+        env.ctx.objects.setDeadline(op.bucket, o.key, op.deadline);
       return { key: op.prefix ?? '', hash: '', fsize: null, url: '' };
     }
     case 'compress':
@@ -73,7 +74,8 @@ function needBucket(env: FmgrOpEnv, bucket: string): void {
 }
 
 function needFreeDestination(env: FmgrOpEnv, bucket: string, key: string): void {
-  if (!env.force && env.ctx.objects.stat(bucket, key)) throw new FmgrOpError(`file exists: ${bucket}:${key} (submit with force=1 to replace it)`);
+  if (!env.force && env.ctx.objects.stat(bucket, key))
+    throw new FmgrOpError(`file exists: ${bucket}:${key} (submit with force=1 to replace it)`);
 }
 
 function result(env: FmgrOpEnv, o: StoredObject): FmgrOpResult {
@@ -145,7 +147,8 @@ async function deleteM3u8(op: Extract<FmgrOp, { op: 'deletem3u8' }>, env: FmgrOp
   if (file === undefined) throw new FmgrOpError(`file not found: ${op.bucket}:${op.key}`);
   if (op.deletets === 1) {
     const text = (await readFile(file)).toString('utf8');
-    if (!text.trimStart().startsWith('#EXTM3U')) throw new FmgrOpError(`${op.key} is not an m3u8 playlist (no #EXTM3U header)`);
+    if (!text.trimStart().startsWith('#EXTM3U'))
+      throw new FmgrOpError(`${op.key} is not an m3u8 playlist (no #EXTM3U header)`);
     for (const key of m3u8SegmentKeys(text, op.key, (u) => objectFromUrl(env.ctx, u), op.bucket)) {
       if (key !== op.key) objects.delete(op.bucket, key);
     }
@@ -173,7 +176,8 @@ async function compress(op: Extract<FmgrOp, { op: 'compress' }>, env: FmgrOpEnv)
   } catch (e) {
     await rm(tmp, { force: true });
     if (e instanceof ZipLimitError) throw new FmgrOpError(e.message);
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FmgrOpError('a file changed while it was being compressed; submit again');
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new FmgrOpError('a file changed while it was being compressed; submit again');
     throw e;
   }
 }

@@ -79,7 +79,17 @@ export class FmgrTaskStore {
   }
 
   insert(t: FmgrTaskRecord): void {
-    this.insertStmt.run(t.id, t.op, t.notifyUrl, t.force ? 1 : 0, t.separate ? 1 : 0, t.code, JSON.stringify(t.items), t.createdAt, t.updatedAt);
+    this.insertStmt.run(
+      t.id,
+      t.op,
+      t.notifyUrl,
+      t.force ? 1 : 0,
+      t.separate ? 1 : 0,
+      t.code,
+      JSON.stringify(t.items),
+      t.createdAt,
+      t.updatedAt,
+    );
   }
 
   /** Writes the task's code and items (the only parts that change). */
@@ -135,7 +145,8 @@ function toItem(raw: unknown, id: string, i: number): FmgrItemRecord {
   if (typeof raw !== 'object' || raw === null) throw new FmgrRowError(`Fmgr task ${id} item ${i} is not an object`);
   const it = raw as Record<string, unknown>;
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
-  if (typeof it.fop !== 'string' || typeof it.code !== 'number') throw new FmgrRowError(`Fmgr task ${id} item ${i} lacks fop or code`);
+  if (typeof it.fop !== 'string' || typeof it.code !== 'number')
+    throw new FmgrRowError(`Fmgr task ${id} item ${i} lacks fop or code`);
   return {
     fop: it.fop,
     code: it.code,
@@ -148,7 +159,12 @@ function toItem(raw: unknown, id: string, i: number): FmgrItemRecord {
 }
 
 /** The status object of a task; `code` overrides the top-level code (notifications carry their own). */
-export function taskStatusBody(t: FmgrTaskRecord, items: readonly FmgrItemRecord[] = t.items, code = t.code, desc = fmgrTaskState(code)): FmgrStatusBody {
+export function taskStatusBody(
+  t: FmgrTaskRecord,
+  items: readonly FmgrItemRecord[] = t.items,
+  code = t.code,
+  desc = fmgrTaskState(code),
+): FmgrStatusBody {
   return {
     id: t.id,
     code,

@@ -6,7 +6,10 @@ import type { EmulatorContext } from './contracts';
  * the server spells an object URL: a candidate key is accepted only when
  * `ctx.objectUrl(bucket, key)` gives back exactly the URL (query and fragment ignored).
  */
-export function objectFromUrl(ctx: Pick<EmulatorContext, 'objects' | 'objectUrl'>, urlText: string): { bucket: string; key: string } | undefined {
+export function objectFromUrl(
+  ctx: Pick<EmulatorContext, 'objects' | 'objectUrl'>,
+  urlText: string,
+): { bucket: string; key: string } | undefined {
   let url: URL;
   try {
     url = new URL(urlText);
@@ -56,7 +59,12 @@ function sameUrl(a: string, b: string): boolean {
  * `a/seg.ts`, `/x/seg.ts` is `x/seg.ts`), or absolute URLs of objects in the same bucket.
  * References that leave the bucket or point elsewhere are left out.
  */
-export function m3u8SegmentKeys(text: string, m3u8Key: string, ownObject: (url: string) => { bucket: string; key: string } | undefined, bucket: string): string[] {
+export function m3u8SegmentKeys(
+  text: string,
+  m3u8Key: string,
+  ownObject: (url: string) => { bucket: string; key: string } | undefined,
+  bucket: string,
+): string[] {
   const keys: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();

@@ -40,7 +40,8 @@ export function dosDateTime(ms: number): { time: number; date: number } {
 export async function writeZip(outFile: string, entries: readonly ZipEntrySource[]): Promise<void> {
   if (entries.length > MAX_ZIP_ENTRIES) throw new ZipLimitError(`a zip holds at most ${MAX_ZIP_ENTRIES} entries`);
   const total = entries.reduce((s, e) => s + e.size, 0);
-  if (total > MAX_ZIP_INPUT_BYTES) throw new ZipLimitError(`compress takes at most ${MAX_ZIP_INPUT_BYTES} bytes of input, not ${total}`);
+  if (total > MAX_ZIP_INPUT_BYTES)
+    throw new ZipLimitError(`compress takes at most ${MAX_ZIP_INPUT_BYTES} bytes of input, not ${total}`);
   const fh = await open(outFile, 'w');
   try {
     const central: Buffer[] = [];
@@ -53,7 +54,9 @@ export async function writeZip(outFile: string, entries: readonly ZipEntrySource
       const data = await readFile(e.path);
       const crc = crc32(data);
       // Media (the usual content) does not compress: a sample decides before deflating it all.
-      const worthIt = data.length <= SAMPLE_BYTES || (await deflateRawAsync(data.subarray(0, SAMPLE_BYTES))).length < SAMPLE_BYTES * 0.95;
+      const worthIt =
+        data.length <= SAMPLE_BYTES ||
+        (await deflateRawAsync(data.subarray(0, SAMPLE_BYTES))).length < SAMPLE_BYTES * 0.95;
       const deflated = worthIt ? await deflateRawAsync(data) : data;
       const stored = deflated.length >= data.length;
       const payload = stored ? data : deflated;
@@ -61,7 +64,8 @@ export async function writeZip(outFile: string, entries: readonly ZipEntrySource
       const name = Buffer.from(e.name.replace(/^\/+/, ''), 'utf8');
       const { time, date } = dosDateTime(e.mtimeMs);
       const headerOffset = offset;
-      if (headerOffset + 30 + name.length + payload.length > 0xffff_ffff) throw new ZipLimitError('the zip would pass 4 GiB (ZIP64 is not written)');
+      if (headerOffset + 30 + name.length + payload.length > 0xffff_ffff)
+        throw new ZipLimitError('the zip would pass 4 GiB (ZIP64 is not written)');
 
       const local = Buffer.alloc(30);
       local.writeUInt32LE(0x04034b50, 0);

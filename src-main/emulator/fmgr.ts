@@ -7,9 +7,22 @@ import { checkManagementAuth } from './auth';
 import type { EmulatorContext } from './contracts';
 import { runFmgrOp, FmgrOpError } from './fmgr-ops';
 import { ObjectStoreError } from './object-store';
-import { FmgrTaskStore, taskStatusBody, type FmgrItemRecord, type FmgrStatusBody, type FmgrTaskRecord } from './fmgr-store';
+import {
+  FmgrTaskStore,
+  taskStatusBody,
+  type FmgrItemRecord,
+  type FmgrStatusBody,
+  type FmgrTaskRecord,
+} from './fmgr-store';
 import { HttpError, parseForm, readBody, sendJson } from './http-util';
-import { DEFAULT_NOTIFY_RETRY, NotifyUrlError, parseNotifyUrl, sendNotification, sleep, type NotifyRetry } from './notify';
+import {
+  DEFAULT_NOTIFY_RETRY,
+  NotifyUrlError,
+  parseNotifyUrl,
+  sendNotification,
+  sleep,
+  type NotifyRetry,
+} from './notify';
 
 /**
  * The emulator's Fmgr service: `POST /fmgr/<op>` (management token, form body
@@ -94,7 +107,9 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     try {
       save(t);
     } catch (e) {
-      process.stderr.write(`blocklift emulator: Fmgr task ${t.id}: could not record a notification: ${(e as Error).message}\n`);
+      process.stderr.write(
+        `blocklift emulator: Fmgr task ${t.id}: could not record a notification: ${(e as Error).message}\n`,
+      );
       return false;
     }
     return ok;
@@ -119,7 +134,10 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
         Object.assign(item, { code: 3, error: '', key: r.key, hash: r.hash, fsize: r.fsize, url: r.url });
       } catch (e) {
         if (stop.signal.aborted) return;
-        const message = e instanceof FmgrOpError || e instanceof FopsSyntaxError || e instanceof ObjectStoreError ? e.message : `internal error: ${(e as Error).message}`;
+        const message =
+          e instanceof FmgrOpError || e instanceof FopsSyntaxError || e instanceof ObjectStoreError
+            ? e.message
+            : `internal error: ${(e as Error).message}`;
         Object.assign(item, { code: 2, error: message });
       }
       if (t.separate && hasNotify) item.code = item.code === 3 ? 4 : 18;
@@ -142,7 +160,8 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
       ok = (await Promise.all(notifying)).every(Boolean) && t.items.every((i) => i.code === 6 || i.code === 20);
     } else {
       ok = await notify(t, taskStatusBody(t, t.items, 3, fmgrNotificationState(3)));
-      for (const item of t.items) item.code = item.code === 4 ? (ok ? 6 : 5) : item.code === 18 ? (ok ? 20 : 19) : item.code;
+      for (const item of t.items)
+        item.code = item.code === 4 ? (ok ? 6 : 5) : item.code === 18 ? (ok ? 20 : 19) : item.code;
     }
     if (stop.signal.aborted) return;
     t.code = ok ? 6 : 5;
@@ -153,7 +172,8 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     const p = runTask(t).catch((e: unknown) => {
       // A store failure (disk full, database closed) must not crash the emulator; the task
       // stays in its last saved state and resumes on the next start.
-      if (!stop.signal.aborted) process.stderr.write(`blocklift emulator: Fmgr task ${t.id} stopped: ${(e as Error).message}\n`);
+      if (!stop.signal.aborted)
+        process.stderr.write(`blocklift emulator: Fmgr task ${t.id} stopped: ${(e as Error).message}\n`);
     });
     running.add(p);
     void p.finally(() => running.delete(p));
@@ -162,7 +182,11 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
   const service: FmgrService = {
     submit(opName, fops, sopts) {
       if (!(FMGR_OPS as readonly string[]).includes(opName)) {
-        throw new HttpError(400, `unknown Fmgr operation "${opName.slice(0, 50)}": use one of ${FMGR_OPS.join(', ')}`, 'number');
+        throw new HttpError(
+          400,
+          `unknown Fmgr operation "${opName.slice(0, 50)}": use one of ${FMGR_OPS.join(', ')}`,
+          'number',
+        );
       }
       const entries = fops.split(';').filter((s) => s.trim() !== '');
       if (entries.length === 0) throw new HttpError(400, 'fops is required: give at least one operation', 'number');
@@ -225,7 +249,13 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
   return service;
 }
 
-async function submitRoute(ctx: EmulatorContext, service: FmgrService, req: IncomingMessage, res: ServerResponse, opName: string): Promise<void> {
+async function submitRoute(
+  ctx: EmulatorContext,
+  service: FmgrService,
+  req: IncomingMessage,
+  res: ServerResponse,
+  opName: string,
+): Promise<void> {
   const body = await readBody(req, { limit: MAX_FORM_BYTES });
   checkManagementAuth(req, body, ctx.config, 'number');
   const form = parseForm(body);
@@ -245,7 +275,11 @@ async function submitRoute(ctx: EmulatorContext, service: FmgrService, req: Inco
       throw e;
     }
   }
-  const id = service.submit(opName, form.get('fops') ?? '', { notifyURL, force: flag('force'), separate: flag('separate') });
+  const id = service.submit(opName, form.get('fops') ?? '', {
+    notifyURL,
+    force: flag('force'),
+    separate: flag('separate'),
+  });
   sendJson(res, 200, { persistentId: id });
 }
 

@@ -16,7 +16,12 @@ export class HttpError extends Error {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -30,7 +35,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, message: string, codeStyle: 'string' | 'number' = 'string'): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  codeStyle: 'string' | 'number' = 'string',
+): void {
   sendJson(res, status, { code: codeStyle === 'string' ? String(status) : status, message });
 }
 
@@ -49,7 +59,8 @@ export async function readBody(req: IncomingMessage, opts: ReadBodyOptions): Pro
   const declaredHeader = req.headers['content-length'];
   if (declaredHeader === undefined && opts.requireLength) throw new HttpError(411, 'Content-Length is required');
   const declared = declaredHeader === undefined ? undefined : Number(declaredHeader);
-  if (declared !== undefined && (!Number.isSafeInteger(declared) || declared < 0)) throw new HttpError(400, 'invalid Content-Length');
+  if (declared !== undefined && (!Number.isSafeInteger(declared) || declared < 0))
+    throw new HttpError(400, 'invalid Content-Length');
   if (declared !== undefined && declared > opts.limit) {
     req.resume();
     throw new HttpError(413, `request body of ${declared} bytes is larger than the ${opts.limit} allowed`);
@@ -70,7 +81,8 @@ export async function readBody(req: IncomingMessage, opts: ReadBodyOptions): Pro
     req.on('aborted', () => reject(new HttpError(400, 'request body ended before its Content-Length')));
     req.on('error', (e) => reject(new HttpError(400, `request body could not be read: ${e.message}`)));
   });
-  if (declared !== undefined && total !== declared) throw new HttpError(400, `request body has ${total} bytes, Content-Length says ${declared}`);
+  if (declared !== undefined && total !== declared)
+    throw new HttpError(400, `request body has ${total} bytes, Content-Length says ${declared}`);
   return Buffer.concat(chunks, total);
 }
 

@@ -18,7 +18,11 @@ const COPY_BUFFER_BYTES = 8 * 1024 * 1024;
  * file is never written again, and the block's own name goes when the block is removed.
  * The block files are left intact either way, so a failed merge can be retried.
  */
-export async function mergeBlocks(blocks: readonly BlockRecord[], store: BlockStore, target: string): Promise<{ size: number; hash: string }> {
+export async function mergeBlocks(
+  blocks: readonly BlockRecord[],
+  store: BlockStore,
+  target: string,
+): Promise<{ size: number; hash: string }> {
   if (blocks.length === 0) {
     await (await open(target, 'wx')).close();
     return { size: 0, hash: etagOfBuffer(Buffer.alloc(0)) };
@@ -83,7 +87,13 @@ async function linkBlock(b: BlockRecord, store: BlockStore, target: string): Pro
  * Concatenates the blocks into `target` (a new file, or an existing one from `startAt` on),
  * reading the next piece while the last one is written.
  */
-async function copyBlocks(blocks: readonly BlockRecord[], store: BlockStore, target: string, onPiece?: (piece: Buffer) => void, startAt?: number): Promise<void> {
+async function copyBlocks(
+  blocks: readonly BlockRecord[],
+  store: BlockStore,
+  target: string,
+  onPiece?: (piece: Buffer) => void,
+  startAt?: number,
+): Promise<void> {
   const out = await open(target, startAt === undefined ? 'wx' : 'r+');
   const bufs = [Buffer.allocUnsafe(COPY_BUFFER_BYTES), Buffer.allocUnsafe(COPY_BUFFER_BYTES)] as const;
   let turn = 0;
@@ -129,7 +139,11 @@ async function writeAll(out: Awaited<ReturnType<typeof open>>, piece: Buffer, po
   }
 }
 
-async function copyAndHash(blocks: readonly BlockRecord[], store: BlockStore, target: string): Promise<{ size: number; hash: string }> {
+async function copyAndHash(
+  blocks: readonly BlockRecord[],
+  store: BlockStore,
+  target: string,
+): Promise<{ size: number; hash: string }> {
   const hasher = new EtagHasher();
   await copyBlocks(blocks, store, target, (piece) => hasher.update(piece));
   return { size: hasher.bytes, hash: hasher.digest() };
@@ -161,12 +175,18 @@ export class MergeLog {
   }
 
   last(batch: string, ctxDigest: string): MergeRecord | undefined {
-    return this.stmts.get<[string, string], MergeRecord>('SELECT batch, ctx_digest AS ctxDigest, bucket, key, hash, reply FROM merges WHERE batch = ? AND ctx_digest = ?')
+    return this.stmts
+      .get<[string, string], MergeRecord>(
+        'SELECT batch, ctx_digest AS ctxDigest, bucket, key, hash, reply FROM merges WHERE batch = ? AND ctx_digest = ?',
+      )
       .get(batch, ctxDigest);
   }
 
   record(m: MergeRecord): void {
-    this.stmts.get('INSERT OR REPLACE INTO merges (batch, ctx_digest, bucket, key, hash, reply, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this.stmts
+      .get(
+        'INSERT OR REPLACE INTO merges (batch, ctx_digest, bucket, key, hash, reply, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(m.batch, m.ctxDigest, m.bucket, m.key, m.hash, m.reply, this.clock.now());
   }
 

@@ -71,7 +71,9 @@ export const EMULATOR_MIGRATIONS: readonly Migration[] = [
     up(db) {
       // NULL: the block's bytes are <data>/blocks/<id>. Else they are in
       // <data>/assemblies/<assembly> at block_order * block_size, so mkfile needs no copy.
-      db.exec('ALTER TABLE blocks ADD COLUMN assembly TEXT; CREATE INDEX blocks_assembly ON blocks (assembly) WHERE assembly IS NOT NULL;');
+      db.exec(
+        'ALTER TABLE blocks ADD COLUMN assembly TEXT; CREATE INDEX blocks_assembly ON blocks (assembly) WHERE assembly IS NOT NULL;',
+      );
     },
   },
 ];

@@ -45,7 +45,8 @@ export function parseNotifyUrl(text: string): URL {
   } catch {
     throw new NotifyUrlError(`not an absolute URL: ${text.slice(0, 200)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NotifyUrlError(`only http and https notify URLs are allowed, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new NotifyUrlError(`only http and https notify URLs are allowed, not ${url.protocol}`);
   return url;
 }
 
@@ -81,14 +82,24 @@ export function postSigned(
     if (opts.signal?.aborted) return done({ status: 0, error: 'aborted' });
     const req = lib.request(url, {
       method: 'POST',
-      headers: { 'Content-Type': contentType, 'Content-Length': body.length, Authorization: auth, 'User-Agent': 'blocklift-emulator' },
+      headers: {
+        'Content-Type': contentType,
+        'Content-Length': body.length,
+        Authorization: auth,
+        'User-Agent': 'blocklift-emulator',
+      },
       timeout: opts.timeoutMs ?? NOTIFY_ATTEMPT_TIMEOUT_MS,
       signal: opts.signal,
       agent: false,
     });
     req.on('response', (res) => {
       res.resume();
-      res.on('end', () => done({ status: res.statusCode ?? 0, error: res.statusCode === 200 ? undefined : `receiver answered ${res.statusCode}` }));
+      res.on('end', () =>
+        done({
+          status: res.statusCode ?? 0,
+          error: res.statusCode === 200 ? undefined : `receiver answered ${res.statusCode}`,
+        }),
+      );
       res.on('error', (e) => done({ status: 0, error: e.message }));
     });
     req.on('timeout', () => req.destroy(new Error('no answer in time')));

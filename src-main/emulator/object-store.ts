@@ -48,7 +48,15 @@ interface ObjectRow {
 const DEFAULT_MIME = 'application/octet-stream';
 
 function toObject(r: ObjectRow): StoredObject {
-  return { bucket: r.bucket, key: r.key, size: r.size, hash: r.hash, mimeType: r.mime_type, putTime: r.put_time, expiresAt: r.expires_at };
+  return {
+    bucket: r.bucket,
+    key: r.key,
+    size: r.size,
+    hash: r.hash,
+    mimeType: r.mime_type,
+    putTime: r.put_time,
+    expiresAt: r.expires_at,
+  };
 }
 
 function newFileName(): string {
@@ -91,7 +99,10 @@ export class SqliteObjectStore implements ObjectStore {
   }
 
   private row(bucket: string, key: string): ObjectRow | undefined {
-    return this.stmts.get<[string, string, number], ObjectRow>('SELECT * FROM objects WHERE bucket = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)')
+    return this.stmts
+      .get<[string, string, number], ObjectRow>(
+        'SELECT * FROM objects WHERE bucket = ? AND key = ? AND (expires_at IS NULL OR expires_at > ?)',
+      )
       .get(bucket, key, this.clock.now());
   }
 
@@ -101,7 +112,8 @@ export class SqliteObjectStore implements ObjectStore {
   }
 
   list(bucket: string, prefix: string): StoredObject[] {
-    return this.stmts.get<[string, string, string, number], ObjectRow>(
+    return this.stmts
+      .get<[string, string, string, number], ObjectRow>(
         'SELECT * FROM objects WHERE bucket = ? AND substr(key, 1, length(?)) = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key',
       )
       .all(bucket, prefix, prefix, this.clock.now())
@@ -136,8 +148,11 @@ export class SqliteObjectStore implements ObjectStore {
       expires_at: meta.deadlineDays === undefined ? null : now + meta.deadlineDays * DAY_MS,
     };
     const old = this.db.transaction(() => {
-      const prev = this.stmts.get<[string, string], { file: string }>('SELECT file FROM objects WHERE bucket = ? AND key = ?').get(bucket, key);
-      this.stmts.get(
+      const prev = this.stmts
+        .get<[string, string], { file: string }>('SELECT file FROM objects WHERE bucket = ? AND key = ?')
+        .get(bucket, key);
+      this.stmts
+        .get(
           `INSERT INTO objects (bucket, key, file, size, hash, mime_type, put_time, expires_at)
            VALUES (@bucket, @key, @file, @size, @hash, @mime_type, @put_time, @expires_at)
            ON CONFLICT (bucket, key) DO UPDATE SET file = excluded.file, size = excluded.size, hash = excluded.hash,
@@ -186,7 +201,8 @@ export class SqliteObjectStore implements ObjectStore {
   }
 
   setDeadline(bucket: string, key: string, days: number): boolean {
-    if (!Number.isInteger(days) || days < -1) throw new RangeError(`deadline must be a whole number of days, -1 or more, not ${days}`);
+    if (!Number.isInteger(days) || days < -1)
+      throw new RangeError(`deadline must be a whole number of days, -1 or more, not ${days}`);
     if (!this.row(bucket, key)) return false;
     const expiresAt = days === -1 ? null : this.clock.now() + days * DAY_MS;
     this.stmts.get('UPDATE objects SET expires_at = ? WHERE bucket = ? AND key = ?').run(expiresAt, bucket, key);
@@ -199,7 +215,10 @@ export class SqliteObjectStore implements ObjectStore {
 
   /** Removes expired objects and leftover files; returns how many objects went. */
   sweepExpired(): number {
-    const expired = this.stmts.get<[number], { bucket: string; key: string; file: string }>('SELECT bucket, key, file FROM objects WHERE expires_at IS NOT NULL AND expires_at <= ?')
+    const expired = this.stmts
+      .get<[number], { bucket: string; key: string; file: string }>(
+        'SELECT bucket, key, file FROM objects WHERE expires_at IS NOT NULL AND expires_at <= ?',
+      )
       .all(this.clock.now());
     this.db.transaction(() => {
       for (const r of expired) {
@@ -207,7 +226,8 @@ export class SqliteObjectStore implements ObjectStore {
         this.stmts.get('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(r.file);
       }
     })();
-    for (const { file } of this.stmts.get<[], { file: string }>('SELECT file FROM orphan_files').all()) this.removeFile(file);
+    for (const { file } of this.stmts.get<[], { file: string }>('SELECT file FROM orphan_files').all())
+      this.removeFile(file);
     return expired.length;
   }
 

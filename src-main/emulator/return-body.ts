@@ -29,8 +29,9 @@ export function returnBodyProblem(template: string): string | undefined {
 
 function renderJsonTemplate(template: string, vars: UploadVars): Record<string, unknown> {
   // `"$(x)"` and bare `$(x)` both become a JSON string.
-  const text = template.replace(/"\$\(([^)]{1,200})\)"|\$\(([^)]{1,200})\)/g, (_m, quoted: string | undefined, bare: string | undefined) =>
-    JSON.stringify(vars[(quoted ?? bare)!] ?? ''),
+  const text = template.replace(
+    /"\$\(([^)]{1,200})\)"|\$\(([^)]{1,200})\)/g,
+    (_m, quoted: string | undefined, bare: string | undefined) => JSON.stringify(vars[(quoted ?? bare)!] ?? ''),
   );
   const parsed: unknown = JSON.parse(text);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SyntaxError('not an object');
@@ -42,7 +43,13 @@ function renderJsonTemplate(template: string, vars: UploadVars): Record<string, 
  * strings, in the given order) followed by key and hash. `persistentId` is added when the
  * policy had persistentOps.
  */
-export function mkfileReply(returnBody: string | undefined, vars: UploadVars, key: string, hash: string, persistentId?: string): Record<string, unknown> {
+export function mkfileReply(
+  returnBody: string | undefined,
+  vars: UploadVars,
+  key: string,
+  hash: string,
+  persistentId?: string,
+): Record<string, unknown> {
   let out: Record<string, unknown> = {};
   if (returnBody && returnBody.trim().startsWith('{')) {
     out = renderJsonTemplate(returnBody, vars);
@@ -60,7 +67,8 @@ export function mkfileReply(returnBody: string | undefined, vars: UploadVars, ke
 /** The form body POSTed to callbackUrl (default `key=$(key)&hash=$(hash)`). */
 export function renderCallbackBody(callbackBody: string | undefined, vars: UploadVars): string {
   const out = new URLSearchParams();
-  for (const [name, template] of new URLSearchParams(callbackBody || 'key=$(key)&hash=$(hash)')) out.append(name, renderTemplate(template, vars));
+  for (const [name, template] of new URLSearchParams(callbackBody || 'key=$(key)&hash=$(hash)'))
+    out.append(name, renderTemplate(template, vars));
   return out.toString();
 }
 
@@ -75,7 +83,8 @@ export const CALLBACK_TIMEOUT_MS = 10_000;
 export function postCallback(url: string, body: string, accessKey: string, secretKey: string): Promise<unknown> {
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;
-  const fail = (why: string) => new HttpError(579, `the file is stored but the callback to ${u.origin}${u.pathname} failed: ${why}`);
+  const fail = (why: string) =>
+    new HttpError(579, `the file is stored but the callback to ${u.origin}${u.pathname} failed: ${why}`);
   return new Promise((resolve, reject) => {
     const req = lib.request(
       u,

@@ -113,7 +113,10 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   mkdirSync(dataDir, { recursive: true });
   const buckets = opts.buckets?.length ? [...new Set(opts.buckets)] : [DEFAULT_BUCKET];
   for (const b of buckets) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(b)) throw new Error(`bucket name "${b}" may use letters, digits, ".", "_" and "-" (1 to 63, starting with a letter or digit)`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(b))
+      throw new Error(
+        `bucket name "${b}" may use letters, digits, ".", "_" and "-" (1 to 63, starting with a letter or digit)`,
+      );
   }
   const clock = new OffsetClock(opts.clock);
   const purgeAgeMs = opts.purgeAgeMs ?? DEFAULT_PURGE_AGE_MS;
@@ -150,7 +153,12 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   let baseUrl = '';
 
   const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 2048 });
-  const addRoute = (method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD', p: string, endpoint: FaultEndpoint | undefined, handler: RouteHandler) => {
+  const addRoute = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD',
+    p: string,
+    endpoint: FaultEndpoint | undefined,
+    handler: RouteHandler,
+  ) => {
     const entry: RouteEntry = { endpoint, handler };
     router.on(method, p, () => undefined, entry);
   };
@@ -176,7 +184,9 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       return fmgr.submit(opName, fops, o);
     },
   };
-  addRoute('POST', '/mkblk/:blockSize/:blockOrder', 'mkblk', (req, res, params) => handleMkblk(chunkDeps, req, res, params));
+  addRoute('POST', '/mkblk/:blockSize/:blockOrder', 'mkblk', (req, res, params) =>
+    handleMkblk(chunkDeps, req, res, params),
+  );
   addRoute('POST', '/bput/:ctx/:offset', 'bput', (req, res, params) => handleBput(chunkDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize/*', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
@@ -185,7 +195,11 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
 
   const sweepNow = (): SweepResult => {
     const cutoff = clock.now() - purgeAgeMs;
-    return { blocks: blocks.purgeOlderThan(cutoff), objects: store.sweepExpired(), merges: merges.purgeOlderThan(cutoff) };
+    return {
+      blocks: blocks.purgeOlderThan(cutoff),
+      objects: store.sweepExpired(),
+      merges: merges.purgeOlderThan(cutoff),
+    };
   };
   const adminTarget = { token: adminToken, faults, clock, sweepNow, blockCount: () => blocks.count() };
 
@@ -225,7 +239,8 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
         const delayMs = faults.latencyFor(entry.endpoint);
         if (delayMs > 0) await sleep(delayMs);
         const status = faults.errorFor(entry.endpoint);
-        if (status !== undefined) throw new HttpError(status, `injected fault: ${entry.endpoint} answered ${status}`, codeStyle);
+        if (status !== undefined)
+          throw new HttpError(status, `injected fault: ${entry.endpoint} answered ${status}`, codeStyle);
       }
       await entry.handler(req, res, match.params, query);
     } catch (e) {
@@ -241,7 +256,10 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   // Longer than clients keep idle sockets, so a reused keep-alive socket is not closed under a request.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"code":"400","message":"malformed HTTP request"}');
+    if (socket.writable)
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{"code":"400","message":"malformed HTTP request"}',
+      );
     else socket.destroy();
   });
 

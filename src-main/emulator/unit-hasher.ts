@@ -24,7 +24,8 @@ export class BlockUnitHasher {
   constructor(at: number) {
     this.at = at;
     this.unitFill = at % ETAG_UNIT_BYTES;
-    if (this.unitFill !== 0) throw new RangeError(`a unit hasher starts on a unit boundary, not at ${at}; use BlockUnitHasher.rebuild`);
+    if (this.unitFill !== 0)
+      throw new RangeError(`a unit hasher starts on a unit boundary, not at ${at}; use BlockUnitHasher.rebuild`);
   }
 
   /** A hasher for a block holding `committedBytes` in `file` from `baseOffset` on: re-reads only the unfinished unit. */
@@ -36,7 +37,8 @@ export class BlockUnitHasher {
     try {
       const buf = Buffer.allocUnsafe(fill);
       const { bytesRead } = await fh.read(buf, 0, fill, baseOffset + committedBytes - fill);
-      if (bytesRead !== fill) throw new Error(`block file ${file} is shorter than its committed ${committedBytes} bytes`);
+      if (bytesRead !== fill)
+        throw new Error(`block file ${file} is shorter than its committed ${committedBytes} bytes`);
       h.update(buf);
     } finally {
       await fh.close();
@@ -85,6 +87,7 @@ export function unitsOfBlock(blockSize: number): number {
 export function splitDigests(concatenated: Uint8Array): Buffer[] {
   const out: Buffer[] = [];
   const b = Buffer.from(concatenated.buffer, concatenated.byteOffset, concatenated.byteLength);
-  for (let i = 0; i + UNIT_DIGEST_BYTES <= b.length; i += UNIT_DIGEST_BYTES) out.push(b.subarray(i, i + UNIT_DIGEST_BYTES));
+  for (let i = 0; i + UNIT_DIGEST_BYTES <= b.length; i += UNIT_DIGEST_BYTES)
+    out.push(b.subarray(i, i + UNIT_DIGEST_BYTES));
   return out;
 }

@@ -1,4 +1,13 @@
-import { parseScope, parseUploadToken, policyDeadlineMs, signHexB64, stripUpTokenPrefix, TokenFormatError, verifySign, type UploadPolicy } from '../protocol/tokens';
+import {
+  parseScope,
+  parseUploadToken,
+  policyDeadlineMs,
+  signHexB64,
+  stripUpTokenPrefix,
+  TokenFormatError,
+  verifySign,
+  type UploadPolicy,
+} from '../protocol/tokens';
 import type { EmulatorConfig } from './contracts';
 import { HttpError } from './http-util';
 
@@ -21,13 +30,16 @@ export interface UploadGrant {
  * then the deadline against the emulator's clock (401, expired).
  */
 export function checkUploadToken(header: string | undefined, config: EmulatorConfig, nowMs: number): UploadGrant {
-  if (!header || header.trim() === '') throw new HttpError(401, 'Authorization header with an upload token is required');
+  if (!header || header.trim() === '')
+    throw new HttpError(401, 'Authorization header with an upload token is required');
   const token = stripUpTokenPrefix(header);
   const parts = token.split(':');
-  if (parts.length !== 3 || parts.some((p) => p === '')) throw new HttpError(401, 'bad token: an upload token is AK:sign:encodedPolicy');
+  if (parts.length !== 3 || parts.some((p) => p === ''))
+    throw new HttpError(401, 'bad token: an upload token is AK:sign:encodedPolicy');
   const [accessKey, sign, encodedPolicy] = parts as [string, string, string];
   if (accessKey !== config.accessKey) throw new HttpError(401, 'bad token: unknown access key');
-  if (!verifySign(signHexB64(config.secretKey, encodedPolicy), sign)) throw new HttpError(401, 'bad token: signature does not match the policy (wrong secret key?)');
+  if (!verifySign(signHexB64(config.secretKey, encodedPolicy), sign))
+    throw new HttpError(401, 'bad token: signature does not match the policy (wrong secret key?)');
   let policy: UploadPolicy;
   try {
     policy = parseUploadToken(token).policy;
@@ -39,7 +51,10 @@ export function checkUploadToken(header: string | undefined, config: EmulatorCon
   if (problem) throw new HttpError(400, `invalid upload policy: ${problem}`);
   const deadlineMs = policyDeadlineMs(policy)!;
   if (deadlineMs <= nowMs) {
-    throw new HttpError(401, `token expired: its deadline ${new Date(deadlineMs).toISOString()} has passed (deadline is Unix time in milliseconds); get a new token`);
+    throw new HttpError(
+      401,
+      `token expired: its deadline ${new Date(deadlineMs).toISOString()} has passed (deadline is Unix time in milliseconds); get a new token`,
+    );
   }
   const { bucket, key } = parseScope(policy.scope);
   if (bucket === '') throw new HttpError(400, 'invalid upload policy: scope has no bucket');
@@ -56,10 +71,20 @@ export function checkUploadToken(header: string | undefined, config: EmulatorCon
 function policyProblem(p: UploadPolicy): string | undefined {
   const raw = p as unknown as Record<string, unknown>;
   if (raw.overwrite !== undefined && !['0', '1'].includes(String(raw.overwrite))) return 'overwrite must be 0 or 1';
-  if (raw.fsizeLimit !== undefined && !(typeof raw.fsizeLimit === 'number' && Number.isSafeInteger(raw.fsizeLimit) && raw.fsizeLimit >= 0)) {
+  if (
+    raw.fsizeLimit !== undefined &&
+    !(typeof raw.fsizeLimit === 'number' && Number.isSafeInteger(raw.fsizeLimit) && raw.fsizeLimit >= 0)
+  ) {
     return 'fsizeLimit must be a whole number of bytes, 0 or more';
   }
-  for (const name of ['returnBody', 'callbackUrl', 'callbackBody', 'persistentOps', 'persistentNotifyUrl', 'returnUrl']) {
+  for (const name of [
+    'returnBody',
+    'callbackUrl',
+    'callbackBody',
+    'persistentOps',
+    'persistentNotifyUrl',
+    'returnUrl',
+  ]) {
     if (raw[name] !== undefined && typeof raw[name] !== 'string') return `${name} must be a string`;
   }
   if (raw.separate !== undefined && !['0', '1'].includes(String(raw.separate))) return 'separate must be 0 or 1';

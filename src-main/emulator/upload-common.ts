@@ -15,14 +15,21 @@ export interface UploadRequestBasics {
 
 const BATCH_PATTERN = /^[\x21-\x7e]{1,128}$/;
 
-export function uploadBasics(req: IncomingMessage, deps: { config: EmulatorConfig; objects: ObjectStore; clock: Clock }, contentType: 'application/octet-stream' | 'text/plain'): UploadRequestBasics {
+export function uploadBasics(
+  req: IncomingMessage,
+  deps: { config: EmulatorConfig; objects: ObjectStore; clock: Clock },
+  contentType: 'application/octet-stream' | 'text/plain',
+): UploadRequestBasics {
   const grant = checkUploadToken(req.headers.authorization, deps.config, deps.clock.now());
   if (!deps.objects.hasBucket(grant.bucket)) throw new HttpError(631, `bucket "${grant.bucket}" does not exist`);
   const batch = headerValue(req, 'uploadbatch');
-  if (batch === undefined || batch === '') throw new HttpError(400, 'the UploadBatch header (one random UUID per file upload) is required');
-  if (!BATCH_PATTERN.test(batch)) throw new HttpError(400, 'the UploadBatch header must be 1 to 128 printable ASCII characters (a UUID)');
+  if (batch === undefined || batch === '')
+    throw new HttpError(400, 'the UploadBatch header (one random UUID per file upload) is required');
+  if (!BATCH_PATTERN.test(batch))
+    throw new HttpError(400, 'the UploadBatch header must be 1 to 128 printable ASCII characters (a UUID)');
   const type = (headerValue(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== contentType) throw new HttpError(400, `Content-Type must be ${contentType}${type ? `, not ${type}` : ''}`);
+  if (type !== contentType)
+    throw new HttpError(400, `Content-Type must be ${contentType}${type ? `, not ${type}` : ''}`);
   const rawKey = headerValue(req, 'key');
   const headerKey = rawKey === undefined ? undefined : decodeKey(rawKey, 'Key header');
   return { grant, batch, headerKey };
@@ -49,7 +56,8 @@ export function decodeKey(encoded: string, where: string): string {
 
 /** A whole non-negative number from a path segment, or HttpError 400 naming it. */
 export function pathInt(value: string | undefined, name: string): number {
-  if (value === undefined || !/^\d{1,16}$/.test(value)) throw new HttpError(400, `${name} in the path must be a whole number, not "${value ?? ''}"`);
+  if (value === undefined || !/^\d{1,16}$/.test(value))
+    throw new HttpError(400, `${name} in the path must be a whole number, not "${value ?? ''}"`);
   const n = Number(value);
   if (!Number.isSafeInteger(n)) throw new HttpError(400, `${name} is too large`);
   return n;
@@ -58,7 +66,9 @@ export function pathInt(value: string | undefined, name: string): number {
 /** The request's Content-Length: required (411), a whole number (400). */
 export function contentLength(req: IncomingMessage): number {
   const v = headerValue(req, 'content-length');
-  if (v === undefined) throw new HttpError(411, 'Content-Length is required (chunked transfer encoding is not accepted)');
-  if (!/^\d{1,16}$/.test(v) || !Number.isSafeInteger(Number(v))) throw new HttpError(400, `invalid Content-Length "${v}"`);
+  if (v === undefined)
+    throw new HttpError(411, 'Content-Length is required (chunked transfer encoding is not accepted)');
+  if (!/^\d{1,16}$/.test(v) || !Number.isSafeInteger(Number(v)))
+    throw new HttpError(400, `invalid Content-Length "${v}"`);
   return Number(v);
 }

@@ -40,10 +40,47 @@ import { VCA_TYPES, type VcaResultGroup, type VcaType } from '../protocol/types'
  */
 
 export const DEFAULT_VOCABULARIES: Record<VcaType, readonly string[]> = {
-  scenario: ['indoor', 'outdoor', 'beach', 'city street', 'forest', 'office', 'kitchen', 'stadium', 'stage', 'night sky', 'mountain', 'classroom'],
+  scenario: [
+    'indoor',
+    'outdoor',
+    'beach',
+    'city street',
+    'forest',
+    'office',
+    'kitchen',
+    'stadium',
+    'stage',
+    'night sky',
+    'mountain',
+    'classroom',
+  ],
   entity: ['person', 'car', 'dog', 'cat', 'bicycle', 'tree', 'building', 'boat', 'laptop', 'guitar', 'ball', 'bird'],
-  keyword: ['welcome', 'music', 'sale', 'travel', 'news', 'weather', 'sports', 'cooking', 'review', 'tutorial', 'interview', 'holiday'],
-  location: ['Paris', 'Tokyo', 'New York', 'London', 'Sydney', 'Cairo', 'Rio de Janeiro', 'Beijing', 'Berlin', 'Toronto'],
+  keyword: [
+    'welcome',
+    'music',
+    'sale',
+    'travel',
+    'news',
+    'weather',
+    'sports',
+    'cooking',
+    'review',
+    'tutorial',
+    'interview',
+    'holiday',
+  ],
+  location: [
+    'Paris',
+    'Tokyo',
+    'New York',
+    'London',
+    'Sydney',
+    'Cairo',
+    'Rio de Janeiro',
+    'Beijing',
+    'Berlin',
+    'Toronto',
+  ],
   figure: ['Ada Lovelace', 'Alan Turing', 'Grace Hopper', 'Katherine Johnson', 'Tim Berners-Lee', 'Margaret Hamilton'],
   logo: ['Blocklift', 'Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli'],
 };
@@ -65,7 +102,9 @@ const entrySchema = z
     error: z.string().min(1).optional(),
   })
   .strict()
-  .refine((e) => (e.results === undefined) !== (e.error === undefined), { message: 'each entry needs exactly one of "results" or "error"' });
+  .refine((e) => (e.results === undefined) !== (e.error === undefined), {
+    message: 'each entry needs exactly one of "results" or "error"',
+  });
 const fileSchema = z.object({ jobs: z.array(entrySchema) }).strict();
 
 interface CompiledEntry {
@@ -103,7 +142,9 @@ export class VcaLabels {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-      throw new VcaLabelsError(`${what} does not have the expected shape${where}: ${issue?.message ?? 'invalid'} (see the format in src-main/emulator/vca-labels.ts)`);
+      throw new VcaLabelsError(
+        `${what} does not have the expected shape${where}: ${issue?.message ?? 'invalid'} (see the format in src-main/emulator/vca-labels.ts)`,
+      );
     }
     return new VcaLabels(
       parsed.data.jobs.map((e) => ({
@@ -131,7 +172,10 @@ export class VcaLabels {
 }
 
 export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`, 's');
 }
 

@@ -13,7 +13,11 @@ export const SOURCE_CHECK_TIMEOUT_MS = 10_000;
 
 export type SourceCheck = { ok: true } | { ok: false; reason: string };
 
-export async function checkVcaSource(ctx: Pick<EmulatorContext, 'objects' | 'objectUrl'>, source: string, signal?: AbortSignal): Promise<SourceCheck> {
+export async function checkVcaSource(
+  ctx: Pick<EmulatorContext, 'objects' | 'objectUrl'>,
+  source: string,
+  signal?: AbortSignal,
+): Promise<SourceCheck> {
   let url: URL;
   try {
     url = new URL(source);
@@ -22,9 +26,15 @@ export async function checkVcaSource(ctx: Pick<EmulatorContext, 'objects' | 'obj
   }
   const own = objectFromUrl(ctx, source);
   if (own) {
-    return ctx.objects.stat(own.bucket, own.key) ? { ok: true } : { ok: false, reason: `source cannot be fetched: no object ${own.bucket}:${own.key}` };
+    return ctx.objects.stat(own.bucket, own.key)
+      ? { ok: true }
+      : { ok: false, reason: `source cannot be fetched: no object ${own.bucket}:${own.key}` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: `source cannot be fetched: only http and https URLs are analysed, not ${url.protocol}` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return {
+      ok: false,
+      reason: `source cannot be fetched: only http and https URLs are analysed, not ${url.protocol}`,
+    };
   let status = await probe(url, 'HEAD', signal);
   if (status === 405 || status === 501) status = await probe(url, 'GET', signal);
   if (typeof status === 'string') return { ok: false, reason: `source cannot be fetched: ${status}` };
@@ -45,7 +55,10 @@ function probe(url: URL, method: 'HEAD' | 'GET', signal?: AbortSignal): Promise<
     };
     const req = lib.request(url, {
       method,
-      headers: method === 'GET' ? { Range: 'bytes=0-0', 'User-Agent': 'blocklift-emulator-vca' } : { 'User-Agent': 'blocklift-emulator-vca' },
+      headers:
+        method === 'GET'
+          ? { Range: 'bytes=0-0', 'User-Agent': 'blocklift-emulator-vca' }
+          : { 'User-Agent': 'blocklift-emulator-vca' },
       timeout: SOURCE_CHECK_TIMEOUT_MS,
       signal,
       agent: false,

@@ -45,12 +45,26 @@ export class VcaJobStore {
     this.insertStmt = db.prepare(
       'INSERT INTO emu_vca_jobs (job_id, bucket, source, notify_url, types, code, desc, notify_result, results, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    this.updateStmt = db.prepare('UPDATE emu_vca_jobs SET code = ?, desc = ?, notify_result = ?, results = ?, updated_at = ? WHERE job_id = ?');
+    this.updateStmt = db.prepare(
+      'UPDATE emu_vca_jobs SET code = ?, desc = ?, notify_result = ?, results = ?, updated_at = ? WHERE job_id = ?',
+    );
     this.getStmt = db.prepare('SELECT * FROM emu_vca_jobs WHERE job_id = ?');
   }
 
   insert(j: VcaJobRecord): void {
-    this.insertStmt.run(j.jobId, j.bucket, j.source, j.notifyUrl, j.types === null ? null : j.types.join(','), j.code, j.desc, j.notifyResult, JSON.stringify(j.results), j.createdAt, j.updatedAt);
+    this.insertStmt.run(
+      j.jobId,
+      j.bucket,
+      j.source,
+      j.notifyUrl,
+      j.types === null ? null : j.types.join(','),
+      j.code,
+      j.desc,
+      j.notifyResult,
+      JSON.stringify(j.results),
+      j.createdAt,
+      j.updatedAt,
+    );
   }
 
   save(j: VcaJobRecord): void {
@@ -64,7 +78,10 @@ export class VcaJobStore {
 
   /** Jobs still analysing (code 1) or notifying (notifyResult 1), oldest first. */
   unfinished(): VcaJobRecord[] {
-    return this.db.prepare('SELECT * FROM emu_vca_jobs WHERE code = 1 OR notify_result = 1 ORDER BY created_at').all().map(rowToJob);
+    return this.db
+      .prepare('SELECT * FROM emu_vca_jobs WHERE code = 1 OR notify_result = 1 ORDER BY created_at')
+      .all()
+      .map(rowToJob);
   }
 }
 
@@ -78,7 +95,10 @@ function rowToJob(raw: unknown): VcaJobRecord {
     results = undefined;
   }
   if (!Array.isArray(results)) throw new Error(`VCA job ${jobId} has unreadable results in the emulator database`);
-  const types = typeof row.types === 'string' ? row.types.split(',').filter((t): t is VcaType => (VCA_TYPES as readonly string[]).includes(t)) : null;
+  const types =
+    typeof row.types === 'string'
+      ? row.types.split(',').filter((t): t is VcaType => (VCA_TYPES as readonly string[]).includes(t))
+      : null;
   return {
     jobId,
     bucket: String(row.bucket),
@@ -96,5 +116,11 @@ function rowToJob(raw: unknown): VcaJobRecord {
 
 /** The job object of `GET /v1/vca/search`. */
 export function vcaJobBody(j: VcaJobRecord): VcaJob {
-  return { jobId: j.jobId, code: j.code, desc: j.desc, notifyResult: j.notifyResult, results: j.code === 3 ? j.results : [] };
+  return {
+    jobId: j.jobId,
+    code: j.code,
+    desc: j.desc,
+    notifyResult: j.notifyResult,
+    results: j.code === 3 ? j.results : [],
+  };
 }

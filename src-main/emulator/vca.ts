@@ -67,14 +67,19 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
       if (!(await sleep(analysisDelayMs, stop.signal))) return;
       const check = await checkVcaSource(ctx, j.source, stop.signal);
       if (stop.signal.aborted) return;
-      const outcome = check.ok ? labels.analyse(j.source, j.types ?? undefined) : { kind: 'error' as const, message: check.reason };
+      const outcome = check.ok
+        ? labels.analyse(j.source, j.types ?? undefined)
+        : { kind: 'error' as const, message: check.reason };
       if (outcome.kind === 'results') Object.assign(j, { code: 3, desc: '', results: outcome.results });
       else Object.assign(j, { code: 2, desc: outcome.message, results: [] });
       if (j.notifyUrl !== null) j.notifyResult = 1;
       if (!save(j)) return;
     }
     if (j.notifyUrl === null || j.notifyResult !== 1) return;
-    const body = Buffer.from(JSON.stringify({ jobId: j.jobId, code: j.code, desc: j.desc, results: j.code === 3 ? j.results : [] }), 'utf8');
+    const body = Buffer.from(
+      JSON.stringify({ jobId: j.jobId, code: j.code, desc: j.desc, results: j.code === 3 ? j.results : [] }),
+      'utf8',
+    );
     const ok = await sendNotification(new URL(j.notifyUrl), body, 'application/json', signer, retry, stop.signal);
     if (stop.signal.aborted) return;
     j.notifyResult = ok ? 3 : 2;
@@ -83,7 +88,8 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
 
   const start = (j: VcaJobRecord) => {
     const p = runJob(j).catch((e: unknown) => {
-      if (!stop.signal.aborted) process.stderr.write(`blocklift emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}\n`);
+      if (!stop.signal.aborted)
+        process.stderr.write(`blocklift emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}\n`);
     });
     running.add(p);
     void p.finally(() => running.delete(p));
@@ -109,7 +115,8 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
     const rawType = form.get('type');
     if (rawType !== null && rawType !== '') {
       const asked = rawType.split(',').map((t) => t.trim());
-      if (asked.some((t) => !(VCA_TYPES as readonly string[]).includes(t))) throw new HttpError(401, 'Type Invalid,Type Is Not Supported');
+      if (asked.some((t) => !(VCA_TYPES as readonly string[]).includes(t)))
+        throw new HttpError(401, 'Type Invalid,Type Is Not Supported');
       types = [...new Set(asked as VcaType[])];
     }
     if (!ctx.objects.hasBucket(bucket)) throw new HttpError(404, 'Bucket Not Found');
@@ -171,4 +178,3 @@ function decodeUrl(raw: string, httpOnly: boolean): string | undefined {
   }
   return text;
 }
-

@@ -72,7 +72,12 @@ export class BlockState {
   }
 
   /** Commits a chunk the service acknowledged. At the block's end the partial unit is closed too. */
-  acknowledge(nextOffset: number, ctx: string, hashed: { unit: Hash; unitFill: number; digests: Buffer[] }, nowMs: number): void {
+  acknowledge(
+    nextOffset: number,
+    ctx: string,
+    hashed: { unit: Hash; unitFill: number; digests: Buffer[] },
+    nowMs: number,
+  ): void {
     this.nextOffset = nextOffset;
     this.lastCtx = ctx;
     if (this.startedMs === null) this.startedMs = nowMs;
@@ -108,7 +113,9 @@ export class BlockState {
     const stored = row.unitSha1s;
     if (stored.length % SHA1_BYTES !== 0) return false;
     const finished = row.nextOffset === this.size;
-    const expectUnits = finished ? Math.ceil(this.size / ETAG_UNIT_BYTES) : Math.floor(row.nextOffset / ETAG_UNIT_BYTES);
+    const expectUnits = finished
+      ? Math.ceil(this.size / ETAG_UNIT_BYTES)
+      : Math.floor(row.nextOffset / ETAG_UNIT_BYTES);
     if (stored.length / SHA1_BYTES !== expectUnits) return false;
     const digests: Buffer[] = [];
     for (let i = 0; i < stored.length; i += SHA1_BYTES) digests.push(Buffer.from(stored.subarray(i, i + SHA1_BYTES)));
@@ -120,7 +127,8 @@ export class BlockState {
       while (pos < row.nextOffset) {
         const want = Math.min(scratch.length, row.nextOffset - pos);
         const { bytesRead } = await fh.read(scratch, 0, want, this.fileOffset + pos);
-        if (bytesRead === 0) throw new TransferFailure('file-changed', 'the file became shorter while resuming its upload');
+        if (bytesRead === 0)
+          throw new TransferFailure('file-changed', 'the file became shorter while resuming its upload');
         unit.update(scratch.subarray(0, bytesRead));
         pos += bytesRead;
       }

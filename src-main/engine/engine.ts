@@ -5,7 +5,13 @@ import { BufferPool } from './buffers';
 import { StopRequest, TransferFailure } from './errors';
 import { FileUpload, type UploadDeps, type UploadOutcome } from './file-upload';
 import { BandwidthLimiter } from './limiter';
-import { ChunkSizer, DEFAULT_BLOCK_SIZE_BYTES, INITIAL_CHUNK_SIZE_BYTES, checkBlockSize, chunkLimitBytes } from './plan';
+import {
+  ChunkSizer,
+  DEFAULT_BLOCK_SIZE_BYTES,
+  INITIAL_CHUNK_SIZE_BYTES,
+  checkBlockSize,
+  chunkLimitBytes,
+} from './plan';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
@@ -58,7 +64,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private readonly fixedSizer: ChunkSizer | undefined;
   private readonly buffers: BufferPool;
   private readonly accounts = new Map<number, AccountAccess>();
-  private readonly running = new Map<number, { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }>();
+  private readonly running = new Map<
+    number,
+    { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }
+  >();
   private readonly changeListeners = new Set<(t: TransferSnapshot) => void>();
   private readonly progressListeners = new Set<(p: ProgressEvent) => void>();
   private readonly idleWaiters: Array<() => void> = [];
@@ -72,8 +81,19 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.store = opts.store;
     this.scheduler = new Scheduler(opts.limits);
     this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
-    this.fixedSizer = opts.chunkBytes !== undefined ? new ChunkSizer({ initialBytes: opts.chunkBytes, minBytes: opts.chunkBytes, maxBytes: opts.chunkBytes, fixed: true }) : undefined;
-    this.buffers = new BufferPool(this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES, this.scheduler.limits.maxBlocks);
+    this.fixedSizer =
+      opts.chunkBytes !== undefined
+        ? new ChunkSizer({
+            initialBytes: opts.chunkBytes,
+            minBytes: opts.chunkBytes,
+            maxBytes: opts.chunkBytes,
+            fixed: true,
+          })
+        : undefined;
+    this.buffers = new BufferPool(
+      this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES,
+      this.scheduler.limits.maxBlocks,
+    );
     this.now = opts.now ?? Date.now;
     checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
   }
@@ -250,7 +270,12 @@ export class UploadEngine implements TransferQueue, TransferControl {
     });
   }
 
-  private async runOne(rec: TransferRecord, ctrl: AbortController, hard: AbortController, tracker: ProgressTracker): Promise<void> {
+  private async runOne(
+    rec: TransferRecord,
+    ctrl: AbortController,
+    hard: AbortController,
+    tracker: ProgressTracker,
+  ): Promise<void> {
     let outcome: UploadOutcome | undefined;
     let failure: TransferFailure | undefined;
     let stopTo: StopRequest['to'] | undefined;
@@ -279,7 +304,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
     } catch (e) {
       if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) stopTo = ctrl.signal.reason.to;
       else if (e instanceof TransferFailure) failure = e;
-      else failure = new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      else
+        failure = new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, {
+          cause: e,
+        });
     }
     try {
       this.finish(rec, tracker, outcome, failure, stopTo);
@@ -289,7 +317,13 @@ export class UploadEngine implements TransferQueue, TransferControl {
   }
 
   /** Records how a run ended; a failing store write here is logged, never thrown. */
-  private finish(rec: TransferRecord, tracker: ProgressTracker, outcome: UploadOutcome | undefined, failure: TransferFailure | undefined, stopTo: StopRequest['to'] | undefined): void {
+  private finish(
+    rec: TransferRecord,
+    tracker: ProgressTracker,
+    outcome: UploadOutcome | undefined,
+    failure: TransferFailure | undefined,
+    stopTo: StopRequest['to'] | undefined,
+  ): void {
     const t = this.now();
     try {
       if (stopTo) {
@@ -308,14 +342,20 @@ export class UploadEngine implements TransferQueue, TransferControl {
           finishedAt: t,
         });
       } else if (failure) {
-        this.setState(rec.id, { state: 'failed', lastError: { code: failure.code, message: failure.message }, finishedAt: t });
+        this.setState(rec.id, {
+          state: 'failed',
+          lastError: { code: failure.code, message: failure.message },
+          finishedAt: t,
+        });
         this.safeLog('error', 'transfer-failed', failure.message, rec.id);
       }
     } catch (e) {
       // The database refused the write (disk full?): tell listeners what we know anyway.
       const snap = this.get(rec.id);
       if (snap) {
-        const lastError = failure ? { code: failure.code, message: failure.message } : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
+        const lastError = failure
+          ? { code: failure.code, message: failure.message }
+          : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
         this.emit({ ...snap, state: 'failed', lastError });
       }
     }
@@ -361,7 +401,13 @@ export class UploadEngine implements TransferQueue, TransferControl {
     if (bytesDone >= tracker.bytesDone) tracker.add(bytesDone - tracker.bytesDone, t);
     else tracker.setDone(bytesDone);
     if (this.progressListeners.size === 0 || !tracker.shouldEmit(t, bytesDone >= total)) return;
-    const ev: ProgressEvent = { id, bytesDone, size: total, speed: tracker.speed(t), etaSeconds: tracker.etaSeconds(t) };
+    const ev: ProgressEvent = {
+      id,
+      bytesDone,
+      size: total,
+      speed: tracker.speed(t),
+      etaSeconds: tracker.etaSeconds(t),
+    };
     for (const l of this.progressListeners) {
       try {
         l(ev);

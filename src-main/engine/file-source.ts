@@ -19,7 +19,8 @@ export class FileSource {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') throw new TransferFailure('file-missing', `${p} does not exist (moved or deleted?)`);
-      if (code === 'EACCES' || code === 'EPERM') throw new TransferFailure('file-unreadable', `${p} cannot be read: permission denied`);
+      if (code === 'EACCES' || code === 'EPERM')
+        throw new TransferFailure('file-unreadable', `${p} cannot be read: permission denied`);
       throw new TransferFailure('file-unreadable', `${p} cannot be opened: ${(e as Error).message}`);
     }
   }
@@ -39,9 +40,12 @@ export class FileSource {
       try {
         ({ bytesRead } = await this.handle.read(target, done, target.length - done, position + done));
       } catch (e) {
-        throw new TransferFailure('file-unreadable', `${this.path} could not be read: ${(e as Error).message}`, { cause: e });
+        throw new TransferFailure('file-unreadable', `${this.path} could not be read: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
-      if (bytesRead === 0) throw new TransferFailure('file-changed', `${this.path} became shorter while it was uploaded`);
+      if (bytesRead === 0)
+        throw new TransferFailure('file-changed', `${this.path} became shorter while it was uploaded`);
       done += bytesRead;
     }
   }
@@ -49,7 +53,7 @@ export class FileSource {
   /** CRC-32 of `length` bytes from `position`, read through `scratch`. */
   async crc32Of(position: number, length: number, scratch: Buffer): Promise<number> {
     let crc = 0;
-    for (let pos = 0; pos < length; ) {
+    for (let pos = 0; pos < length;) {
       const part = scratch.subarray(0, Math.min(scratch.length, length - pos));
       await this.readAt(part, position + pos);
       crc = crc32(part, crc);
@@ -64,7 +68,8 @@ export class FileSource {
     try {
       st = await stat(this.path);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new TransferFailure('file-vanished', `${this.path} was deleted while it was uploaded`);
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new TransferFailure('file-vanished', `${this.path} was deleted while it was uploaded`);
       throw new TransferFailure('file-unreadable', `${this.path} can no longer be read: ${(e as Error).message}`);
     }
     return st.size !== size || Math.floor(st.mtimeMs) !== mtimeMs;

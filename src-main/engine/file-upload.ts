@@ -99,7 +99,14 @@ export class FileUpload {
     private readonly hooks: UploadHooks,
   ) {
     this.sizer = deps.sizerFor(rec.blockSize);
-    this.tokens = new UploadToken(deps.tokens, rec.bucket, rec.key, rec.options.conflict === 'overwrite', deps.now, deps.tokenMarginMs);
+    this.tokens = new UploadToken(
+      deps.tokens,
+      rec.bucket,
+      rec.key,
+      rec.options.conflict === 'overwrite',
+      deps.now,
+      deps.tokenMarginMs,
+    );
   }
 
   async run(signal: Stops): Promise<UploadOutcome> {
@@ -111,7 +118,11 @@ export class FileUpload {
         this.reportProgress();
         await this.uploadBlocks(signal);
         if (await this.file.changedSince(this.size, this.mtimeMs)) {
-          if (restarts >= MAX_RESTARTS_ON_CHANGE) throw new TransferFailure('file-changed', `${this.rec.localPath} kept changing while it was uploaded; upload it again when it is complete`);
+          if (restarts >= MAX_RESTARTS_ON_CHANGE)
+            throw new TransferFailure(
+              'file-changed',
+              `${this.rec.localPath} kept changing while it was uploaded; upload it again when it is complete`,
+            );
           await this.reopen();
           continue;
         }
@@ -131,7 +142,12 @@ export class FileUpload {
     this.mtimeMs = st.mtimeMs;
     const sizes = planBlocks(this.size, this.rec.blockSize);
     const rows = this.rec.batch ? this.deps.store.listBlocks(this.rec.id) : [];
-    const unchanged = this.rec.batch !== null && this.rec.size === this.size && this.rec.mtimeMs === this.mtimeMs && rows.length === sizes.length && rows.every((r, i) => r.size === sizes[i]);
+    const unchanged =
+      this.rec.batch !== null &&
+      this.rec.size === this.size &&
+      this.rec.mtimeMs === this.mtimeMs &&
+      rows.length === sizes.length &&
+      rows.every((r, i) => r.size === sizes[i]);
     this.blocks = sizes.map((s, i) => new BlockState(i, i * this.rec.blockSize, s));
     if (!unchanged) {
       this.batch = randomUUID();
@@ -246,20 +262,45 @@ export class FileUpload {
         call = offset === 0 ? 'mkblk' : 'bput';
         const track = this.deps.crc.trackBlockCrc && offset > 0;
         // A restored block's CRC so far is read back from disk once (its spare buffer space).
-        if (track && b.crcSoFar === undefined) b.crcSoFar = await this.file!.crc32Of(b.fileOffset, offset, buf.length - len >= 64 * 1024 ? buf.subarray(len) : Buffer.allocUnsafe(1024 * 1024));
+        if (track && b.crcSoFar === undefined)
+          b.crcSoFar = await this.file!.crc32Of(
+            b.fileOffset,
+            offset,
+            buf.length - len >= 64 * 1024 ? buf.subarray(len) : Buffer.allocUnsafe(1024 * 1024),
+          );
         const t0 = performance.now();
-        const common = { token: tok.token, batch: this.batch, key: this.tokens.currentKey, chunk, signal: stops.hard, crcBefore: track ? b.crcSoFar : undefined };
-        const pending = offset === 0 ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index }) : client.bput({ ...common, ctx: b.lastCtx!, offset });
+        const common = {
+          token: tok.token,
+          batch: this.batch,
+          key: this.tokens.currentKey,
+          chunk,
+          signal: stops.hard,
+          crcBefore: track ? b.crcSoFar : undefined,
+        };
+        const pending =
+          offset === 0
+            ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index })
+            : client.bput({ ...common, ctx: b.lastCtx!, offset });
         const hashed = b.hashChunk(chunk); // overlaps with the request in flight
         const reply = await pending;
         sizer.observe(len, performance.now() - t0);
         if (reply.offset !== offset + len) {
-          throw new ServiceError({ kind: 'bad-reply', endpoint: call, code: 'bad-offset', message: `the service acknowledged offset ${reply.offset} after a chunk ending at ${offset + len}` });
+          throw new ServiceError({
+            kind: 'bad-reply',
+            endpoint: call,
+            code: 'bad-offset',
+            message: `the service acknowledged offset ${reply.offset} after a chunk ending at ${offset + len}`,
+          });
         }
-        const crcAfter = this.deps.crc.trackBlockCrc && (offset === 0 || b.crcSoFar !== undefined) ? crc32(chunk, offset === 0 ? 0 : b.crcSoFar) : undefined;
+        const crcAfter =
+          this.deps.crc.trackBlockCrc && (offset === 0 || b.crcSoFar !== undefined)
+            ? crc32(chunk, offset === 0 ? 0 : b.crcSoFar)
+            : undefined;
         b.acknowledge(reply.offset, reply.ctx, hashed, this.deps.now());
         b.crcSoFar = crcAfter;
-        this.dbWrite(() => this.deps.store.commitChunk(this.rec.id, b.index, b.nextOffset, b.lastCtx!, b.startedMs!, b.unitSha1s()));
+        this.dbWrite(() =>
+          this.deps.store.commitChunk(this.rec.id, b.index, b.nextOffset, b.lastCtx!, b.startedMs!, b.unitSha1s()),
+        );
         this.tokens.accepted(tok);
         attempt = 0;
         this.reportProgress();
@@ -282,7 +323,11 @@ export class FileUpload {
             break;
           case 'restart-block':
             if (++restarts > MAX_BLOCK_RESTARTS) {
-              throw new TransferFailure('ctx-rejected', `the service refused the upload context of block ${b.index} ${MAX_BLOCK_RESTARTS} times; last answer: ${e.message}`, { cause: e });
+              throw new TransferFailure(
+                'ctx-rejected',
+                `the service refused the upload context of block ${b.index} ${MAX_BLOCK_RESTARTS} times; last answer: ${e.message}`,
+                { cause: e },
+              );
             }
             b.reset();
             this.dbWrite(() => this.deps.store.resetBlock(this.rec.id, b.index));
@@ -303,7 +348,11 @@ export class FileUpload {
   }
 
   private decideOn(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision {
-    const state: RetryState = { attempt, conflict: this.rec.options.conflict ?? 'skip', missingBlockRounds: this.missingRounds };
+    const state: RetryState = {
+      attempt,
+      conflict: this.rec.options.conflict ?? 'skip',
+      missingBlockRounds: this.missingRounds,
+    };
     return decide(
       {
         call: e.endpoint === 'token' ? 'token' : call,
@@ -350,10 +399,20 @@ export class FileUpload {
         this.tokens.accepted(tok);
         if (r.hash === null) {
           // Only with a callback: the reply is the callback's answer, stored but not comparable.
-          return { state: 'done', key, etag, remoteHash: null, returnBody: r.body, warning: `stored; the reply was the callback's answer without the service's hash, so the hash could not be compared (not verified)` };
+          return {
+            state: 'done',
+            key,
+            etag,
+            remoteHash: null,
+            returnBody: r.body,
+            warning: `stored; the reply was the callback's answer without the service's hash, so the hash could not be compared (not verified)`,
+          };
         }
         if (r.hash !== etag) {
-          throw new TransferFailure('hash-mismatch', `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${key}" is not this file`);
+          throw new TransferFailure(
+            'hash-mismatch',
+            `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${key}" is not this file`,
+          );
         }
         return { state: 'done', key, etag, remoteHash: r.hash, returnBody: r.body, warning: null };
       } catch (e) {
@@ -385,7 +444,14 @@ export class FileUpload {
           case 'conflict':
             if (d.policy === 'skip') {
               const key = this.tokens.currentKey;
-              return { state: 'skipped', key, etag, remoteHash: null, returnBody: null, warning: `"${key}" already exists in ${this.rec.bucket}; skipped (conflict policy skip)` };
+              return {
+                state: 'skipped',
+                key,
+                etag,
+                remoteHash: null,
+                returnBody: null,
+                warning: `"${key}" already exists in ${this.rec.bucket}; skipped (conflict policy skip)`,
+              };
             }
             if (d.policy === 'overwrite' && !this.tokens.overwriting) {
               this.tokens.retarget(this.tokens.currentKey, true);
@@ -396,9 +462,19 @@ export class FileUpload {
               this.tokens.retarget(renamedKey(this.rec.requestedKey, renames), this.tokens.overwriting);
               break;
             }
-            throw new TransferFailure('conflict', `"${this.tokens.currentKey}" already exists and could not be replaced: ${e.serviceMessage}`);
+            throw new TransferFailure(
+              'conflict',
+              `"${this.tokens.currentKey}" already exists and could not be replaced: ${e.serviceMessage}`,
+            );
           case 'done-with-warning':
-            return { state: 'done', key: this.tokens.currentKey, etag, remoteHash: null, returnBody: null, warning: `stored, but the service reported: ${e.serviceMessage} (hash not returned; not uploaded again)` };
+            return {
+              state: 'done',
+              key: this.tokens.currentKey,
+              etag,
+              remoteHash: null,
+              returnBody: null,
+              warning: `stored, but the service reported: ${e.serviceMessage} (hash not returned; not uploaded again)`,
+            };
           default:
             throw failureFrom(e, d);
         }
@@ -416,7 +492,11 @@ export class FileUpload {
     try {
       fn();
     } catch (e) {
-      throw new TransferFailure('db-write-failed', `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); is its disk full or read-only?`, { cause: e });
+      throw new TransferFailure(
+        'db-write-failed',
+        `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); is its disk full or read-only?`,
+        { cause: e },
+      );
     }
   }
 }

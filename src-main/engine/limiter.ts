@@ -23,10 +23,7 @@ export class BandwidthLimiter {
   private readonly waiters: Waiter[] = [];
   private readonly burstMs: number;
 
-  constructor(
-    bytesPerSecond: number | null = null,
-    opts: { burstMs?: number; now?: () => number } = {},
-  ) {
+  constructor(bytesPerSecond: number | null = null, opts: { burstMs?: number; now?: () => number } = {}) {
     this.bytesPerSecond = normalize(bytesPerSecond);
     this.burstMs = opts.burstMs ?? 100;
     this.now = opts.now ?? (() => performance.now());
@@ -101,6 +98,7 @@ export class BandwidthLimiter {
 
 function normalize(v: number | null): number | null {
   if (v === null) return null;
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`bandwidth limit must be a positive number of bytes per second, or none; not ${v}`);
+  if (!Number.isFinite(v) || v <= 0)
+    throw new RangeError(`bandwidth limit must be a positive number of bytes per second, or none; not ${v}`);
   return v;
 }

@@ -11,7 +11,12 @@ export class PlanError extends Error {
 }
 
 export function checkBlockSize(blockSizeBytes: number): void {
-  if (!Number.isSafeInteger(blockSizeBytes) || blockSizeBytes <= 0 || blockSizeBytes % ETAG_UNIT_BYTES !== 0 || blockSizeBytes > MAX_BLOCK_SIZE_BYTES) {
+  if (
+    !Number.isSafeInteger(blockSizeBytes) ||
+    blockSizeBytes <= 0 ||
+    blockSizeBytes % ETAG_UNIT_BYTES !== 0 ||
+    blockSizeBytes > MAX_BLOCK_SIZE_BYTES
+  ) {
     throw new PlanError(`block size must be a multiple of 4 MiB up to 1 GiB, not ${blockSizeBytes} bytes`);
   }
 }
@@ -22,9 +27,11 @@ export function checkBlockSize(blockSizeBytes: number): void {
  */
 export function planBlocks(fileSizeBytes: number, blockSizeBytes: number): number[] {
   checkBlockSize(blockSizeBytes);
-  if (!Number.isSafeInteger(fileSizeBytes) || fileSizeBytes < 0) throw new PlanError(`file size must be 0 or more bytes, not ${fileSizeBytes}`);
+  if (!Number.isSafeInteger(fileSizeBytes) || fileSizeBytes < 0)
+    throw new PlanError(`file size must be 0 or more bytes, not ${fileSizeBytes}`);
   const sizes: number[] = [];
-  for (let start = 0; start < fileSizeBytes; start += blockSizeBytes) sizes.push(Math.min(blockSizeBytes, fileSizeBytes - start));
+  for (let start = 0; start < fileSizeBytes; start += blockSizeBytes)
+    sizes.push(Math.min(blockSizeBytes, fileSizeBytes - start));
   return sizes;
 }
 
@@ -51,7 +58,13 @@ export class ChunkSizer {
   readonly minBytes: number;
   readonly maxBytes: number;
 
-  constructor(opts: { initialBytes?: number; minBytes?: number; maxBytes: number; targetChunkMs?: number; fixed?: boolean }) {
+  constructor(opts: {
+    initialBytes?: number;
+    minBytes?: number;
+    maxBytes: number;
+    targetChunkMs?: number;
+    fixed?: boolean;
+  }) {
     this.minBytes = Math.min(opts.minBytes ?? MIN_CHUNK_SIZE_BYTES, opts.maxBytes);
     this.maxBytes = opts.maxBytes;
     this.current = clamp(opts.initialBytes ?? opts.maxBytes, this.minBytes, this.maxBytes);

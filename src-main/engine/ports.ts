@@ -47,12 +47,29 @@ export interface BlockRecord {
 }
 
 export type TransferPatch = Partial<
-  Pick<TransferRecord, 'key' | 'size' | 'mtimeMs' | 'state' | 'batch' | 'etag' | 'remoteHash' | 'attempts' | 'lastError' | 'warning' | 'returnBody' | 'finishedAt'>
+  Pick<
+    TransferRecord,
+    | 'key'
+    | 'size'
+    | 'mtimeMs'
+    | 'state'
+    | 'batch'
+    | 'etag'
+    | 'remoteHash'
+    | 'attempts'
+    | 'lastError'
+    | 'warning'
+    | 'returnBody'
+    | 'finishedAt'
+  >
 >;
 
 export interface EngineStore {
   /** Inserts queued transfers in one transaction; ids in request order. */
-  insertTransfers(requests: readonly TransferRequest[], defaults: { blockSize: number; conflict: ConflictPolicy }): number[];
+  insertTransfers(
+    requests: readonly TransferRequest[],
+    defaults: { blockSize: number; conflict: ConflictPolicy },
+  ): number[];
   getTransfer(id: number): TransferRecord | undefined;
   /** Transfers in `states`, highest priority first, then oldest. */
   listTransfers(states: readonly TransferState[], limit?: number): TransferRecord[];
@@ -61,13 +78,32 @@ export interface EngineStore {
   moveStates(from: readonly TransferState[], to: TransferState): number;
   listBlocks(transferId: number): BlockRecord[];
   /** Replaces the transfer's blocks with fresh ones (nothing sent) and sets its batch, size and mtime. */
-  resetBlocks(transferId: number, batch: string, sizeBytes: number, mtimeMs: number, blockSizes: readonly number[]): void;
+  resetBlocks(
+    transferId: number,
+    batch: string,
+    sizeBytes: number,
+    mtimeMs: number,
+    blockSizes: readonly number[],
+  ): void;
   /** Forgets what was sent of one block (its ctx is no longer usable). */
   resetBlock(transferId: number, index: number): void;
   /** After every chunk reply: the block's new offset, ctx and finished unit digests. */
-  commitChunk(transferId: number, index: number, nextOffset: number, ctx: string, ctxTimeMs: number, unitSha1s: Buffer): void;
+  commitChunk(
+    transferId: number,
+    index: number,
+    nextOffset: number,
+    ctx: string,
+    ctxTimeMs: number,
+    unitSha1s: Buffer,
+  ): void;
   deleteBlocks(transferId: number): void;
   /** Applies the final patch and forgets the blocks, atomically. */
   finishTransfer(id: number, patch: TransferPatch): void;
-  logEvent(e: { level: 'info' | 'warn' | 'error'; kind: string; transferId?: number; message: string; data?: unknown }): void;
+  logEvent(e: {
+    level: 'info' | 'warn' | 'error';
+    kind: string;
+    transferId?: number;
+    message: string;
+    data?: unknown;
+  }): void;
 }

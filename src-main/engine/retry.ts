@@ -38,7 +38,12 @@ export interface BackoffPolicy {
   maxMissingBlockRounds: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 8, maxMissingBlockRounds: 2 };
+export const DEFAULT_BACKOFF: BackoffPolicy = {
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxAttempts: 8,
+  maxMissingBlockRounds: 2,
+};
 
 export type Decision =
   | { action: 'retry'; delayMs: number }
@@ -52,7 +57,11 @@ export type Decision =
   | { action: 'fail'; code: string };
 
 /** Exponential backoff with "equal jitter": half fixed, half random; capped. */
-export function backoffDelayMs(attempt: number, random: number, p: Pick<BackoffPolicy, 'baseDelayMs' | 'maxDelayMs'>): number {
+export function backoffDelayMs(
+  attempt: number,
+  random: number,
+  p: Pick<BackoffPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+): number {
   const exp = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** Math.max(0, attempt));
   return Math.round(exp / 2 + (exp / 2) * random);
 }
@@ -84,13 +93,18 @@ export function decide(f: Failure, state: RetryState, random: number, p: Backoff
       // A fresh token refused: on bput the ctx is what was refused, so the block starts over;
       if (f.call === 'bput') return transient({ action: 'restart-block', delayMs: 0 });
       // on mkfile the block list is (a ctx that is not its block's last): upload the blocks again, like 412;
-      if (f.call === 'mkfile') return state.missingBlockRounds < p.maxMissingBlockRounds ? { action: 'reupload-blocks' } : { action: 'fail', code: 'block-list-rejected' };
+      if (f.call === 'mkfile')
+        return state.missingBlockRounds < p.maxMissingBlockRounds
+          ? { action: 'reupload-blocks' }
+          : { action: 'fail', code: 'block-list-rejected' };
       // on mkblk the token itself.
       return { action: 'fail', code: 'token-rejected' };
     case 406:
       return { action: 'conflict', policy: state.conflict };
     case 412:
-      return state.missingBlockRounds < p.maxMissingBlockRounds ? { action: 'reupload-blocks' } : { action: 'fail', code: 'blocks-missing' };
+      return state.missingBlockRounds < p.maxMissingBlockRounds
+        ? { action: 'reupload-blocks' }
+        : { action: 'fail', code: 'blocks-missing' };
     case 413:
       return { action: 'fail', code: 'too-large' };
     case 579:
@@ -114,7 +128,8 @@ export const FAILURE_HINTS: Record<string, string> = {
   'token-rejected': 'the service rejected the upload token: check the access key and secret key (or the token URL)',
   'token-provider-refused': 'the token provider refused to issue a token',
   'blocks-missing': 'the service kept saying blocks are missing after they were uploaded again',
-  'block-list-rejected': "the service kept refusing mkfile's block list (a ctx that is not its block's last, or of an unknown block) with a fresh token, also after the blocks were uploaded again",
+  'block-list-rejected':
+    "the service kept refusing mkfile's block list (a ctx that is not its block's last, or of an unknown block) with a fresh token, also after the blocks were uploaded again",
   'too-large': 'the file is larger than the upload policy allows (fsizeLimit)',
   'no-such-bucket': 'the bucket does not exist: check --bucket',
   forbidden: 'the service refused access',

@@ -9,7 +9,12 @@ export const RUNNING_STATES: readonly TransferState[] = ['hashing', 'uploading',
  * A transfer as listeners see it. `tracker` is the live progress of a running transfer;
  * `committedBytes` is what the store says was acknowledged, for one that is not running.
  */
-export function toSnapshot(rec: TransferRecord, tracker: ProgressTracker | undefined, committedBytes: () => number, nowMs: number): TransferSnapshot {
+export function toSnapshot(
+  rec: TransferRecord,
+  tracker: ProgressTracker | undefined,
+  committedBytes: () => number,
+  nowMs: number,
+): TransferSnapshot {
   const live = tracker !== undefined && RUNNING_STATES.includes(rec.state);
   return {
     id: rec.id,

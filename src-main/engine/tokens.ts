@@ -1,6 +1,12 @@
 import { httpCall } from '../protocol/http';
 import { ServiceError } from '../protocol/errors';
-import { parseUploadToken, policyDeadlineMs, signUploadToken, TokenFormatError, type UploadPolicy } from '../protocol/tokens';
+import {
+  parseUploadToken,
+  policyDeadlineMs,
+  signUploadToken,
+  TokenFormatError,
+  type UploadPolicy,
+} from '../protocol/tokens';
 
 /** What an upload needs a token for. */
 export interface TokenRequest {
@@ -88,10 +94,23 @@ export class RemoteTokenProvider implements TokenProvider {
     u.searchParams.set('bucket', req.bucket);
     u.searchParams.set('key', req.key);
     u.searchParams.set('overwrite', req.overwrite ? '1' : '0');
-    const reply = await httpCall({ endpoint: 'token', method: 'GET', url: u, idleTimeoutMs: this.opts.timeoutMs ?? 15_000, signal: opts.signal, maxReplyBytes: 64 * 1024 });
+    const reply = await httpCall({
+      endpoint: 'token',
+      method: 'GET',
+      url: u,
+      idleTimeoutMs: this.opts.timeoutMs ?? 15_000,
+      signal: opts.signal,
+      maxReplyBytes: 64 * 1024,
+    });
     const text = reply.body.toString('utf8').trim();
     if (reply.status !== 200) {
-      throw new ServiceError({ kind: 'service', endpoint: 'token', status: reply.status, code: 'token-provider-refused', message: `the token URL answered ${reply.status}: ${text.slice(0, 200)}` });
+      throw new ServiceError({
+        kind: 'service',
+        endpoint: 'token',
+        status: reply.status,
+        code: 'token-provider-refused',
+        message: `the token URL answered ${reply.status}: ${text.slice(0, 200)}`,
+      });
     }
     const token = extractToken(text);
     let deadlineMs: number | undefined;
@@ -99,7 +118,13 @@ export class RemoteTokenProvider implements TokenProvider {
       deadlineMs = policyDeadlineMs(parseUploadToken(token).policy);
     } catch (e) {
       if (!(e instanceof TokenFormatError)) throw e;
-      throw new ServiceError({ kind: 'bad-reply', endpoint: 'token', status: reply.status, code: 'bad-token', message: `the token URL did not return an upload token: ${e.message}` });
+      throw new ServiceError({
+        kind: 'bad-reply',
+        endpoint: 'token',
+        status: reply.status,
+        code: 'bad-token',
+        message: `the token URL did not return an upload token: ${e.message}`,
+      });
     }
     const issued = { token, deadlineMs };
     if (this.cache.size > 1000) this.cache.clear();

@@ -70,7 +70,10 @@ export class UploadToken {
     if (this.refreshing) return this.refreshing;
     if (used !== undefined && this.token !== undefined && used !== this.token) return;
     const p = (async () => {
-      this.token = await this.provider.get({ bucket: this.bucket, key: this.key, overwrite: this.overwrite }, { fresh: true, signal });
+      this.token = await this.provider.get(
+        { bucket: this.bucket, key: this.key, overwrite: this.overwrite },
+        { fresh: true, signal },
+      );
       this.refreshed = this.token;
     })();
     this.refreshing = p;

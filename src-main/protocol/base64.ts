@@ -11,7 +11,10 @@ export class Base64Error extends Error {
 
 /** Encodes bytes or UTF-8 text; the result keeps its `=` padding. */
 export function urlsafeB64Encode(input: Uint8Array | string): string {
-  const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const buf =
+    typeof input === 'string'
+      ? Buffer.from(input, 'utf8')
+      : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   return buf.toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
 }
 

@@ -6,7 +6,15 @@ import { signManagementToken } from './tokens';
 import { createAgent, httpCall, type HttpCall, type HttpReply } from './http';
 import { Fields, badReply, jsonObjectReply } from './reply';
 import { ServiceError, errorFromReply, type Endpoint } from './errors';
-import { type BlockContext, type FmgrItem, type FmgrTaskStatus, type MkfileResult, type VcaJob, type VcaResultGroup, type VcaResultType } from './types';
+import {
+  type BlockContext,
+  type FmgrItem,
+  type FmgrTaskStatus,
+  type MkfileResult,
+  type VcaJob,
+  type VcaResultGroup,
+  type VcaResultType,
+} from './types';
 
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
@@ -105,13 +113,16 @@ export class UploadClient extends BaseClient {
   }
 
   mkblk(a: ChunkArgs & { blockSize: number; blockOrder: number }): Promise<BlockContext> {
-    if (!Number.isSafeInteger(a.blockSize) || a.blockSize <= 0) throw new RangeError(`blockSize must be a positive whole number, not ${a.blockSize}`);
-    if (!Number.isSafeInteger(a.blockOrder) || a.blockOrder < 0) throw new RangeError(`blockOrder must be 0 or more, not ${a.blockOrder}`);
+    if (!Number.isSafeInteger(a.blockSize) || a.blockSize <= 0)
+      throw new RangeError(`blockSize must be a positive whole number, not ${a.blockSize}`);
+    if (!Number.isSafeInteger(a.blockOrder) || a.blockOrder < 0)
+      throw new RangeError(`blockOrder must be 0 or more, not ${a.blockOrder}`);
     return this.chunk('mkblk', `/mkblk/${a.blockSize}/${a.blockOrder}`, a);
   }
 
   bput(a: ChunkArgs & { ctx: string; offset: number }): Promise<BlockContext> {
-    if (!Number.isSafeInteger(a.offset) || a.offset < 0) throw new RangeError(`offset must be 0 or more, not ${a.offset}`);
+    if (!Number.isSafeInteger(a.offset) || a.offset < 0)
+      throw new RangeError(`offset must be 0 or more, not ${a.offset}`);
     return this.chunk('bput', `/bput/${encodeURIComponent(a.ctx)}/${a.offset}`, a);
   }
 
@@ -132,7 +143,12 @@ export class UploadClient extends BaseClient {
     if (ctx.ctx === '') throw badReply(endpoint, reply, 'reply has an empty ctx');
     const bodyCrc = crc32(a.chunk);
     if (ctx.crc32 !== bodyCrc && (a.crcBefore === undefined || ctx.crc32 !== crc32(a.chunk, a.crcBefore))) {
-      throw badReply(endpoint, reply, `crc32 of the reply (${ctx.crc32}) does not match the chunk sent (${bodyCrc}): the chunk was damaged on the way`, 'crc32-mismatch');
+      throw badReply(
+        endpoint,
+        reply,
+        `crc32 of the reply (${ctx.crc32}) does not match the chunk sent (${bodyCrc}): the chunk was damaged on the way`,
+        'crc32-mismatch',
+      );
     }
     return ctx;
   }
@@ -140,28 +156,42 @@ export class UploadClient extends BaseClient {
   mkfile(a: MkfileArgs & { callback?: false }): Promise<MkfileResult>;
   mkfile(a: MkfileArgs): Promise<MkfileResult<string | null>>;
   async mkfile(a: MkfileArgs): Promise<MkfileResult<string | null>> {
-    if (!Number.isSafeInteger(a.fileSize) || a.fileSize < 0) throw new RangeError(`fileSize must be 0 or more, not ${a.fileSize}`);
+    if (!Number.isSafeInteger(a.fileSize) || a.fileSize < 0)
+      throw new RangeError(`fileSize must be 0 or more, not ${a.fileSize}`);
     let path = `/mkfile/${a.fileSize}`;
     for (const [rawName, value] of Object.entries(a.vars ?? {})) {
       const name = rawName.startsWith('x:') ? rawName : `x:${rawName}`;
-      if (!/^x:[A-Za-z0-9_-]+$/.test(name)) throw new RangeError(`custom variable name "${rawName}" may use only letters, digits, _ and -`);
+      if (!/^x:[A-Za-z0-9_-]+$/.test(name))
+        throw new RangeError(`custom variable name "${rawName}" may use only letters, digits, _ and -`);
       path += `/${name}/${urlsafeB64Encode(value)}`;
     }
     const headers = this.uploadHeaders(a, 'text/plain;charset=UTF-8');
     if (a.mimeType !== undefined) headers.MimeType = a.mimeType;
     if (a.deadlineDays !== undefined) {
-      if (!Number.isInteger(a.deadlineDays) || a.deadlineDays < 0) throw new RangeError(`Deadline must be a whole number of days, 0 or more, not ${a.deadlineDays}`);
+      if (!Number.isInteger(a.deadlineDays) || a.deadlineDays < 0)
+        throw new RangeError(`Deadline must be a whole number of days, 0 or more, not ${a.deadlineDays}`);
       headers.Deadline = a.deadlineDays;
     }
-    const reply = await this.call('mkfile', 'POST', join(this.base, path), { headers, body: a.ctxs.join(','), signal: a.signal });
+    const reply = await this.call('mkfile', 'POST', join(this.base, path), {
+      headers,
+      body: a.ctxs.join(','),
+      signal: a.signal,
+    });
     const obj = jsonObjectReply('mkfile', reply);
     const f = new Fields('mkfile', reply, obj);
     if (a.callback) return { hash: f.optString('hash') ?? null, key: f.optString('key') ?? null, body: obj };
     return { hash: f.string('hash'), key: f.string('key'), body: obj };
   }
 
-  private uploadHeaders(a: { token: string; batch: string; key?: string }, contentType: string): Record<string, string | number> {
-    const h: Record<string, string | number> = { Authorization: a.token, 'Content-Type': contentType, UploadBatch: a.batch };
+  private uploadHeaders(
+    a: { token: string; batch: string; key?: string },
+    contentType: string,
+  ): Record<string, string | number> {
+    const h: Record<string, string | number> = {
+      Authorization: a.token,
+      'Content-Type': contentType,
+      UploadBatch: a.batch,
+    };
     if (a.key !== undefined) h.Key = urlsafeB64Encode(a.key);
     return h;
   }
@@ -173,7 +203,14 @@ export class MgrClient extends BaseClient {
   private readonly accessKey: string | undefined;
   private readonly secretKey: string | undefined;
 
-  constructor(opts: { mgrUrl: string; accessKey?: string; secretKey?: string; timeoutMs?: number; agent?: http.Agent; userAgent?: string }) {
+  constructor(opts: {
+    mgrUrl: string;
+    accessKey?: string;
+    secretKey?: string;
+    timeoutMs?: number;
+    agent?: http.Agent;
+    userAgent?: string;
+  }) {
     const base = baseUrl(opts.mgrUrl, 'management URL');
     super(base.protocol, opts);
     this.base = base;
@@ -183,7 +220,12 @@ export class MgrClient extends BaseClient {
 
   private signedForm(endpoint: Endpoint, path: string, body: string, signal?: AbortSignal): Promise<HttpReply> {
     if (!this.accessKey || !this.secretKey) {
-      throw new ServiceError({ kind: 'service', endpoint, code: 'no-credentials', message: 'this call needs an access key and secret key (management token)' });
+      throw new ServiceError({
+        kind: 'service',
+        endpoint,
+        code: 'no-credentials',
+        message: 'this call needs an access key and secret key (management token)',
+      });
     }
     const url = join(this.base, path);
     const token = signManagementToken(this.accessKey, this.secretKey, url.pathname + url.search, body);
@@ -194,7 +236,12 @@ export class MgrClient extends BaseClient {
     });
   }
 
-  async fmgrSubmit(op: FmgrOpName, ops: readonly FmgrOp[], opts: { notifyURL?: string; force?: 0 | 1; separate?: 0 | 1 } = {}, signal?: AbortSignal): Promise<{ persistentId: string }> {
+  async fmgrSubmit(
+    op: FmgrOpName,
+    ops: readonly FmgrOp[],
+    opts: { notifyURL?: string; force?: 0 | 1; separate?: 0 | 1 } = {},
+    signal?: AbortSignal,
+  ): Promise<{ persistentId: string }> {
     const wrong = ops.find((o) => o.op !== op);
     if (wrong) throw new TypeError(`a /fmgr/${op} submission cannot carry a ${wrong.op} operation`);
     const reply = await this.signedForm('fmgr-submit', `/fmgr/${op}`, buildFmgrBody(ops, opts), signal);
@@ -203,11 +250,19 @@ export class MgrClient extends BaseClient {
   }
 
   async fmgrStatus(persistentId: string, signal?: AbortSignal): Promise<FmgrTaskStatus> {
-    const reply = await this.call('fmgr-status', 'GET', join(this.base, `/fmgr/status?persistentId=${encodeURIComponent(persistentId)}`), { signal });
+    const reply = await this.call(
+      'fmgr-status',
+      'GET',
+      join(this.base, `/fmgr/status?persistentId=${encodeURIComponent(persistentId)}`),
+      { signal },
+    );
     return parseFmgrStatus(new Fields('fmgr-status', reply, jsonObjectReply('fmgr-status', reply)));
   }
 
-  async vcaCreate(a: { bucket: string; source: string; notifyUrl?: string }, signal?: AbortSignal): Promise<{ jobId: string }> {
+  async vcaCreate(
+    a: { bucket: string; source: string; notifyUrl?: string },
+    signal?: AbortSignal,
+  ): Promise<{ jobId: string }> {
     const params = new URLSearchParams({ bucket: a.bucket, source: urlsafeB64Encode(a.source) });
     if (a.notifyUrl !== undefined) params.set('notifyUrl', urlsafeB64Encode(a.notifyUrl));
     const reply = await this.signedForm('vca-create', '/v1/vca', params.toString(), signal);
@@ -216,15 +271,27 @@ export class MgrClient extends BaseClient {
   }
 
   async vcaSearch(jobId: string, signal?: AbortSignal): Promise<VcaJob> {
-    const reply = await this.call('vca-search', 'GET', join(this.base, `/v1/vca/search?jobId=${encodeURIComponent(jobId)}`), { signal });
+    const reply = await this.call(
+      'vca-search',
+      'GET',
+      join(this.base, `/v1/vca/search?jobId=${encodeURIComponent(jobId)}`),
+      { signal },
+    );
     return parseVcaJob(new Fields('vca-search', reply, jsonObjectReply('vca-search', reply)));
   }
 
   /** GET of a download URL; any status resolves (the caller decides), bodies up to 1 GiB. */
-  async download(url: string, opts: { range?: [number, number]; signal?: AbortSignal } = {}): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
+  async download(
+    url: string,
+    opts: { range?: [number, number]; signal?: AbortSignal } = {},
+  ): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
     const headers: Record<string, string> = {};
     if (opts.range) headers.Range = `bytes=${opts.range[0]}-${opts.range[1]}`;
-    const reply = await this.call('download', 'GET', baseUrl(url, 'download URL'), { headers, signal: opts.signal, maxReplyBytes: 1024 ** 3 });
+    const reply = await this.call('download', 'GET', baseUrl(url, 'download URL'), {
+      headers,
+      signal: opts.signal,
+      maxReplyBytes: 1024 ** 3,
+    });
     return { status: reply.status, body: reply.body, headers: reply.headers };
   }
 }
@@ -262,10 +329,13 @@ export function parseFmgrStatus(f: Fields): FmgrTaskStatus {
  */
 export function parseVcaJob(f: Fields): VcaJob {
   const rawResults = f.obj.results;
-  const results: VcaResultGroup<VcaResultType>[] = (rawResults === undefined || rawResults === null ? [] : f.array('results')).map((raw, i) => {
+  const results: VcaResultGroup<VcaResultType>[] = (
+    rawResults === undefined || rawResults === null ? [] : f.array('results')
+  ).map((raw, i) => {
     const g = f.child(raw, `results[${i}]`);
     const type = g.string('type');
-    if (type.trim() === '') throw new ServiceError({ kind: 'bad-reply', endpoint: 'vca-search', message: `results[${i}] has an empty type` });
+    if (type.trim() === '')
+      throw new ServiceError({ kind: 'bad-reply', endpoint: 'vca-search', message: `results[${i}] has an empty type` });
     return {
       type,
       result: g.array('result').map((l, j) => {

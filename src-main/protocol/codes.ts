@@ -31,7 +31,12 @@ const FMGR_ITEM_CODES: Record<number, string> = {
 };
 
 const VCA_JOB_CODES: Record<number, string> = { 1: 'analysing', 2: 'analysis failed', 3: 'analysis succeeded' };
-const VCA_NOTIFY_RESULTS: Record<number, string> = { 0: 'not notified', 1: 'notifying', 2: 'notification failed', 3: 'notification succeeded' };
+const VCA_NOTIFY_RESULTS: Record<number, string> = {
+  0: 'not notified',
+  1: 'notifying',
+  2: 'notification failed',
+  3: 'notification succeeded',
+};
 
 function name(table: Record<number, string>, code: number | string): string {
   const n = typeof code === 'string' ? Number(code) : code;

@@ -1,14 +1,6 @@
 /** Which call of the service an error came from. */
 export type Endpoint =
-  | 'mkblk'
-  | 'bput'
-  | 'mkfile'
-  | 'fmgr-submit'
-  | 'fmgr-status'
-  | 'vca-create'
-  | 'vca-search'
-  | 'download'
-  | 'token';
+  'mkblk' | 'bput' | 'mkfile' | 'fmgr-submit' | 'fmgr-status' | 'vca-create' | 'vca-search' | 'download' | 'token';
 
 /**
  * Why a call failed, as something code can branch on:

@@ -15,7 +15,16 @@ export type FmgrOp =
 
 export type FmgrOpName = FmgrOp['op'];
 
-export const FMGR_OPS: readonly FmgrOpName[] = ['fetch', 'copy', 'move', 'delete', 'deletePrefix', 'deletem3u8', 'setdeadline', 'compress'];
+export const FMGR_OPS: readonly FmgrOpName[] = [
+  'fetch',
+  'copy',
+  'move',
+  'delete',
+  'deletePrefix',
+  'deletem3u8',
+  'setdeadline',
+  'compress',
+];
 
 export class FopsSyntaxError extends Error {
   override readonly name = 'FopsSyntaxError';
@@ -32,7 +41,8 @@ function required(op: string, what: string, value: string): void {
 
 /** An optional value may be left out, but not given empty (an empty segment means nothing to the service). */
 function optional(op: string, what: string, value: string | undefined): void {
-  if (value !== undefined && (typeof value !== 'string' || value === '')) throw new FopsSyntaxError(`${op}: ${what} is empty; give a value or leave it out`);
+  if (value !== undefined && (typeof value !== 'string' || value === ''))
+    throw new FopsSyntaxError(`${op}: ${what} is empty; give a value or leave it out`);
 }
 
 /** The bucket half of a "bucket:key" entry cannot hold ':' (the service splits at the first one). */
@@ -52,7 +62,8 @@ export function validateFop(op: FmgrOp): void {
       required(op.op, 'bucket', op.bucket);
       optional(op.op, 'key', op.key);
       optional(op.op, 'prefix', op.prefix);
-      if (op.md5 !== undefined && !MD5_HEX.test(op.md5)) throw new FopsSyntaxError(`fetch: md5 must be 32 hex digits, not "${String(op.md5).slice(0, 100)}"`);
+      if (op.md5 !== undefined && !MD5_HEX.test(op.md5))
+        throw new FopsSyntaxError(`fetch: md5 must be 32 hex digits, not "${String(op.md5).slice(0, 100)}"`);
       break;
     case 'copy':
     case 'move':
@@ -74,12 +85,14 @@ export function validateFop(op: FmgrOp): void {
     case 'deletem3u8':
       required(op.op, 'bucket', op.bucket);
       required(op.op, 'key', op.key);
-      if (op.deletets !== undefined && op.deletets !== 0 && op.deletets !== 1) throw new FopsSyntaxError('deletem3u8: deletets must be 0 or 1');
+      if (op.deletets !== undefined && op.deletets !== 0 && op.deletets !== 1)
+        throw new FopsSyntaxError('deletem3u8: deletets must be 0 or 1');
       break;
     case 'setdeadline':
       required(op.op, 'bucket', op.bucket);
       optional(op.op, 'prefix', op.prefix);
-      if (!Number.isInteger(op.deadline) || op.deadline < -1) throw new FopsSyntaxError('deadline must be a whole number of days, -1 or more');
+      if (!Number.isInteger(op.deadline) || op.deadline < -1)
+        throw new FopsSyntaxError('deadline must be a whole number of days, -1 or more');
       break;
     case 'compress':
       required(op.op, 'bucket', op.bucket);
@@ -151,7 +164,10 @@ export interface FmgrSubmission {
 }
 
 /** The form body of `POST /fmgr/<op>`; several ops of one kind are joined with `;`. */
-export function buildFmgrBody(ops: readonly FmgrOp[], opts: { notifyURL?: string; force?: 0 | 1; separate?: 0 | 1 } = {}): string {
+export function buildFmgrBody(
+  ops: readonly FmgrOp[],
+  opts: { notifyURL?: string; force?: 0 | 1; separate?: 0 | 1 } = {},
+): string {
   if (ops.length === 0) throw new FopsSyntaxError('an Fmgr submission needs at least one operation');
   const params = new URLSearchParams();
   params.set('fops', ops.map(buildFop).join(';'));
@@ -217,12 +233,26 @@ export function parseFop(opName: string, fop: string): FmgrOp {
     case 'fetch': {
       const md5 = opt('md5');
       if (md5 !== undefined && !/^[0-9a-f]{32}$/i.test(md5)) throw new FopsSyntaxError('md5 must be 32 hex digits');
-      return { op, fetchURL: need(m, 'fetchURL', op), bucket: need(m, 'bucket', op), key: opt('key'), prefix: opt('prefix'), md5 };
+      return {
+        op,
+        fetchURL: need(m, 'fetchURL', op),
+        bucket: need(m, 'bucket', op),
+        key: opt('key'),
+        prefix: opt('prefix'),
+        md5,
+      };
     }
     case 'copy':
     case 'move': {
       const src = splitEntry(need(m, 'resource', op), 'resource');
-      return { op, srcBucket: src.bucket, srcKey: src.key, bucket: need(m, 'bucket', op), key: opt('key'), prefix: opt('prefix') };
+      return {
+        op,
+        srcBucket: src.bucket,
+        srcKey: src.key,
+        bucket: need(m, 'bucket', op),
+        key: opt('key'),
+        prefix: opt('prefix'),
+      };
     }
     case 'delete':
       return { op, bucket: need(m, 'bucket', op), key: need(m, 'key', op) };
@@ -231,21 +261,29 @@ export function parseFop(opName: string, fop: string): FmgrOp {
     case 'deletem3u8': {
       const d = opt('deletets');
       if (d !== undefined && d !== '0' && d !== '1') throw new FopsSyntaxError('deletets must be 0 or 1');
-      return { op, bucket: need(m, 'bucket', op), key: need(m, 'key', op), deletets: d === undefined ? undefined : (Number(d) as 0 | 1) };
+      return {
+        op,
+        bucket: need(m, 'bucket', op),
+        key: need(m, 'key', op),
+        deletets: d === undefined ? undefined : (Number(d) as 0 | 1),
+      };
     }
     case 'setdeadline': {
       const d = need(m, 'deadline', op);
-      if (!/^-?\d+$/.test(d) || Number(d) < -1) throw new FopsSyntaxError('deadline must be a whole number of days, -1 or more');
+      if (!/^-?\d+$/.test(d) || Number(d) < -1)
+        throw new FopsSyntaxError('deadline must be a whole number of days, -1 or more');
       return { op, bucket: need(m, 'bucket', op), prefix: opt('prefix'), deadline: Number(d) };
     }
     case 'compress': {
-      const keys = need(m, 'keys', op).split('|').map((k) => {
-        try {
-          return urlsafeB64DecodeText(k);
-        } catch {
-          throw new FopsSyntaxError('each compress key must be URL-safe Base64');
-        }
-      });
+      const keys = need(m, 'keys', op)
+        .split('|')
+        .map((k) => {
+          try {
+            return urlsafeB64DecodeText(k);
+          } catch {
+            throw new FopsSyntaxError('each compress key must be URL-safe Base64');
+          }
+        });
       const save = splitEntry(need(m, 'saveas', op), 'saveas');
       return { op, bucket: need(m, 'bucket', op), keys, saveAsBucket: save.bucket, saveAsKey: save.key };
     }

@@ -39,7 +39,14 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
   const { endpoint, url } = call;
   return new Promise<HttpReply>((resolve, reject) => {
     if (call.signal?.aborted) {
-      reject(new ServiceError({ kind: 'aborted', endpoint, message: 'canceled before it was sent', cause: call.signal.reason }));
+      reject(
+        new ServiceError({
+          kind: 'aborted',
+          endpoint,
+          message: 'canceled before it was sent',
+          cause: call.signal.reason,
+        }),
+      );
       return;
     }
     const lib = url.protocol === 'https:' ? https : http;
@@ -54,7 +61,8 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
       req.destroy();
       reject(e);
     };
-    const onAbort = () => fail(new ServiceError({ kind: 'aborted', endpoint, message: 'canceled', cause: call.signal?.reason }));
+    const onAbort = () =>
+      fail(new ServiceError({ kind: 'aborted', endpoint, message: 'canceled', cause: call.signal?.reason }));
     const req = lib.request(url, { method: call.method, headers, agent: call.agent }, (res) => {
       const requestId = headerString(res.headers['x-reqid']);
       const chunks: Buffer[] = [];
@@ -63,7 +71,15 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
       res.on('data', (c: Buffer) => {
         size += c.length;
         if (size > limit) {
-          fail(new ServiceError({ kind: 'bad-reply', endpoint, status: res.statusCode, requestId, message: `reply larger than ${limit} bytes` }));
+          fail(
+            new ServiceError({
+              kind: 'bad-reply',
+              endpoint,
+              status: res.statusCode,
+              requestId,
+              message: `reply larger than ${limit} bytes`,
+            }),
+          );
           return;
         }
         chunks.push(c);
@@ -75,10 +91,26 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size), requestId });
       });
       res.on('error', (e) => fail(networkError(endpoint, e)));
-      res.on('aborted', () => fail(new ServiceError({ kind: 'network', endpoint, status: res.statusCode, requestId, message: 'connection closed in the middle of the reply' })));
+      res.on('aborted', () =>
+        fail(
+          new ServiceError({
+            kind: 'network',
+            endpoint,
+            status: res.statusCode,
+            requestId,
+            message: 'connection closed in the middle of the reply',
+          }),
+        ),
+      );
     });
     req.setTimeout(call.idleTimeoutMs, () => {
-      fail(new ServiceError({ kind: 'timeout', endpoint, message: `no answer from ${url.host} for ${Math.round(call.idleTimeoutMs / 1000)} s` }));
+      fail(
+        new ServiceError({
+          kind: 'timeout',
+          endpoint,
+          message: `no answer from ${url.host} for ${Math.round(call.idleTimeoutMs / 1000)} s`,
+        }),
+      );
     });
     req.on('error', (e) => fail(networkError(endpoint, e, url)));
     call.signal?.addEventListener('abort', onAbort, { once: true });

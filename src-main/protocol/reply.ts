@@ -21,8 +21,20 @@ export function jsonObjectReply(endpoint: Endpoint, reply: HttpReply): Record<st
   return parsed as Record<string, unknown>;
 }
 
-export function badReply(endpoint: Endpoint, reply: Pick<HttpReply, 'status' | 'requestId'>, message: string, code = 'bad-reply'): ServiceError {
-  return new ServiceError({ kind: 'bad-reply', endpoint, status: reply.status, requestId: reply.requestId, code, message });
+export function badReply(
+  endpoint: Endpoint,
+  reply: Pick<HttpReply, 'status' | 'requestId'>,
+  message: string,
+  code = 'bad-reply',
+): ServiceError {
+  return new ServiceError({
+    kind: 'bad-reply',
+    endpoint,
+    status: reply.status,
+    requestId: reply.requestId,
+    code,
+    message,
+  });
 }
 
 function snippet(body: Buffer): string {
@@ -40,7 +52,8 @@ export class Fields {
 
   string(name: string): string {
     const v = this.obj[name];
-    if (typeof v !== 'string') throw badReply(this.endpoint, this.reply, `reply field "${name}" is missing or not text`);
+    if (typeof v !== 'string')
+      throw badReply(this.endpoint, this.reply, `reply field "${name}" is missing or not text`);
     return v;
   }
 
@@ -73,7 +86,8 @@ export class Fields {
   }
 
   child(value: unknown, what: string): Fields {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badReply(this.endpoint, this.reply, `${what} is not a JSON object`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw badReply(this.endpoint, this.reply, `${what} is not a JSON object`);
     return new Fields(this.endpoint, this.reply, value as Record<string, unknown>);
   }
 }

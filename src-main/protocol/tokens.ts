@@ -134,7 +134,12 @@ export function parseManagementToken(header: string): { accessKey: string; sign:
  * Authorization of a notification or callback sent by the service:
  * AK:b64(hex(HMAC-SHA1(SK, fullUrlWithQuery + "\n" + b64(body)))).
  */
-export function signNotification(accessKey: string, secretKey: string, fullUrl: string, body: Uint8Array | string): string {
+export function signNotification(
+  accessKey: string,
+  secretKey: string,
+  fullUrl: string,
+  body: Uint8Array | string,
+): string {
   const message = `${fullUrl}\n${urlsafeB64Encode(body)}`;
   return `${accessKey}:${signHexB64(secretKey, message)}`;
 }

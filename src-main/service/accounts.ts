@@ -33,7 +33,8 @@ export class AccountAccessCache {
 
   private record(accountId: number): AccountRecord {
     const a = this.repo.get(accountId);
-    if (!a) throw new AccountError('account-unknown', `no account with id ${accountId}; add it in the account settings`);
+    if (!a)
+      throw new AccountError('account-unknown', `no account with id ${accountId}; add it in the account settings`);
     return a;
   }
 
@@ -58,7 +59,11 @@ export class AccountAccessCache {
       tokens = new RemoteTokenProvider(a.tokenUrl);
     } else {
       const sk = this.secretOf(a);
-      if (!a.accessKey || !sk) throw new AccountError('account-no-credentials', `account "${a.name}" has neither an access key with a secret key nor a token URL`);
+      if (!a.accessKey || !sk)
+        throw new AccountError(
+          'account-no-credentials',
+          `account "${a.name}" has neither an access key with a secret key nor a token URL`,
+        );
       tokens = new LocalTokenSigner(a.accessKey, sk);
     }
     const access = { client: new UploadClient({ uploadUrl: a.uploadUrl }), tokens };
@@ -82,7 +87,10 @@ export class AccountAccessCache {
       } catch {
         sk = undefined; // an unresolvable secret: unsigned calls still work, signed ones are refused
       }
-      m = { client: new MgrClient({ mgrUrl: a.mgrUrl, accessKey: a.accessKey ?? undefined, secretKey: sk }), mgrUrl: a.mgrUrl };
+      m = {
+        client: new MgrClient({ mgrUrl: a.mgrUrl, accessKey: a.accessKey ?? undefined, secretKey: sk }),
+        mgrUrl: a.mgrUrl,
+      };
     }
     this.mgrs.set(accountId, m);
     return m;

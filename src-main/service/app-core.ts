@@ -110,7 +110,12 @@ export class AppCore {
     this.settings = new SettingsRepo(db);
     const store = new SqliteTransferStore(db);
     this.engine = new UploadEngine({ ...opts.engine, store, account: (id) => access.upload(id) });
-    const trackerDeps = { db, account: (id: number) => access.mgr(id), publicBaseUrl: () => this.publicBaseUrl, ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}) };
+    const trackerDeps = {
+      db,
+      account: (id: number) => access.mgr(id),
+      publicBaseUrl: () => this.publicBaseUrl,
+      ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}),
+    };
     this.fmgr = new FmgrTracker(trackerDeps);
     this.vca = new VcaTracker(trackerDeps);
     this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
@@ -123,7 +128,15 @@ export class AppCore {
       signal: this.closing.signal,
       ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}),
     });
-    this.watch = new WatchManager({ repo: syncRepo, queue: this.engine, control: this.engine, throttle: engineThrottle(this.engine, store), remote: this.remoteOps, dataDir, backend: opts.watcherBackend });
+    this.watch = new WatchManager({
+      repo: syncRepo,
+      queue: this.engine,
+      control: this.engine,
+      throttle: engineThrottle(this.engine, store),
+      remote: this.remoteOps,
+      dataDir,
+      backend: opts.watcherBackend,
+    });
     this.followUp = new UploadFollowUp({
       accounts: this.accounts,
       roots: syncRepo,
@@ -213,7 +226,15 @@ export class AppCore {
    * An account given for this run only (CLI flags): upserted by name, its secret kept in
    * memory (a `memory:` reference in the row), never written to disk. Returns its id.
    */
-  useSessionAccount(a: { name: string; uploadUrl: string; mgrUrl?: string; downloadDomain?: string; accessKey?: string; secretKey?: string; tokenUrl?: string }): number {
+  useSessionAccount(a: {
+    name: string;
+    uploadUrl: string;
+    mgrUrl?: string;
+    downloadDomain?: string;
+    accessKey?: string;
+    secretKey?: string;
+    tokenUrl?: string;
+  }): number {
     const secretRef = a.secretKey ? this.secrets.remember(a.name, a.secretKey) : null;
     const id = this.accounts.upsert({
       name: a.name,
@@ -252,7 +273,10 @@ export class AppCore {
     try {
       await this.watch.rescanAll();
     } catch (e) {
-      this.problem({ code: 'rescan-failed', message: `Rescanning the watched folders after a wake failed: ${e instanceof Error ? e.message : String(e)}` });
+      this.problem({
+        code: 'rescan-failed',
+        message: `Rescanning the watched folders after a wake failed: ${e instanceof Error ? e.message : String(e)}`,
+      });
     }
   }
 
@@ -262,7 +286,10 @@ export class AppCore {
     try {
       this.watch.setSchedule(stored);
     } catch (e) {
-      this.problem({ code: 'invalid-schedule', message: `The stored upload schedule is not valid and was not applied (${e instanceof Error ? e.message : String(e)}); set it again in Settings.` });
+      this.problem({
+        code: 'invalid-schedule',
+        message: `The stored upload schedule is not valid and was not applied (${e instanceof Error ? e.message : String(e)}); set it again in Settings.`,
+      });
     }
   }
 

@@ -49,7 +49,11 @@ export function localSecret(dataDir: string): { file: string; secret: string } {
  * uploaded objects work). The account row holds `file:<key file>`, never the secret.
  * The caller owns the emulator and closes it.
  */
-export async function startEmbedded(dataDir: string, accounts: AccountRepo, overrides: Partial<StartEmulatorOptions> = {}): Promise<EmbeddedEmulator> {
+export async function startEmbedded(
+  dataDir: string,
+  accounts: AccountRepo,
+  overrides: Partial<StartEmulatorOptions> = {},
+): Promise<EmbeddedEmulator> {
   const { file, secret } = localSecret(dataDir);
   const emulator = await startEmulator({
     ...overrides,

@@ -20,7 +20,13 @@ export interface SecretStore {
   remember(name: string, secret: string): string;
 }
 
-export type SecretErrorCode = 'secret-ref-invalid' | 'secret-env-missing' | 'secret-file-unreadable' | 'secret-file-unsafe' | 'secret-file-empty' | 'secret-memory-missing';
+export type SecretErrorCode =
+  | 'secret-ref-invalid'
+  | 'secret-env-missing'
+  | 'secret-file-unreadable'
+  | 'secret-file-unsafe'
+  | 'secret-file-empty'
+  | 'secret-memory-missing';
 
 export class SecretError extends Error {
   override readonly name = 'SecretError';
@@ -40,20 +46,31 @@ const GROUP_OTHER_BITS = 0o077;
  * chmod 600). The check is skipped on Windows, where mode bits do not describe access.
  */
 export function readSecretFile(file: string): string {
-  if (!path.isAbsolute(file)) throw new SecretError('secret-ref-invalid', `the secret file "${file}" must be given as an absolute path (file:/…)`);
+  if (!path.isAbsolute(file))
+    throw new SecretError(
+      'secret-ref-invalid',
+      `the secret file "${file}" must be given as an absolute path (file:/…)`,
+    );
   let mode: number;
   let text: string;
   try {
     mode = statSync(file).mode;
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new SecretError('secret-file-unreadable', `cannot read the secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new SecretError(
+      'secret-file-unreadable',
+      `cannot read the secret file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
   }
   if (process.platform !== 'win32' && (mode & GROUP_OTHER_BITS) !== 0) {
-    throw new SecretError('secret-file-unsafe', `the secret file ${file} can be read by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}`);
+    throw new SecretError(
+      'secret-file-unsafe',
+      `the secret file ${file} can be read by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}`,
+    );
   }
   const secret = text.trim();
-  if (secret === '') throw new SecretError('secret-file-empty', `the secret file ${file} is empty; put the secret key in it`);
+  if (secret === '')
+    throw new SecretError('secret-file-empty', `the secret file ${file} is empty; put the secret key in it`);
   return secret;
 }
 
@@ -80,18 +97,29 @@ export class HeadlessSecretStore implements SecretStore {
     switch (kind) {
       case 'env': {
         const v = this.env[rest];
-        if (!v) throw new SecretError('secret-env-missing', `the environment variable ${rest} that holds this account's secret key is not set`);
+        if (!v)
+          throw new SecretError(
+            'secret-env-missing',
+            `the environment variable ${rest} that holds this account's secret key is not set`,
+          );
         return v;
       }
       case 'file':
         return readSecretFile(rest);
       case 'memory': {
         const v = this.memory.get(rest);
-        if (v === undefined) throw new SecretError('secret-memory-missing', `this account's secret key was given on the command line of another run; give it again (--sk or BLOCKLIFT_SK)`);
+        if (v === undefined)
+          throw new SecretError(
+            'secret-memory-missing',
+            `this account's secret key was given on the command line of another run; give it again (--sk or BLOCKLIFT_SK)`,
+          );
         return v;
       }
       default:
-        throw new SecretError('secret-ref-invalid', `unknown secret reference "${kind || ref.slice(0, 20)}": use env:NAME or file:/path/to/0600-file`);
+        throw new SecretError(
+          'secret-ref-invalid',
+          `unknown secret reference "${kind || ref.slice(0, 20)}": use env:NAME or file:/path/to/0600-file`,
+        );
     }
   }
 }

@@ -13,7 +13,10 @@ export const REMOTE_OP_TIMEOUT_MS = 10 * 60_000;
  * lost; 'fmgr-timeout' when it did not settle within timeoutMs or the core closed meanwhile
  * (the task itself goes on being tracked at the next start).
  */
-export function trackedRemoteOps(fmgr: FmgrTracker, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): RemoteOps {
+export function trackedRemoteOps(
+  fmgr: FmgrTracker,
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): RemoteOps {
   const timeoutMs = opts.timeoutMs ?? REMOTE_OP_TIMEOUT_MS;
   return remoteOpsOver(async (accountId, op) => {
     const ac = new AbortController();
@@ -25,11 +28,18 @@ export function trackedRemoteOps(fmgr: FmgrTracker, opts: { timeoutMs?: number; 
       const t = await fmgr.waitUntilSettled(submitted.id, ac.signal);
       const failed = failedItemReason(op.op, t.items);
       if (failed) throw new RemoteOpError('fmgr-failed', failed);
-      if (t.tracking !== 'done') throw new RemoteOpError('fmgr-failed', `Fmgr ${op.op} task ${t.persistentId} ended ${t.tracking}${t.error ? `: ${t.error.message}` : ''}`);
+      if (t.tracking !== 'done')
+        throw new RemoteOpError(
+          'fmgr-failed',
+          `Fmgr ${op.op} task ${t.persistentId} ended ${t.tracking}${t.error ? `: ${t.error.message}` : ''}`,
+        );
     } catch (e) {
       if (e instanceof RemoteOpError) throw e;
       if (e instanceof TaskError && e.code === 'aborted') {
-        throw new RemoteOpError('fmgr-timeout', `Fmgr ${op.op} did not finish within ${timeoutMs} ms or the app closed; the task is still followed`);
+        throw new RemoteOpError(
+          'fmgr-timeout',
+          `Fmgr ${op.op} did not finish within ${timeoutMs} ms or the app closed; the task is still followed`,
+        );
       }
       throw new RemoteOpError('fmgr-failed', e instanceof Error ? e.message : String(e));
     } finally {

@@ -35,7 +35,12 @@ export class UploadFollowUp {
     try {
       this.d.fmgr.trackUpload(rec.accountId, rec.returnBody);
     } catch (e) {
-      this.d.problem({ code: e instanceof TaskError ? e.code : 'fmgr-track-failed', message: `the Fmgr task started by the upload of ${rec.key} cannot be followed: ${(e as Error).message}`, transferId, key: rec.key });
+      this.d.problem({
+        code: e instanceof TaskError ? e.code : 'fmgr-track-failed',
+        message: `the Fmgr task started by the upload of ${rec.key} cannot be followed: ${(e as Error).message}`,
+        transferId,
+        key: rec.key,
+      });
     }
   }
 
@@ -43,7 +48,14 @@ export class UploadFollowUp {
     const root = this.d.roots.getRoot(rootId);
     if (!root) return;
     const account = this.d.accounts.get(root.accountId);
-    this.d.vcaRequests.request({ accountId: root.accountId, bucket: root.bucket, key, downloadDomain: account?.downloadDomain ?? null, origin: 'watch', rootId });
+    this.d.vcaRequests.request({
+      accountId: root.accountId,
+      bucket: root.bucket,
+      key,
+      downloadDomain: account?.downloadDomain ?? null,
+      origin: 'watch',
+      rootId,
+    });
   }
 
   /** Resumes the stored VCA requests (core open). */

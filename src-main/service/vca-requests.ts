@@ -53,7 +53,13 @@ export class VcaRequestQueue {
     try {
       rec = this.d.repo.add(r, this.now());
     } catch (e) {
-      this.d.problem({ code: 'vca-request-not-stored', message: `no VCA job for ${r.key}: the request could not be stored (${(e as Error).message})`, key: r.key, rootId: r.rootId ?? undefined, transferId: r.transferId ?? undefined });
+      this.d.problem({
+        code: 'vca-request-not-stored',
+        message: `no VCA job for ${r.key}: the request could not be stored (${(e as Error).message})`,
+        key: r.key,
+        rootId: r.rootId ?? undefined,
+        transferId: r.transferId ?? undefined,
+      });
       return;
     }
     this.attempt(rec.id);
@@ -85,10 +91,13 @@ export class VcaRequestQueue {
     if (this.d.signal.aborted) return;
     const old = this.timers.get(id);
     if (old) clearTimeout(old);
-    const t = setTimeout(() => {
-      this.timers.delete(id);
-      this.attempt(id);
-    }, Math.max(0, atMs - this.now()));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(id);
+        this.attempt(id);
+      },
+      Math.max(0, atMs - this.now()),
+    );
     this.timers.set(id, t);
   }
 
@@ -97,7 +106,11 @@ export class VcaRequestQueue {
     const p = this.run(id)
       .catch((e: unknown) => {
         // Storage failed while recording the outcome: say so; the row is as it was.
-        if (!this.d.signal.aborted) this.d.problem({ code: 'vca-request-failed', message: `a VCA job request could not be updated: ${(e as Error).message}` });
+        if (!this.d.signal.aborted)
+          this.d.problem({
+            code: 'vca-request-failed',
+            message: `a VCA job request could not be updated: ${(e as Error).message}`,
+          });
       })
       .finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, p);
@@ -109,13 +122,23 @@ export class VcaRequestQueue {
     const about = { key: r.key, rootId: r.rootId ?? undefined, transferId: r.transferId ?? undefined };
     const domain = this.d.accounts.get(r.accountId)?.downloadDomain ?? r.downloadDomain;
     if (!domain) {
-      this.fail(r, { code: 'vca-no-download-domain', message: 'the account has no download domain; set one in the account settings' }, about);
+      this.fail(
+        r,
+        {
+          code: 'vca-no-download-domain',
+          message: 'the account has no download domain; set one in the account settings',
+        },
+        about,
+      );
       return;
     }
     try {
       const source = objectAccessUrl(domain, r.key);
       this.d.repo.setSource(r.id, domain, source, this.now());
-      await this.d.vca.create({ accountId: r.accountId, bucket: r.bucket, source, origin: r.origin, transferId: r.transferId ?? undefined }, this.d.signal);
+      await this.d.vca.create(
+        { accountId: r.accountId, bucket: r.bucket, source, origin: r.origin, transferId: r.transferId ?? undefined },
+        this.d.signal,
+      );
     } catch (e) {
       const f = classify(e);
       if (f.cls === 'aborted' || this.d.signal.aborted) return; // stays pending: the next open tries again
@@ -126,18 +149,31 @@ export class VcaRequestQueue {
     this.d.repo.remove(r.id);
   }
 
-  private fail(r: VcaRequestRecord, f: { code: string; message: string }, about: Omit<CoreProblem, 'code' | 'message'>): void {
+  private fail(
+    r: VcaRequestRecord,
+    f: { code: string; message: string },
+    about: Omit<CoreProblem, 'code' | 'message'>,
+  ): void {
     this.d.repo.fail(r.id, f, this.now());
     this.d.problem({ ...about, code: f.code, message: `no VCA job for ${r.key}: ${f.message}` });
   }
 
   private retryLater(r: VcaRequestRecord, f: PollFailure, about: Omit<CoreProblem, 'code' | 'message'>): void {
     const attempts = r.attempts + 1;
-    const delayMs = nextPollDelayMs(this.policy, { polls: attempts, consecutiveErrors: attempts, push: false }, this.random);
+    const delayMs = nextPollDelayMs(
+      this.policy,
+      { polls: attempts, consecutiveErrors: attempts, push: false },
+      this.random,
+    );
     const now = this.now();
     const next = this.d.repo.retryLater(r.id, f, now + delayMs, now);
     if (!next) return;
-    if (attempts === 1) this.d.problem({ ...about, code: f.code, message: `the VCA job for ${r.key} is not created yet and will be asked for again: ${f.message}` });
+    if (attempts === 1)
+      this.d.problem({
+        ...about,
+        code: f.code,
+        message: `the VCA job for ${r.key} is not created yet and will be asked for again: ${f.message}`,
+      });
     this.schedule(r.id, next.nextAttemptAt);
   }
 }

@@ -7,15 +7,7 @@ export const MiB = 1024 * KiB;
 export const GiB = 1024 * MiB;
 
 export type TransferState =
-  | 'queued'
-  | 'hashing'
-  | 'uploading'
-  | 'paused'
-  | 'completing'
-  | 'done'
-  | 'failed'
-  | 'canceled'
-  | 'skipped';
+  'queued' | 'hashing' | 'uploading' | 'paused' | 'completing' | 'done' | 'failed' | 'canceled' | 'skipped';
 
 export const TERMINAL_TRANSFER_STATES: readonly TransferState[] = ['done', 'failed', 'canceled', 'skipped'];
 

@@ -47,7 +47,8 @@ export function schemaVersion(db: Db): number {
 export function migrate(db: Db, migrations: readonly Migration[], target?: number): void {
   const sorted = [...migrations].sort((a, b) => a.version - b.version);
   sorted.forEach((m, i) => {
-    if (m.version !== i + 1) throw new MigrationError(`migrations must be numbered 1, 2, 3…; found ${m.version} at position ${i + 1}`);
+    if (m.version !== i + 1)
+      throw new MigrationError(`migrations must be numbered 1, 2, 3…; found ${m.version} at position ${i + 1}`);
   });
   const latest = sorted.length;
   const current = schemaVersion(db);

@@ -79,7 +79,8 @@ const STATE_SET: ReadonlySet<string> = new Set(SYNC_FILE_STATES);
 
 function rootFromRow(r: RootRow): WatchRootRecord {
   const options: unknown = JSON.parse(r.options_json);
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new SyncRepoError('bad-row', `watch root ${r.id}: options_json is not a JSON object`);
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new SyncRepoError('bad-row', `watch root ${r.id}: options_json is not a JSON object`);
   return {
     id: r.id,
     path: r.path,
@@ -111,7 +112,8 @@ function fileFromRow(r: FileRow): SyncFileRecord {
   };
 }
 
-const FILE_COLS = 'rel_path, size, mtime_ms, etag, remote_key, state, transfer_id, error_code, error_message, missing_since';
+const FILE_COLS =
+  'rel_path, size, mtime_ms, etag, remote_key, state, transfer_id, error_code, error_message, missing_since';
 
 export class SyncRepo {
   private readonly s: {
@@ -136,7 +138,9 @@ export class SyncRepo {
       del: db.prepare('DELETE FROM sync_files WHERE root_id = ? AND rel_path = ?'),
       get: db.prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND rel_path = ?`),
       byTransfer: db.prepare(`SELECT root_id, ${FILE_COLS} FROM sync_files WHERE transfer_id = ?`),
-      missingBySize: db.prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND state = 'missing' AND size = ?`),
+      missingBySize: db.prepare(
+        `SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND state = 'missing' AND size = ?`,
+      ),
       all: db.prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ?`),
     };
   }
@@ -157,22 +161,39 @@ export class SyncRepo {
     return r && rootFromRow(r);
   }
 
-  addRoot(a: { path: string; accountId: number; bucket: string; prefix: string; options: Record<string, unknown> }): WatchRootRecord {
+  addRoot(a: {
+    path: string;
+    accountId: number;
+    bucket: string;
+    prefix: string;
+    options: Record<string, unknown>;
+  }): WatchRootRecord {
     const now = this.now();
     try {
       const info = this.db
-        .prepare('INSERT INTO watch_roots (path, account_id, bucket, prefix, options_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO watch_roots (path, account_id, bucket, prefix, options_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
         .run(a.path, a.accountId, a.bucket, a.prefix, JSON.stringify(a.options), now, now);
       return this.getRoot(Number(info.lastInsertRowid))!;
     } catch (e) {
-      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new SyncRepoError('root-exists', `${a.path} is already a watched folder`);
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE')
+        throw new SyncRepoError('root-exists', `${a.path} is already a watched folder`);
       throw e;
     }
   }
 
   updateRoot(
     id: number,
-    patch: Partial<{ accountId: number; bucket: string; prefix: string; options: Record<string, unknown>; paused: boolean; unavailableReason: string | null; lastScanAt: number }>,
+    patch: Partial<{
+      accountId: number;
+      bucket: string;
+      prefix: string;
+      options: Record<string, unknown>;
+      paused: boolean;
+      unavailableReason: string | null;
+      lastScanAt: number;
+    }>,
   ): WatchRootRecord {
     const sets: string[] = [];
     const vals: unknown[] = [];
@@ -230,7 +251,9 @@ export class SyncRepo {
   filesUnder(rootId: number, relDir: string): SyncFileRecord[] {
     if (relDir === '') return [...this.loadIndex(rootId).values()];
     const rows = this.db
-      .prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND (rel_path = ? OR (rel_path >= ? AND rel_path < ?))`)
+      .prepare(
+        `SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND (rel_path = ? OR (rel_path >= ? AND rel_path < ?))`,
+      )
       .all(rootId, relDir, `${relDir}/`, `${relDir}0`) as FileRow[];
     return rows.map(fileFromRow);
   }
@@ -247,12 +270,18 @@ export class SyncRepo {
   }
 
   missingSince(rootId: number, beforeMs: number): SyncFileRecord[] {
-    return (this.db.prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND state = 'missing' AND missing_since <= ?`).all(rootId, beforeMs) as FileRow[]).map(fileFromRow);
+    return (
+      this.db
+        .prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND state = 'missing' AND missing_since <= ?`)
+        .all(rootId, beforeMs) as FileRow[]
+    ).map(fileFromRow);
   }
 
   countByState(rootId: number): Record<SyncFileState, number> {
     const out = Object.fromEntries(SYNC_FILE_STATES.map((s) => [s, 0])) as Record<SyncFileState, number>;
-    for (const r of this.db.prepare('SELECT state, COUNT(*) AS n FROM sync_files WHERE root_id = ? GROUP BY state').all(rootId) as Array<{ state: string; n: number }>) {
+    for (const r of this.db
+      .prepare('SELECT state, COUNT(*) AS n FROM sync_files WHERE root_id = ? GROUP BY state')
+      .all(rootId) as Array<{ state: string; n: number }>) {
       if (STATE_SET.has(r.state)) out[r.state as SyncFileState] = r.n;
     }
     return out;

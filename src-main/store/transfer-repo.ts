@@ -44,7 +44,17 @@ interface BlockRow {
   unit_sha1s: Buffer;
 }
 
-const STATES: ReadonlySet<string> = new Set(['queued', 'hashing', 'uploading', 'paused', 'completing', 'done', 'failed', 'canceled', 'skipped']);
+const STATES: ReadonlySet<string> = new Set([
+  'queued',
+  'hashing',
+  'uploading',
+  'paused',
+  'completing',
+  'done',
+  'failed',
+  'canceled',
+  'skipped',
+]);
 const SOURCES: ReadonlySet<string> = new Set(['watch', 'manual', 'cli']);
 
 export class StoreDataError extends Error {
@@ -124,21 +134,44 @@ export class SqliteTransferStore implements EngineStore {
        VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
     );
     this.byId = db.prepare('SELECT * FROM transfers WHERE id = ?');
-    this.blocksOf = db.prepare('SELECT idx, size, next_offset, last_ctx, ctx_time_ms, unit_sha1s FROM blocks WHERE transfer_id = ? ORDER BY idx');
-    this.commit = db.prepare('UPDATE blocks SET next_offset = ?, last_ctx = ?, ctx_time_ms = ?, unit_sha1s = ? WHERE transfer_id = ? AND idx = ?');
-    this.clearBlock = db.prepare(`UPDATE blocks SET next_offset = 0, last_ctx = NULL, ctx_time_ms = NULL, unit_sha1s = x'' WHERE transfer_id = ? AND idx = ?`);
+    this.blocksOf = db.prepare(
+      'SELECT idx, size, next_offset, last_ctx, ctx_time_ms, unit_sha1s FROM blocks WHERE transfer_id = ? ORDER BY idx',
+    );
+    this.commit = db.prepare(
+      'UPDATE blocks SET next_offset = ?, last_ctx = ?, ctx_time_ms = ?, unit_sha1s = ? WHERE transfer_id = ? AND idx = ?',
+    );
+    this.clearBlock = db.prepare(
+      `UPDATE blocks SET next_offset = 0, last_ctx = NULL, ctx_time_ms = NULL, unit_sha1s = x'' WHERE transfer_id = ? AND idx = ?`,
+    );
     this.dropBlocks = db.prepare('DELETE FROM blocks WHERE transfer_id = ?');
     this.addBlock = db.prepare('INSERT INTO blocks (transfer_id, idx, size) VALUES (?, ?, ?)');
     this.setBatch = db.prepare('UPDATE transfers SET batch = ?, size = ?, mtime_ms = ?, updated_at = ? WHERE id = ?');
-    this.addEvent = db.prepare('INSERT INTO event_log (at, level, kind, transfer_id, message, data_json) VALUES (?, ?, ?, ?, ?, ?)');
+    this.addEvent = db.prepare(
+      'INSERT INTO event_log (at, level, kind, transfer_id, message, data_json) VALUES (?, ?, ?, ?, ?, ?)',
+    );
   }
 
-  insertTransfers(requests: readonly TransferRequest[], defaults: { blockSize: number; conflict: ConflictPolicy }): number[] {
+  insertTransfers(
+    requests: readonly TransferRequest[],
+    defaults: { blockSize: number; conflict: ConflictPolicy },
+  ): number[] {
     const t = this.now();
     return this.db.transaction(() =>
       requests.map((r) => {
         const options: TransferOptions = { ...r.options, conflict: r.options?.conflict ?? defaults.conflict };
-        const info = this.insert.run(r.accountId, r.bucket, r.key, r.key, r.localPath, r.blockSize ?? defaults.blockSize, r.source, JSON.stringify(options), r.priority ?? 0, t, t);
+        const info = this.insert.run(
+          r.accountId,
+          r.bucket,
+          r.key,
+          r.key,
+          r.localPath,
+          r.blockSize ?? defaults.blockSize,
+          r.source,
+          JSON.stringify(options),
+          r.priority ?? 0,
+          t,
+          t,
+        );
         return Number(info.lastInsertRowid);
       }),
     )();
@@ -151,7 +184,9 @@ export class SqliteTransferStore implements EngineStore {
 
   listTransfers(states: readonly TransferState[], limit = -1): TransferRecord[] {
     if (states.length === 0) return [];
-    const rows = this.cached(`SELECT * FROM transfers WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id LIMIT ?`).all(...states, limit) as TransferRow[];
+    const rows = this.cached(
+      `SELECT * FROM transfers WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY priority DESC, id LIMIT ?`,
+    ).all(...states, limit) as TransferRow[];
     return rows.map(toRecord);
   }
 
@@ -189,7 +224,9 @@ export class SqliteTransferStore implements EngineStore {
 
   moveStates(from: readonly TransferState[], to: TransferState): number {
     if (from.length === 0) return 0;
-    return this.cached(`UPDATE transfers SET state = ?, updated_at = ? WHERE state IN (${from.map(() => '?').join(',')})`).run(to, this.now(), ...from).changes;
+    return this.cached(
+      `UPDATE transfers SET state = ?, updated_at = ? WHERE state IN (${from.map(() => '?').join(',')})`,
+    ).run(to, this.now(), ...from).changes;
   }
 
   listBlocks(transferId: number): BlockRecord[] {
@@ -203,7 +240,13 @@ export class SqliteTransferStore implements EngineStore {
     }));
   }
 
-  resetBlocks(transferId: number, batch: string, sizeBytes: number, mtimeMs: number, blockSizes: readonly number[]): void {
+  resetBlocks(
+    transferId: number,
+    batch: string,
+    sizeBytes: number,
+    mtimeMs: number,
+    blockSizes: readonly number[],
+  ): void {
     this.db.transaction(() => {
       this.dropBlocks.run(transferId);
       blockSizes.forEach((size, i) => this.addBlock.run(transferId, i, size));
@@ -215,7 +258,14 @@ export class SqliteTransferStore implements EngineStore {
     this.clearBlock.run(transferId, index);
   }
 
-  commitChunk(transferId: number, index: number, nextOffset: number, ctx: string, ctxTimeMs: number, unitSha1s: Buffer): void {
+  commitChunk(
+    transferId: number,
+    index: number,
+    nextOffset: number,
+    ctx: string,
+    ctxTimeMs: number,
+    unitSha1s: Buffer,
+  ): void {
     const r = this.commit.run(nextOffset, ctx, ctxTimeMs, unitSha1s, transferId, index);
     if (r.changes !== 1) throw new StoreDataError(`block ${index} of transfer ${transferId} is not in the database`);
   }
@@ -226,7 +276,9 @@ export class SqliteTransferStore implements EngineStore {
    */
   findLatest(accountId: number, bucket: string, requestedKey: string, localPath: string): TransferRecord | undefined {
     const row = this.db
-      .prepare('SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ? ORDER BY id DESC LIMIT 1')
+      .prepare(
+        'SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ? ORDER BY id DESC LIMIT 1',
+      )
       .get(accountId, bucket, requestedKey, localPath) as TransferRow | undefined;
     return row && toRecord(row);
   }
@@ -243,7 +295,20 @@ export class SqliteTransferStore implements EngineStore {
     })();
   }
 
-  logEvent(e: { level: 'info' | 'warn' | 'error'; kind: string; transferId?: number; message: string; data?: unknown }): void {
-    this.addEvent.run(this.now(), e.level, e.kind, e.transferId ?? null, e.message, e.data === undefined ? null : JSON.stringify(e.data));
+  logEvent(e: {
+    level: 'info' | 'warn' | 'error';
+    kind: string;
+    transferId?: number;
+    message: string;
+    data?: unknown;
+  }): void {
+    this.addEvent.run(
+      this.now(),
+      e.level,
+      e.kind,
+      e.transferId ?? null,
+      e.message,
+      e.data === undefined ? null : JSON.stringify(e.data),
+    );
   }
 }

@@ -76,7 +76,18 @@ export class VcaRequestsRepo {
         `INSERT INTO vca_requests (account_id, bucket, key, download_domain, transfer_id, root_id, origin, next_attempt_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(r.accountId, r.bucket, r.key, r.downloadDomain, r.transferId ?? null, r.rootId ?? null, r.origin, nowMs, nowMs, nowMs) as Row;
+      .get(
+        r.accountId,
+        r.bucket,
+        r.key,
+        r.downloadDomain,
+        r.transferId ?? null,
+        r.rootId ?? null,
+        r.origin,
+        nowMs,
+        nowMs,
+        nowMs,
+      ) as Row;
     return toRecord(row);
   }
 
@@ -87,19 +98,28 @@ export class VcaRequestsRepo {
 
   /** Every request, oldest first; `state` filters. */
   list(state?: VcaRequestRecord['state']): VcaRequestRecord[] {
-    const rows = (state === undefined
-      ? this.db.prepare('SELECT * FROM vca_requests ORDER BY id').all()
-      : this.db.prepare('SELECT * FROM vca_requests WHERE state = ? ORDER BY id').all(state)) as Row[];
+    const rows = (
+      state === undefined
+        ? this.db.prepare('SELECT * FROM vca_requests ORDER BY id').all()
+        : this.db.prepare('SELECT * FROM vca_requests WHERE state = ? ORDER BY id').all(state)
+    ) as Row[];
     return rows.map(toRecord);
   }
 
   /** Records the domain and source URL an attempt uses. */
   setSource(id: number, downloadDomain: string, sourceUrl: string, nowMs: number): void {
-    this.db.prepare('UPDATE vca_requests SET download_domain = ?, source_url = ?, updated_at = ? WHERE id = ?').run(downloadDomain, sourceUrl, nowMs, id);
+    this.db
+      .prepare('UPDATE vca_requests SET download_domain = ?, source_url = ?, updated_at = ? WHERE id = ?')
+      .run(downloadDomain, sourceUrl, nowMs, id);
   }
 
   /** A failed attempt that may succeed later: counted, error kept, due again at `nextAttemptAt`. */
-  retryLater(id: number, err: { code: string; message: string }, nextAttemptAt: number, nowMs: number): VcaRequestRecord | undefined {
+  retryLater(
+    id: number,
+    err: { code: string; message: string },
+    nextAttemptAt: number,
+    nowMs: number,
+  ): VcaRequestRecord | undefined {
     const r = this.db
       .prepare(
         `UPDATE vca_requests SET attempts = attempts + 1, next_attempt_at = ?, last_error_code = ?, last_error_message = ?, updated_at = ?

@@ -19,11 +19,23 @@
 
 export const MAX_KEY_BYTES = 750;
 
-export const TEMPLATE_PLACEHOLDERS = ['relpath', 'dir', 'name', 'stem', 'ext', 'yyyy', 'mm', 'dd', 'hh', 'date'] as const;
+export const TEMPLATE_PLACEHOLDERS = [
+  'relpath',
+  'dir',
+  'name',
+  'stem',
+  'ext',
+  'yyyy',
+  'mm',
+  'dd',
+  'hh',
+  'date',
+] as const;
 export type TemplatePlaceholder = (typeof TEMPLATE_PLACEHOLDERS)[number];
 
 /** Why a key cannot be used; code branches on this, the message is for people. */
-export type KeyRejectCode = 'empty' | 'too-long' | 'control-character' | 'invalid-unicode' | 'leading-slash' | 'empty-segment' | 'dot-segment';
+export type KeyRejectCode =
+  'empty' | 'too-long' | 'control-character' | 'invalid-unicode' | 'leading-slash' | 'empty-segment' | 'dot-segment';
 
 export type KeyResult = { ok: true; key: string } | { ok: false; code: KeyRejectCode; message: string };
 
@@ -50,7 +62,11 @@ export function checkKeyTemplate(template: string): string | undefined {
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
-function placeholderValues(relPath: string, mtimeMs: number, timeZone: 'local' | 'utc'): Record<TemplatePlaceholder, string> {
+function placeholderValues(
+  relPath: string,
+  mtimeMs: number,
+  timeZone: 'local' | 'utc',
+): Record<TemplatePlaceholder, string> {
   const slash = relPath.lastIndexOf('/');
   const dir = slash < 0 ? '' : relPath.slice(0, slash);
   const name = relPath.slice(slash + 1);
@@ -84,21 +100,47 @@ function placeholderValues(relPath: string, mtimeMs: number, timeZone: 'local' |
 export function validateKey(key: string): KeyResult {
   if (key.length === 0) return { ok: false, code: 'empty', message: 'the key is empty' };
   if (LONE_SURROGATE_RE.test(key) || key.includes('\uFFFD')) {
-    return { ok: false, code: 'invalid-unicode', message: 'the name is not valid Unicode (a file name that is not UTF-8?); rename the file' };
+    return {
+      ok: false,
+      code: 'invalid-unicode',
+      message: 'the name is not valid Unicode (a file name that is not UTF-8?); rename the file',
+    };
   }
   const ctl = /[\u0000-\u001f\u007f-\u009f]/.exec(key);
   if (ctl) {
     const cp = ctl[0].codePointAt(0) ?? 0;
-    return { ok: false, code: 'control-character', message: `the name contains control character U+${cp.toString(16).padStart(4, '0').toUpperCase()}; rename the file` };
+    return {
+      ok: false,
+      code: 'control-character',
+      message: `the name contains control character U+${cp.toString(16).padStart(4, '0').toUpperCase()}; rename the file`,
+    };
   }
   const bytes = Buffer.byteLength(key, 'utf8');
-  if (bytes > MAX_KEY_BYTES) return { ok: false, code: 'too-long', message: `the key is ${bytes} bytes of UTF-8; the limit is ${MAX_KEY_BYTES}; shorten the path or the prefix` };
-  if (key.startsWith('/')) return { ok: false, code: 'leading-slash', message: 'the key starts with "/"; remove the leading slash from the prefix or template' };
+  if (bytes > MAX_KEY_BYTES)
+    return {
+      ok: false,
+      code: 'too-long',
+      message: `the key is ${bytes} bytes of UTF-8; the limit is ${MAX_KEY_BYTES}; shorten the path or the prefix`,
+    };
+  if (key.startsWith('/'))
+    return {
+      ok: false,
+      code: 'leading-slash',
+      message: 'the key starts with "/"; remove the leading slash from the prefix or template',
+    };
   if (key.includes('//')) {
-    return { ok: false, code: 'empty-segment', message: 'the key has an empty path segment ("//"); check that the prefix and the template do not both add a "/"' };
+    return {
+      ok: false,
+      code: 'empty-segment',
+      message: 'the key has an empty path segment ("//"); check that the prefix and the template do not both add a "/"',
+    };
   }
   if (key.split('/').some((s) => s === '.' || s === '..')) {
-    return { ok: false, code: 'dot-segment', message: 'the key has a "." or ".." path segment; change the prefix or template' };
+    return {
+      ok: false,
+      code: 'dot-segment',
+      message: 'the key has a "." or ".." path segment; change the prefix or template',
+    };
   }
   return { ok: true, key };
 }
@@ -109,7 +151,8 @@ export function validateKey(key: string): KeyResult {
  */
 export function mapKey(relPath: string, mtimeMs: number, mapping: KeyMapping): KeyResult {
   const values = placeholderValues(relPath, mtimeMs, mapping.timeZone);
-  const render = (t: string) => t.replace(PLACEHOLDER_RE, (_m, name: string) => values[name as TemplatePlaceholder] ?? '');
+  const render = (t: string) =>
+    t.replace(PLACEHOLDER_RE, (_m, name: string) => values[name as TemplatePlaceholder] ?? '');
   const rendered = mapping.template
     .split('/')
     .filter((seg) => !(seg !== '' && seg.replace(PLACEHOLDER_RE, '') === '' && render(seg) === ''))

@@ -50,7 +50,12 @@ const optionsSchema = z.object({
   includeOnly: z.array(z.string().min(1)).default([]),
   includeHidden: z.boolean().default(false),
   symlinks: z.enum(['skip', 'follow']).default('skip'),
-  stabilityMs: z.number().int().min(0).max(24 * 3600_000).default(DEFAULT_STABILITY_MS),
+  stabilityMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 3600_000)
+    .default(DEFAULT_STABILITY_MS),
   conflict: z.enum(['skip', 'overwrite', 'rename']).default('overwrite'),
   localDelete: z.enum(['keep', 'delete-remote']).default('keep'),
   rename: z.enum(['server-side', 'upload']).default('server-side'),

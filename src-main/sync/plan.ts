@@ -35,7 +35,10 @@ export const MIN_MEASURED_SECONDS = 1;
  * The speed an estimate assumes: the measured throughput of this database's recent
  * transfers (bytes over seconds) when there is enough of it, else the default.
  */
-export function chooseEstimateSpeed(measured: { bytes: number; seconds: number } | undefined): { bytesPerSecond: number; source: 'measured' | 'default' } {
+export function chooseEstimateSpeed(measured: { bytes: number; seconds: number } | undefined): {
+  bytesPerSecond: number;
+  source: 'measured' | 'default';
+} {
   if (measured && measured.bytes >= MIN_MEASURED_BYTES && measured.seconds >= MIN_MEASURED_SECONDS) {
     return { bytesPerSecond: measured.bytes / measured.seconds, source: 'measured' };
   }
@@ -71,7 +74,8 @@ export async function planRoot(p: PlanInput): Promise<SyncPlan> {
     counts.ignoredFiles += dir.ignoredFiles;
     counts.ignoredBytes += dir.ignoredBytes;
     counts.problems.push(...dir.problems);
-    for (const pr of dir.problems) if (pr.code === 'permission-denied' || pr.code === 'unreadable') unreadable.push(pr.relPath);
+    for (const pr of dir.problems)
+      if (pr.code === 'permission-denied' || pr.code === 'unreadable') unreadable.push(pr.relPath);
     for (const f of dir.files) {
       seen.add(f.relPath);
       const row = index.get(f.relPath);
@@ -86,7 +90,11 @@ export async function planRoot(p: PlanInput): Promise<SyncPlan> {
         counts.unchangedBytes += f.size;
         continue;
       }
-      const mapped = mapKey(f.relPath, f.mtimeMs, { prefix: p.prefix, template: p.options.keyTemplate, timeZone: p.options.templateTimeZone });
+      const mapped = mapKey(f.relPath, f.mtimeMs, {
+        prefix: p.prefix,
+        template: p.options.keyTemplate,
+        timeZone: p.options.templateTimeZone,
+      });
       if (!mapped.ok) {
         counts.rejectedFiles++;
         counts.rejected.push({ relPath: f.relPath, code: mapped.code, message: mapped.message });
@@ -110,12 +118,16 @@ export async function planRoot(p: PlanInput): Promise<SyncPlan> {
   // Renames: a new file with the size and etag of a missing uploaded row (only then is a file read).
   const candidates = new Map<number, Set<string>>();
   if (p.remoteAvailable && p.options.rename === 'server-side') {
-    for (const r of missing) if (r.etag && r.remoteKey) candidates.set(r.size, (candidates.get(r.size) ?? new Set()).add(r.etag));
+    for (const r of missing)
+      if (r.etag && r.remoteKey) candidates.set(r.size, (candidates.get(r.size) ?? new Set()).add(r.etag));
   }
   for (const f of newBySize) {
     const etags = candidates.get(f.size);
     if (etags) {
-      const etag = await etagOfFile(path.join(p.root, ...f.relPath.split('/'))).then((x) => x.etag, () => null);
+      const etag = await etagOfFile(path.join(p.root, ...f.relPath.split('/'))).then(
+        (x) => x.etag,
+        () => null,
+      );
       if (etag && etags.has(etag)) {
         etags.delete(etag);
         counts.renamedFiles++;

@@ -16,7 +16,10 @@ import type { ScanProblem, ScannedFile } from './scanner';
  */
 export type FileClass = 'new' | 'changed' | 'unchanged' | 'retry' | 'in-flight' | 'rejected';
 
-export function sameContent(row: Pick<SyncFileRecord, 'size' | 'mtimeMs'>, f: Pick<ScannedFile, 'size' | 'mtimeMs'>): boolean {
+export function sameContent(
+  row: Pick<SyncFileRecord, 'size' | 'mtimeMs'>,
+  f: Pick<ScannedFile, 'size' | 'mtimeMs'>,
+): boolean {
   return row.size === f.size && row.mtimeMs === f.mtimeMs;
 }
 
@@ -25,7 +28,11 @@ export function sameContent(row: Pick<SyncFileRecord, 'size' | 'mtimeMs'>, f: Pi
  * not know it, e.g. another database). A row in `queued` whose transfer ended is judged
  * by how it ended.
  */
-export function classifyFile(row: SyncFileRecord | undefined, f: ScannedFile, transferState?: TransferState | 'unknown'): FileClass {
+export function classifyFile(
+  row: SyncFileRecord | undefined,
+  f: ScannedFile,
+  transferState?: TransferState | 'unknown',
+): FileClass {
   if (!row) return 'new';
   switch (row.state) {
     case 'missing':
@@ -34,7 +41,8 @@ export function classifyFile(row: SyncFileRecord | undefined, f: ScannedFile, tr
       return 'rejected';
     case 'queued': {
       if (row.transferId === null || transferState === 'unknown') return sameContent(row, f) ? 'retry' : 'changed';
-      if (transferState === undefined || !['done', 'failed', 'canceled', 'skipped'].includes(transferState)) return 'in-flight';
+      if (transferState === undefined || !['done', 'failed', 'canceled', 'skipped'].includes(transferState))
+        return 'in-flight';
       if (!sameContent(row, f)) return 'changed';
       return transferState === 'failed' ? 'retry' : 'unchanged';
     }

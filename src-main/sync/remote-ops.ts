@@ -11,7 +11,13 @@ import type { FmgrOp } from '../protocol/fops';
  */
 export interface RemoteOps {
   deleteObject(a: { accountId: number; bucket: string; key: string }): Promise<void>;
-  relocateObject(a: { accountId: number; bucket: string; fromKey: string; toKey: string; mode: 'copy' | 'move' }): Promise<void>;
+  relocateObject(a: {
+    accountId: number;
+    bucket: string;
+    fromKey: string;
+    toKey: string;
+    mode: 'copy' | 'move';
+  }): Promise<void>;
 }
 
 export class RemoteOpError extends Error {
@@ -27,9 +33,14 @@ export class RemoteOpError extends Error {
 const FAILED_ITEM_CODES: ReadonlySet<number> = new Set([2, 18, 19, 20]);
 
 /** The first failed item of an Fmgr status, as the reason a remote op failed (also used by service/tracked-remote-ops.ts). */
-export function failedItemReason(op: string, items: ReadonlyArray<{ code: number; error?: string | null; desc?: string; description?: string }>): string | undefined {
+export function failedItemReason(
+  op: string,
+  items: ReadonlyArray<{ code: number; error?: string | null; desc?: string; description?: string }>,
+): string | undefined {
   const failed = items.find((i) => FAILED_ITEM_CODES.has(i.code));
-  return failed && `Fmgr ${op} failed: ${failed.error || failed.desc || failed.description || `item code ${failed.code}`}`;
+  return (
+    failed && `Fmgr ${op} failed: ${failed.error || failed.desc || failed.description || `item code ${failed.code}`}`
+  );
 }
 
 /**
@@ -37,7 +48,10 @@ export function failedItemReason(op: string, items: ReadonlyArray<{ code: number
  * is done (pollMs apart, at most timeoutMs). Rejects with RemoteOpError when an item failed.
  * One client per account: `clientFor(accountId)`.
  */
-export function fmgrRemoteOps(clientFor: (accountId: number) => MgrClient, opts: { pollMs?: number; timeoutMs?: number } = {}): RemoteOps {
+export function fmgrRemoteOps(
+  clientFor: (accountId: number) => MgrClient,
+  opts: { pollMs?: number; timeoutMs?: number } = {},
+): RemoteOps {
   const pollMs = opts.pollMs ?? 500;
   const timeoutMs = opts.timeoutMs ?? 120_000;
   async function run(accountId: number, op: FmgrOp): Promise<void> {
@@ -48,8 +62,16 @@ export function fmgrRemoteOps(clientFor: (accountId: number) => MgrClient, opts:
       const st = await client.fmgrStatus(persistentId);
       const failed = failedItemReason(op.op, st.items);
       if (failed) throw new RemoteOpError('fmgr-failed', failed);
-      if (FMGR_TERMINAL_TASK_CODES.has(st.code) || (st.items.length > 0 && st.items.every((i) => FMGR_DONE_ITEM_CODES.has(i.code)))) return;
-      if (Date.now() > deadline) throw new RemoteOpError('fmgr-timeout', `Fmgr ${op.op} task ${persistentId} did not finish within ${timeoutMs} ms`);
+      if (
+        FMGR_TERMINAL_TASK_CODES.has(st.code) ||
+        (st.items.length > 0 && st.items.every((i) => FMGR_DONE_ITEM_CODES.has(i.code)))
+      )
+        return;
+      if (Date.now() > deadline)
+        throw new RemoteOpError(
+          'fmgr-timeout',
+          `Fmgr ${op.op} task ${persistentId} did not finish within ${timeoutMs} ms`,
+        );
       await new Promise((r) => setTimeout(r, pollMs));
     }
   }
@@ -60,6 +82,7 @@ export function fmgrRemoteOps(clientFor: (accountId: number) => MgrClient, opts:
 export function remoteOpsOver(run: (accountId: number, op: FmgrOp) => Promise<void>): RemoteOps {
   return {
     deleteObject: (a) => run(a.accountId, { op: 'delete', bucket: a.bucket, key: a.key }),
-    relocateObject: (a) => run(a.accountId, { op: a.mode, srcBucket: a.bucket, srcKey: a.fromKey, bucket: a.bucket, key: a.toKey }),
+    relocateObject: (a) =>
+      run(a.accountId, { op: a.mode, srcBucket: a.bucket, srcKey: a.fromKey, bucket: a.bucket, key: a.toKey }),
   };
 }

@@ -8,7 +8,13 @@ import path from 'node:path';
  * The data folder inside a root is allowed: it is left out of that root (see `excludedDirs`).
  */
 
-export type RootRefusalCode = 'root-missing' | 'root-not-a-folder' | 'root-inside-root' | 'root-contains-root' | 'root-inside-data-folder' | 'root-is-data-folder';
+export type RootRefusalCode =
+  | 'root-missing'
+  | 'root-not-a-folder'
+  | 'root-inside-root'
+  | 'root-contains-root'
+  | 'root-inside-data-folder'
+  | 'root-is-data-folder';
 
 export class RootRefusedError extends Error {
   override readonly name = 'RootRefusedError';
@@ -39,25 +45,49 @@ async function resolveExisting(p: string): Promise<string> {
  * folder. Returns the resolved path, and the data folder relative to it ('/' form) when the
  * data folder lies inside it.
  */
-export async function checkNewRoot(folder: string, existingRoots: readonly string[], dataDir: string | undefined): Promise<{ root: string; excludedDirs: string[] }> {
+export async function checkNewRoot(
+  folder: string,
+  existingRoots: readonly string[],
+  dataDir: string | undefined,
+): Promise<{ root: string; excludedDirs: string[] }> {
   let root: string;
   try {
     root = await realpath(folder);
   } catch {
     throw new RootRefusedError('root-missing', `the folder ${folder} does not exist; create it or check the path`);
   }
-  if (!(await stat(root)).isDirectory()) throw new RootRefusedError('root-not-a-folder', `${folder} is a file, not a folder; watch the folder that holds it`);
+  if (!(await stat(root)).isDirectory())
+    throw new RootRefusedError(
+      'root-not-a-folder',
+      `${folder} is a file, not a folder; watch the folder that holds it`,
+    );
   for (const other of existingRoots) {
     const o = await resolveExisting(other);
     if (o === root) continue; // the same root again: the caller reuses it
-    if (isInside(root, o)) throw new RootRefusedError('root-inside-root', `${folder} is inside the watched folder ${other}; its files are already uploaded from there`);
-    if (isInside(o, root)) throw new RootRefusedError('root-contains-root', `${folder} contains the watched folder ${other}; remove that root first or watch a different folder`);
+    if (isInside(root, o))
+      throw new RootRefusedError(
+        'root-inside-root',
+        `${folder} is inside the watched folder ${other}; its files are already uploaded from there`,
+      );
+    if (isInside(o, root))
+      throw new RootRefusedError(
+        'root-contains-root',
+        `${folder} contains the watched folder ${other}; remove that root first or watch a different folder`,
+      );
   }
   const excludedDirs: string[] = [];
   if (dataDir !== undefined) {
     const data = await resolveExisting(dataDir);
-    if (data === root) throw new RootRefusedError('root-is-data-folder', `${folder} is Blocklift's own data folder; choose another folder to watch`);
-    if (isInside(root, data)) throw new RootRefusedError('root-inside-data-folder', `${folder} is inside Blocklift's data folder ${dataDir}; choose a folder outside it`);
+    if (data === root)
+      throw new RootRefusedError(
+        'root-is-data-folder',
+        `${folder} is Blocklift's own data folder; choose another folder to watch`,
+      );
+    if (isInside(root, data))
+      throw new RootRefusedError(
+        'root-inside-data-folder',
+        `${folder} is inside Blocklift's data folder ${dataDir}; choose a folder outside it`,
+      );
     if (isInside(data, root)) excludedDirs.push(path.relative(root, data).split(path.sep).join('/'));
   }
   return { root, excludedDirs };

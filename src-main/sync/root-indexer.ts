@@ -61,7 +61,11 @@ export class RootIndexer {
    * the root's loaded index when the caller has it (a full scan); otherwise rows are read
    * one by one. Adds to `counts` and returns it.
    */
-  async admit(files: readonly ScannedFile[], index?: Map<string, SyncFileRecord>, counts: ScanCounts = emptyCounts()): Promise<ScanCounts> {
+  async admit(
+    files: readonly ScannedFile[],
+    index?: Map<string, SyncFileRecord>,
+    counts: ScanCounts = emptyCounts(),
+  ): Promise<ScanCounts> {
     const toQueue: Array<{ file: ScannedFile; key: string; orphan: boolean }> = [];
     const settle: SyncFileRecord[] = [];
     const unique = new Map<string, ScannedFile>();
@@ -80,17 +84,44 @@ export class RootIndexer {
         counts.unchangedBytes += f.size;
         if (row && (row.state === 'missing' || row.state === 'queued')) {
           const done = row.state === 'queued' && row.transferId !== null ? this.d.queue.get(row.transferId) : undefined;
-          settle.push({ ...row, state: done?.state === 'skipped' || done?.state === 'canceled' ? 'skipped' : 'uploaded', etag: done?.etag ?? row.etag, remoteKey: done?.key ?? row.remoteKey, missingSince: null });
+          settle.push({
+            ...row,
+            state: done?.state === 'skipped' || done?.state === 'canceled' ? 'skipped' : 'uploaded',
+            etag: done?.etag ?? row.etag,
+            remoteKey: done?.key ?? row.remoteKey,
+            missingSince: null,
+          });
         }
         continue;
       }
-      const mapped = mapKey(f.relPath, f.mtimeMs, { prefix: this.d.root.prefix, template: this.d.options.keyTemplate, timeZone: this.d.options.templateTimeZone });
+      const mapped = mapKey(f.relPath, f.mtimeMs, {
+        prefix: this.d.root.prefix,
+        template: this.d.options.keyTemplate,
+        timeZone: this.d.options.templateTimeZone,
+      });
       if (!mapped.ok) {
         counts.rejectedFiles++;
         counts.rejected.push({ relPath: f.relPath, code: mapped.code, message: mapped.message });
         if (row?.state !== 'rejected' || row.errorCode !== mapped.code) {
-          settle.push({ relPath: f.relPath, size: f.size, mtimeMs: f.mtimeMs, etag: null, remoteKey: null, state: 'rejected', transferId: null, errorCode: mapped.code, errorMessage: mapped.message, missingSince: null });
-          this.d.emit({ type: 'rejected', rootId: this.d.root.id, relPath: f.relPath, code: mapped.code, message: mapped.message });
+          settle.push({
+            relPath: f.relPath,
+            size: f.size,
+            mtimeMs: f.mtimeMs,
+            etag: null,
+            remoteKey: null,
+            state: 'rejected',
+            transferId: null,
+            errorCode: mapped.code,
+            errorMessage: mapped.message,
+            missingSince: null,
+          });
+          this.d.emit({
+            type: 'rejected',
+            rootId: this.d.root.id,
+            relPath: f.relPath,
+            code: mapped.code,
+            message: mapped.message,
+          });
         }
         continue;
       }
@@ -147,11 +178,16 @@ export class RootIndexer {
       key,
       localPath: this.abs(file.relPath),
       source: 'watch',
-      options: { conflict: options.conflict, ...(options.deadlineDays !== undefined ? { deadlineDays: options.deadlineDays } : {}) },
+      options: {
+        conflict: options.conflict,
+        ...(options.deadlineDays !== undefined ? { deadlineDays: options.deadlineDays } : {}),
+      },
     }));
     const ids = this.d.repo.transaction(() => {
       this.d.repo.putFiles(root.id, rows);
-      const out: number[] = requests.map((r, i) => (items[i]?.orphan ? (this.d.repo.findUnfinishedTransfer(r) ?? -1) : -1));
+      const out: number[] = requests.map((r, i) =>
+        items[i]?.orphan ? (this.d.repo.findUnfinishedTransfer(r) ?? -1) : -1,
+      );
       const fresh = requests.filter((_, i) => out[i] === -1);
       const freshIds = fresh.length ? this.d.queue.enqueue(fresh) : [];
       let k = 0;
@@ -160,14 +196,25 @@ export class RootIndexer {
       this.d.repo.putFiles(root.id, rows);
       return out;
     });
-    this.d.emit({ type: 'queued', rootId: root.id, files: items.map(({ file, key }, i) => ({ relPath: file.relPath, key, size: file.size, transferId: ids[i] ?? -1 })) });
+    this.d.emit({
+      type: 'queued',
+      rootId: root.id,
+      files: items.map(({ file, key }, i) => ({
+        relPath: file.relPath,
+        key,
+        size: file.size,
+        transferId: ids[i] ?? -1,
+      })),
+    });
   }
 
   /** A new file with the size and etag of a missing uploaded row: copy or move it on the service instead of uploading. */
   private async tryRename(f: ScannedFile, newKey: string): Promise<boolean> {
     const { remote, options, root } = this.d;
     if (!remote || options.rename !== 'server-side') return false;
-    const candidates = this.d.repo.missingWithSize(root.id, f.size).filter((r) => r.etag !== null && r.remoteKey !== null);
+    const candidates = this.d.repo
+      .missingWithSize(root.id, f.size)
+      .filter((r) => r.etag !== null && r.remoteKey !== null);
     if (candidates.length === 0) return false;
     let etag: string;
     try {
@@ -180,15 +227,49 @@ export class RootIndexer {
     const mode = options.localDelete === 'delete-remote' ? 'move' : 'copy';
     if (old.remoteKey !== newKey) {
       try {
-        await remote.relocateObject({ accountId: root.accountId, bucket: root.bucket, fromKey: old.remoteKey, toKey: newKey, mode });
+        await remote.relocateObject({
+          accountId: root.accountId,
+          bucket: root.bucket,
+          fromKey: old.remoteKey,
+          toKey: newKey,
+          mode,
+        });
       } catch (e) {
-        this.d.emit({ type: 'problem', rootId: root.id, relPath: f.relPath, code: 'rename-failed', message: `server-side ${mode} from ${old.remoteKey} failed (${(e as Error).message}); uploading instead` });
+        this.d.emit({
+          type: 'problem',
+          rootId: root.id,
+          relPath: f.relPath,
+          code: 'rename-failed',
+          message: `server-side ${mode} from ${old.remoteKey} failed (${(e as Error).message}); uploading instead`,
+        });
         return false;
       }
     }
     this.d.repo.deleteFiles(root.id, [old.relPath]);
-    this.d.repo.putFiles(root.id, [{ relPath: f.relPath, size: f.size, mtimeMs: f.mtimeMs, etag, remoteKey: newKey, state: 'uploaded', transferId: null, errorCode: null, errorMessage: null, missingSince: null }]);
-    this.d.emit({ type: 'file-done', rootId: root.id, relPath: f.relPath, key: newKey, etag, size: f.size, status: mode === 'move' ? 'moved' : 'copied', from: old.relPath });
+    this.d.repo.putFiles(root.id, [
+      {
+        relPath: f.relPath,
+        size: f.size,
+        mtimeMs: f.mtimeMs,
+        etag,
+        remoteKey: newKey,
+        state: 'uploaded',
+        transferId: null,
+        errorCode: null,
+        errorMessage: null,
+        missingSince: null,
+      },
+    ]);
+    this.d.emit({
+      type: 'file-done',
+      rootId: root.id,
+      relPath: f.relPath,
+      key: newKey,
+      etag,
+      size: f.size,
+      status: mode === 'move' ? 'moved' : 'copied',
+      from: old.relPath,
+    });
     return true;
   }
 
@@ -217,13 +298,33 @@ export class RootIndexer {
     for (const r of rows) {
       if (options.localDelete === 'delete-remote' && r.remoteKey !== null && r.etag !== null) {
         if (!remote) {
-          this.d.emit({ type: 'problem', rootId: root.id, relPath: r.relPath, code: 'delete-not-wired', message: `${r.relPath} was deleted locally but remote deletes are not available here; ${r.remoteKey} is kept` });
+          this.d.emit({
+            type: 'problem',
+            rootId: root.id,
+            relPath: r.relPath,
+            code: 'delete-not-wired',
+            message: `${r.relPath} was deleted locally but remote deletes are not available here; ${r.remoteKey} is kept`,
+          });
         } else {
           try {
             await remote.deleteObject({ accountId: root.accountId, bucket: root.bucket, key: r.remoteKey });
-            this.d.emit({ type: 'file-done', rootId: root.id, relPath: r.relPath, key: r.remoteKey, etag: r.etag, size: r.size, status: 'deleted' });
+            this.d.emit({
+              type: 'file-done',
+              rootId: root.id,
+              relPath: r.relPath,
+              key: r.remoteKey,
+              etag: r.etag,
+              size: r.size,
+              status: 'deleted',
+            });
           } catch (e) {
-            this.d.emit({ type: 'problem', rootId: root.id, relPath: r.relPath, code: 'delete-failed', message: `deleting ${r.remoteKey} on the service failed: ${(e as Error).message}; will try again` });
+            this.d.emit({
+              type: 'problem',
+              rootId: root.id,
+              relPath: r.relPath,
+              code: 'delete-failed',
+              message: `deleting ${r.remoteKey} on the service failed: ${(e as Error).message}; will try again`,
+            });
             continue;
           }
         }
@@ -248,12 +349,34 @@ export class RootIndexer {
       t.state === 'done'
         ? { ...f, state: 'uploaded', etag: t.etag, remoteKey: t.key, errorCode: null, errorMessage: null }
         : t.state === 'failed'
-          ? { ...f, state: 'failed', errorCode: t.lastError?.code ?? 'failed', errorMessage: t.lastError?.message ?? 'upload failed' }
+          ? {
+              ...f,
+              state: 'failed',
+              errorCode: t.lastError?.code ?? 'failed',
+              errorMessage: t.lastError?.message ?? 'upload failed',
+            }
           : { ...f, state: 'skipped', remoteKey: t.key, errorCode: t.state, errorMessage: t.warning };
     this.d.repo.putFiles(this.d.root.id, [next]);
-    const status: FileOutcome = t.state === 'done' ? 'uploaded' : t.state === 'failed' ? 'failed' : t.state === 'canceled' ? 'canceled' : 'skipped';
+    const status: FileOutcome =
+      t.state === 'done'
+        ? 'uploaded'
+        : t.state === 'failed'
+          ? 'failed'
+          : t.state === 'canceled'
+            ? 'canceled'
+            : 'skipped';
     const vca = t.state === 'done' && this.d.options.vcaForVideos && isVideo(f.relPath);
-    this.d.emit({ type: 'file-done', rootId: this.d.root.id, relPath: f.relPath, key: t.key, etag: t.etag, size: f.size, status, ...(t.lastError ? { error: t.lastError } : {}), ...(vca ? { vcaRequested: true } : {}) });
+    this.d.emit({
+      type: 'file-done',
+      rootId: this.d.root.id,
+      relPath: f.relPath,
+      key: t.key,
+      etag: t.etag,
+      size: f.size,
+      status,
+      ...(t.lastError ? { error: t.lastError } : {}),
+      ...(vca ? { vcaRequested: true } : {}),
+    });
     return f.relPath;
   }
 }

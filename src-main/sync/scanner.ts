@@ -67,9 +67,14 @@ function errCode(e: unknown): string | undefined {
 
 export function rootUnavailable(root: string, e: unknown): RootUnavailableError {
   const code = errCode(e);
-  if (code === 'ENOENT') return new RootUnavailableError('root-missing', `the folder ${root} is not there (unplugged drive or removed?); watching resumes when it returns`);
+  if (code === 'ENOENT')
+    return new RootUnavailableError(
+      'root-missing',
+      `the folder ${root} is not there (unplugged drive or removed?); watching resumes when it returns`,
+    );
   if (code === 'ENOTDIR') return new RootUnavailableError('root-not-a-folder', `${root} is not a folder`);
-  if (code === 'EACCES' || code === 'EPERM') return new RootUnavailableError('root-permission-denied', `permission denied reading ${root}`);
+  if (code === 'EACCES' || code === 'EPERM')
+    return new RootUnavailableError('root-permission-denied', `permission denied reading ${root}`);
   return new RootUnavailableError('root-unreadable', `cannot read ${root}: ${(e as Error)?.message ?? String(e)}`);
 }
 
@@ -89,7 +94,9 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
   // Followed folder links found while reading the current folder; drained after it is yielded.
   const pendingLinks: Array<{ relDir: string; realPath: string }> = [];
   // Folders still to read, depth first; each carries the dev:ino chain of its ancestors.
-  const stack: Array<{ relDir: string; ancestors: readonly string[] }> = [{ relDir: start, ancestors: [`${rootStat.dev}:${rootStat.ino}`] }];
+  const stack: Array<{ relDir: string; ancestors: readonly string[] }> = [
+    { relDir: start, ancestors: [`${rootStat.dev}:${rootStat.ino}`] },
+  ];
   if (start !== '') {
     try {
       const s = await stat(path.join(rootAbs, start));
@@ -114,7 +121,9 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
       out.problems.push({
         relPath: relDir,
         code: denied ? 'permission-denied' : 'unreadable',
-        message: denied ? `permission denied reading folder ${relDir}; its files are not uploaded` : `cannot read folder ${relDir}: ${(e as Error).message}`,
+        message: denied
+          ? `permission denied reading folder ${relDir}; its files are not uploaded`
+          : `cannot read folder ${relDir}: ${(e as Error).message}`,
       });
       yield out;
       continue;
@@ -130,14 +139,26 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
     async function visit(d: Dirent): Promise<void> {
       const rel = join(relDir, d.name);
       if (d.name.includes('\uFFFD')) {
-        out.problems.push({ relPath: rel, code: 'invalid-name', message: `the name of ${rel} is not valid UTF-8; rename it to upload it` });
+        out.problems.push({
+          relPath: rel,
+          code: 'invalid-name',
+          message: `the name of ${rel} is not valid UTF-8; rename it to upload it`,
+        });
         return;
       }
       const abs = path.join(rootAbs, rel);
       let isLink = d.isSymbolicLink();
       let isDir = d.isDirectory();
       let isFile = d.isFile();
-      if (!isLink && !isDir && !isFile && !d.isFIFO() && !d.isSocket() && !d.isBlockDevice() && !d.isCharacterDevice()) {
+      if (
+        !isLink &&
+        !isDir &&
+        !isFile &&
+        !d.isFIFO() &&
+        !d.isSocket() &&
+        !d.isBlockDevice() &&
+        !d.isCharacterDevice()
+      ) {
         // Unknown type (some file systems): ask.
         try {
           const s = await lstat(abs);
@@ -169,7 +190,11 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
           if (opts.filter.dirReason(rel)) return;
           const id = `${target.dev}:${target.ino}`;
           if (ancestors.includes(id) || visited.has(id)) {
-            out.problems.push({ relPath: rel, code: 'symlink-loop', message: `the link ${rel} leads to a folder already watched (a loop or a second path to it); not followed` });
+            out.problems.push({
+              relPath: rel,
+              code: 'symlink-loop',
+              message: `the link ${rel} leads to a folder already watched (a loop or a second path to it); not followed`,
+            });
             return;
           }
           visited.add(id);
@@ -196,7 +221,12 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
           visited.add(id);
           stack.push({ relDir: rel, ancestors: [...ancestors, id] });
         } catch (e) {
-          if (errCode(e) !== 'ENOENT') out.problems.push({ relPath: rel, code: 'unreadable', message: `cannot read ${rel}: ${(e as Error).message}` });
+          if (errCode(e) !== 'ENOENT')
+            out.problems.push({
+              relPath: rel,
+              code: 'unreadable',
+              message: `cannot read ${rel}: ${(e as Error).message}`,
+            });
         }
         return;
       }
@@ -206,7 +236,11 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
       } catch (e) {
         const code = errCode(e);
         if (code === 'ENOENT') return;
-        out.problems.push({ relPath: rel, code: code === 'EACCES' ? 'permission-denied' : 'unreadable', message: `cannot read ${rel}: ${(e as Error).message}` });
+        out.problems.push({
+          relPath: rel,
+          code: code === 'EACCES' ? 'permission-denied' : 'unreadable',
+          message: `cannot read ${rel}: ${(e as Error).message}`,
+        });
       }
     }
 

@@ -41,12 +41,19 @@ export class ScheduleError extends Error {
 export function checkSchedule(s: Schedule): void {
   s.windows.forEach((w, i) => {
     const where = `schedule window ${i + 1}`;
-    for (const [name, v] of [['startMinute', w.startMinute], ['endMinute', w.endMinute]] as const) {
-      if (!Number.isInteger(v) || v < 0 || v > MINUTES_PER_DAY) throw new ScheduleError(`${where}: ${name} must be a whole number of minutes 0…1440`);
+    for (const [name, v] of [
+      ['startMinute', w.startMinute],
+      ['endMinute', w.endMinute],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 0 || v > MINUTES_PER_DAY)
+        throw new ScheduleError(`${where}: ${name} must be a whole number of minutes 0…1440`);
     }
-    if (w.startMinute === w.endMinute) throw new ScheduleError(`${where}: start and end are the same minute; the window would be empty`);
-    if (w.days?.some((d) => !Number.isInteger(d) || d < 0 || d > 6)) throw new ScheduleError(`${where}: days are 0 (Sunday) … 6 (Saturday)`);
-    if (w.bytesPerSecond !== undefined && !(w.bytesPerSecond > 0)) throw new ScheduleError(`${where}: bytesPerSecond must be above 0; use action "pause" to stop`);
+    if (w.startMinute === w.endMinute)
+      throw new ScheduleError(`${where}: start and end are the same minute; the window would be empty`);
+    if (w.days?.some((d) => !Number.isInteger(d) || d < 0 || d > 6))
+      throw new ScheduleError(`${where}: days are 0 (Sunday) … 6 (Saturday)`);
+    if (w.bytesPerSecond !== undefined && !(w.bytesPerSecond > 0))
+      throw new ScheduleError(`${where}: bytesPerSecond must be above 0; use action "pause" to stop`);
   });
 }
 
@@ -55,7 +62,8 @@ export function parseClock(text: string): number {
   const m = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
   const h = Number(m?.[1]);
   const min = Number(m?.[2]);
-  if (!m || h > 24 || min > 59 || (h === 24 && min !== 0)) throw new ScheduleError(`"${text}" is not a time of day; write it as HH:MM, e.g. 08:30`);
+  if (!m || h > 24 || min > 59 || (h === 24 && min !== 0))
+    throw new ScheduleError(`"${text}" is not a time of day; write it as HH:MM, e.g. 08:30`);
   return h * 60 + min;
 }
 
@@ -68,7 +76,9 @@ function contains(w: ScheduleWindow, day: number, minute: number): boolean {
 }
 
 function stateOf(a: { action: 'run' | 'pause'; bytesPerSecond?: number }): ScheduleState {
-  return a.action === 'pause' ? { running: false, bytesPerSecond: null } : { running: true, bytesPerSecond: a.bytesPerSecond ?? null };
+  return a.action === 'pause'
+    ? { running: false, bytesPerSecond: null }
+    : { running: true, bytesPerSecond: a.bytesPerSecond ?? null };
 }
 
 /** The state at a day of the week (0 = Sunday) and minute of the day (local time is the caller's choice). */
@@ -85,7 +95,8 @@ export function scheduleAt(s: Schedule, now: Date): ScheduleState & { nextChange
   for (let i = 1; i <= 7 * MINUTES_PER_DAY; i++) {
     const t = new Date(start.getTime() + i * 60_000);
     const next = scheduleStateAt(s, t.getDay(), t.getHours() * 60 + t.getMinutes());
-    if (next.running !== state.running || next.bytesPerSecond !== state.bytesPerSecond) return { ...state, nextChangeAt: t };
+    if (next.running !== state.running || next.bytesPerSecond !== state.bytesPerSecond)
+      return { ...state, nextChangeAt: t };
   }
   return { ...state, nextChangeAt: null };
 }

@@ -18,7 +18,12 @@ export interface PendingFile extends FileObservation {
  * ready at once; otherwise it is ready when the same (size, mtime) has been observed for
  * `windowMs`. Any change starts the wait again. A window of 0 makes every file ready.
  */
-export function stabilityVerdict(prev: PendingFile | undefined, obs: FileObservation, nowMs: number, windowMs: number): { ready: boolean; entry: PendingFile } {
+export function stabilityVerdict(
+  prev: PendingFile | undefined,
+  obs: FileObservation,
+  nowMs: number,
+  windowMs: number,
+): { ready: boolean; entry: PendingFile } {
   const same = prev !== undefined && prev.size === obs.size && prev.mtimeMs === obs.mtimeMs;
   if (same) return { ready: nowMs - prev.sinceMs >= windowMs, entry: prev };
   const entry = { size: obs.size, mtimeMs: obs.mtimeMs, sinceMs: nowMs };

@@ -11,7 +11,26 @@ import path from 'node:path';
  * analysing one by one. A user who wants it adds it to the extension list.
  */
 export const DEFAULT_VIDEO_EXTENSIONS: readonly string[] = [
-  '.mp4', '.m4v', '.mov', '.mkv', '.webm', '.avi', '.wmv', '.flv', '.mpg', '.mpeg', '.mts', '.m2ts', '.3gp', '.3g2', '.ogv', '.vob', '.f4v', '.rm', '.rmvb', '.asf',
+  '.mp4',
+  '.m4v',
+  '.mov',
+  '.mkv',
+  '.webm',
+  '.avi',
+  '.wmv',
+  '.flv',
+  '.mpg',
+  '.mpeg',
+  '.mts',
+  '.m2ts',
+  '.3gp',
+  '.3g2',
+  '.ogv',
+  '.vob',
+  '.f4v',
+  '.rm',
+  '.rmvb',
+  '.asf',
 ];
 
 export interface VideoDetectOptions {

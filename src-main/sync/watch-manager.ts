@@ -24,7 +24,10 @@ export interface UploadThrottle {
 }
 
 /** The throttle of an UploadEngine over its store (the core and tests build it this way). */
-export function engineThrottle(engine: Pick<TransferControl, 'setBandwidthLimit'>, store: Pick<EngineStore, 'listTransfers'>): UploadThrottle {
+export function engineThrottle(
+  engine: Pick<TransferControl, 'setBandwidthLimit'>,
+  store: Pick<EngineStore, 'listTransfers'>,
+): UploadThrottle {
   return {
     setBandwidthLimit: (b) => engine.setBandwidthLimit(b),
     activeTransferIds: () => store.listTransfers(['queued', ...RUNNING_STATES]).map((r) => r.id),
@@ -69,7 +72,8 @@ export class WatchManager {
   constructor(private readonly d: WatchManagerDeps) {
     // While the schedule pauses uploading, transfers queued meanwhile are held too.
     this.unsubscribeQueue = d.queue.onTransferChange((t) => {
-      if (t.state === 'queued' && this.lastSchedule?.running === false && d.control?.pause(t.id)) this.heldBySchedule.add(t.id);
+      if (t.state === 'queued' && this.lastSchedule?.running === false && d.control?.pause(t.id))
+        this.heldBySchedule.add(t.id);
     });
   }
 
@@ -115,7 +119,9 @@ export class WatchManager {
   async startAll(): Promise<void> {
     for (const r of this.d.repo.listRoots()) {
       if (this.roots.has(r.id)) continue;
-      const { excludedDirs } = await checkNewRoot(r.path, [], this.d.dataDir).catch(() => ({ excludedDirs: [] as string[] }));
+      const { excludedDirs } = await checkNewRoot(r.path, [], this.d.dataDir).catch(() => ({
+        excludedDirs: [] as string[],
+      }));
       await this.open(r.id, excludedDirs);
     }
   }
@@ -125,12 +131,22 @@ export class WatchManager {
    * reason) and says what would be uploaded. Writes nothing. The estimate assumes
    * `bytesPerSecond`, else this database's measured recent throughput, else the default.
    */
-  async plan(input: Omit<AddRootInput, 'accountId' | 'bucket'>, bytesPerSecond?: number): Promise<{ root: string; plan: SyncPlan; isNew: boolean }> {
+  async plan(
+    input: Omit<AddRootInput, 'accountId' | 'bucket'>,
+    bytesPerSecond?: number,
+  ): Promise<{ root: string; plan: SyncPlan; isNew: boolean }> {
     const options = normalizeWatchOptions(input.options ?? {});
     const existing = this.d.repo.listRoots();
-    const { root, excludedDirs } = await checkNewRoot(input.folder, existing.map((r) => r.path), this.d.dataDir);
+    const { root, excludedDirs } = await checkNewRoot(
+      input.folder,
+      existing.map((r) => r.path),
+      this.d.dataDir,
+    );
     const known = existing.find((r) => r.path === root);
-    const speed = bytesPerSecond === undefined ? chooseEstimateSpeed(this.d.repo.recentThroughput()) : { bytesPerSecond, source: 'measured' as const };
+    const speed =
+      bytesPerSecond === undefined
+        ? chooseEstimateSpeed(this.d.repo.recentThroughput())
+        : { bytesPerSecond, source: 'measured' as const };
     const plan = await planRoot({
       root,
       prefix: input.prefix ?? known?.prefix ?? '',
@@ -149,11 +165,26 @@ export class WatchManager {
   async addRoot(input: AddRootInput): Promise<WatchRoot> {
     const options = normalizeWatchOptions(input.options ?? {});
     const existing = this.d.repo.listRoots();
-    const { root, excludedDirs } = await checkNewRoot(input.folder, existing.map((r) => r.path), this.d.dataDir);
+    const { root, excludedDirs } = await checkNewRoot(
+      input.folder,
+      existing.map((r) => r.path),
+      this.d.dataDir,
+    );
     const known = existing.find((r) => r.path === root);
     const id = known
-      ? this.d.repo.updateRoot(known.id, { accountId: input.accountId, bucket: input.bucket, prefix: input.prefix ?? '', options: { ...options } }).id
-      : this.d.repo.addRoot({ path: root, accountId: input.accountId, bucket: input.bucket, prefix: input.prefix ?? '', options: { ...options } }).id;
+      ? this.d.repo.updateRoot(known.id, {
+          accountId: input.accountId,
+          bucket: input.bucket,
+          prefix: input.prefix ?? '',
+          options: { ...options },
+        }).id
+      : this.d.repo.addRoot({
+          path: root,
+          accountId: input.accountId,
+          bucket: input.bucket,
+          prefix: input.prefix ?? '',
+          options: { ...options },
+        }).id;
     await this.roots.get(id)?.close();
     return this.open(id, excludedDirs);
   }
@@ -231,7 +262,8 @@ export class WatchManager {
     const ofPausedRoots = new Set<number>();
     for (const r of this.d.repo.listRoots()) {
       if (!r.paused) continue;
-      for (const row of this.d.repo.loadIndex(r.id).values()) if (row.transferId !== null) ofPausedRoots.add(row.transferId);
+      for (const row of this.d.repo.loadIndex(r.id).values())
+        if (row.transferId !== null) ofPausedRoots.add(row.transferId);
     }
     const held = [...this.heldBySchedule];
     this.heldBySchedule.clear();

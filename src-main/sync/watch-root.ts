@@ -11,7 +11,13 @@ import type { RemoteOps } from './remote-ops';
 import { RootIndexer } from './root-indexer';
 import { RootUnavailableError, rootUnavailable, scanTree, type ScannedFile } from './scanner';
 import { StabilityTracker, stabilityVerdict, type FileObservation } from './stability';
-import { DEFAULT_WATCHER_BACKEND, startFolderWatcher, type FolderWatcher, type WatchEvent, type WatcherBackend } from './watcher';
+import {
+  DEFAULT_WATCHER_BACKEND,
+  startFolderWatcher,
+  type FolderWatcher,
+  type WatchEvent,
+  type WatcherBackend,
+} from './watcher';
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
 export interface QueueControl {
@@ -67,7 +73,14 @@ export class WatchRoot {
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
     this.filter = new PathFilter({ ...d.options, excludedDirs: d.excludedDirs });
-    this.indexer = new RootIndexer({ root: d.record, options: d.options, repo: d.repo, queue: d.queue, remote: d.remote, emit: (e) => this.emit(e) });
+    this.indexer = new RootIndexer({
+      root: d.record,
+      options: d.options,
+      repo: d.repo,
+      queue: d.queue,
+      remote: d.remote,
+      emit: (e) => this.emit(e),
+    });
     this.unsubscribeQueue = d.queue.onTransferChange((t) => {
       const rel = this.indexer.onTransfer(t);
       // Through `serial`, so close() waits for it and it never reads a closed database.
@@ -108,7 +121,11 @@ export class WatchRoot {
     if (this.stateValue === state && this.reasonValue === reason) return;
     this.stateValue = state;
     this.reasonValue = reason;
-    if (state !== 'closed') this.d.repo.updateRoot(this.id, { unavailableReason: state === 'unavailable' ? reason : null, paused: state === 'paused' });
+    if (state !== 'closed')
+      this.d.repo.updateRoot(this.id, {
+        unavailableReason: state === 'unavailable' ? reason : null,
+        paused: state === 'paused',
+      });
     this.emit({ type: 'state', rootId: this.id, state, reason });
   }
 
@@ -212,7 +229,8 @@ export class WatchRoot {
       for (const f of dir.files) {
         seen.add(f.relPath);
         const row = index.get(f.relPath);
-        if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, this.d.options.stabilityMs).ready) ready.push(f);
+        if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, this.d.options.stabilityMs).ready)
+          ready.push(f);
         else fresh.push({ relPath: f.relPath, obs: f });
       }
     }
@@ -220,7 +238,10 @@ export class WatchRoot {
     const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
     const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
     const now = Date.now();
-    this.d.repo.putFiles(this.id, gone.map((r) => ({ ...r, state: 'missing' as const, missingSince: now })));
+    this.d.repo.putFiles(
+      this.id,
+      gone.map((r) => ({ ...r, state: 'missing' as const, missingSince: now })),
+    );
     for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
     counts.missingFiles = gone.length;
     await this.indexer.admit(ready, index, counts);
@@ -230,7 +251,13 @@ export class WatchRoot {
     const emptied = seen.size === 0 && gone.length > 0 && this.d.options.localDelete === 'delete-remote';
     if (emptied) {
       this.missingHold = { scanAtMs: now, waiting: new Set(), emptyRoot: true };
-      this.emit({ type: 'problem', rootId: this.id, relPath: '', code: 'root-empty', message: `${this.rootPath} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed` });
+      this.emit({
+        type: 'problem',
+        rootId: this.id,
+        relPath: '',
+        code: 'root-empty',
+        message: `${this.rootPath} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed`,
+      });
     } else if (fresh.length > 0) {
       // A file renamed while the app was closed (or asleep) and touched since is still
       // waiting: the rows gone in this scan stay claimable until the waiting files settle.
@@ -250,7 +277,10 @@ export class WatchRoot {
     this.stability ??= new StabilityTracker({
       windowMs: this.d.options.stabilityMs,
       stat: async (rel) => this.observeFile(rel),
-      onReady: (files) => void this.serial(() => this.indexer.admit(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs })))),
+      onReady: (files) =>
+        void this.serial(() =>
+          this.indexer.admit(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs }))),
+        ),
     });
     return this.stability;
   }
@@ -306,7 +336,13 @@ export class WatchRoot {
     try {
       this.watchers.push(await this.startWatcher(realPath, relDir));
     } catch (e) {
-      this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message: `cannot watch ${relDir}: ${(e as Error).message}` });
+      this.emit({
+        type: 'problem',
+        rootId: this.id,
+        relPath: relDir,
+        code: 'watch-failed',
+        message: `cannot watch ${relDir}: ${(e as Error).message}`,
+      });
     }
   }
 
@@ -344,9 +380,15 @@ export class WatchRoot {
         missing.push(rel);
       } else if (s.isDirectory()) {
         if (this.filter.dirPathReason(rel) || !(await this.reachedDirectly(rel))) continue;
-        for await (const dir of scanTree({ root: this.rootPath, filter: this.filter, symlinks: this.d.options.symlinks, startRelDir: rel })) {
+        for await (const dir of scanTree({
+          root: this.rootPath,
+          filter: this.filter,
+          symlinks: this.d.options.symlinks,
+          startRelDir: rel,
+        })) {
           if (dir.linkedDir) await this.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
-          for (const p of dir.problems) this.emit({ type: 'problem', rootId: this.id, relPath: p.relPath, code: p.code, message: p.message });
+          for (const p of dir.problems)
+            this.emit({ type: 'problem', rootId: this.id, relPath: p.relPath, code: p.code, message: p.message });
           for (const f of dir.files) observe.push({ relPath: f.relPath, obs: f });
         }
       } else if (s.isFile() && !this.filter.pathReason(rel)) {
@@ -358,7 +400,8 @@ export class WatchRoot {
     if (missing.length) this.indexer.markMissing(missing);
     if (observe.length && this.stateValue === 'watching') {
       // Files appearing in a root found empty end its hold once they settle (they may be its files, moved back).
-      if (this.missingHold?.emptyRoot) this.missingHold = { ...this.missingHold, emptyRoot: false, waiting: new Set(observe.map((o) => o.relPath)) };
+      if (this.missingHold?.emptyRoot)
+        this.missingHold = { ...this.missingHold, emptyRoot: false, waiting: new Set(observe.map((o) => o.relPath)) };
       this.ensureStability().observe(observe);
     }
   }
@@ -371,7 +414,8 @@ export class WatchRoot {
   private async reachedDirectly(rel: string): Promise<boolean> {
     let best: [string, string] | undefined;
     for (const [linkRel, real] of this.linked) {
-      if ((rel === linkRel || rel.startsWith(`${linkRel}/`)) && (!best || linkRel.length > best[0].length)) best = [linkRel, real];
+      if ((rel === linkRel || rel.startsWith(`${linkRel}/`)) && (!best || linkRel.length > best[0].length))
+        best = [linkRel, real];
     }
     const base = best ? best[1] : this.rootPath;
     const rest = best ? rel.slice(best[0].length + 1) : rel;
@@ -393,11 +437,13 @@ export class WatchRoot {
     const obs = await this.observeFile(rel);
     if (this.isClosed()) return;
     const row = this.d.repo.getFile(this.id, rel);
-    if (obs && row && !sameContent(row, obs) && this.stateValue === 'watching') this.ensureStability().observe([{ relPath: rel, obs }]);
+    if (obs && row && !sameContent(row, obs) && this.stateValue === 'watching')
+      this.ensureStability().observe([{ relPath: rel, obs }]);
   }
 
   private forEachQueued(fn: (transferId: number) => void): void {
-    for (const r of this.d.repo.loadIndex(this.id).values()) if (r.state === 'queued' && r.transferId !== null) fn(r.transferId);
+    for (const r of this.d.repo.loadIndex(this.id).values())
+      if (r.state === 'queued' && r.transferId !== null) fn(r.transferId);
   }
 
   // ---- presence of the folder, missing files ----
@@ -434,7 +480,8 @@ export class WatchRoot {
 
   private checking = false;
   private async checkRoot(): Promise<void> {
-    if (this.checking || this.stateValue === 'closed' || this.stateValue === 'paused' || this.stateValue === 'starting') return;
+    if (this.checking || this.stateValue === 'closed' || this.stateValue === 'paused' || this.stateValue === 'starting')
+      return;
     this.checking = true;
     try {
       let problem: string | null = null;

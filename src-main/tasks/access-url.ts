@@ -10,7 +10,10 @@ export class AccessUrlError extends Error {
 
 export function objectAccessUrl(downloadDomain: string, key: string): string {
   const domain = downloadDomain.trim();
-  if (domain === '') throw new AccessUrlError('the account has no download domain; set one in the account settings to analyse uploaded videos');
+  if (domain === '')
+    throw new AccessUrlError(
+      'the account has no download domain; set one in the account settings to analyse uploaded videos',
+    );
   if (key === '') throw new AccessUrlError('the object key is empty');
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `http://${domain}`;
   let base: URL;
@@ -19,7 +22,8 @@ export function objectAccessUrl(downloadDomain: string, key: string): string {
   } catch {
     throw new AccessUrlError(`the download domain "${downloadDomain}" is not a host name or URL`);
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new AccessUrlError(`the download domain must be http:// or https://, not ${base.protocol}`);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new AccessUrlError(`the download domain must be http:// or https://, not ${base.protocol}`);
   const prefix = base.pathname.replace(/\/+$/, '');
   const encodedKey = key.split('/').map(encodeURIComponent).join('/');
   return `${base.protocol}//${base.host}${prefix}/${encodedKey}`;

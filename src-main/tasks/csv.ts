@@ -50,7 +50,8 @@ export function parseCsv(text: string): string[][] {
         quoted = false;
         i++;
         const next = text[i];
-        if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n') throw new CsvSyntaxError(`text after a closing quote at offset ${i}`);
+        if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n')
+          throw new CsvSyntaxError(`text after a closing quote at offset ${i}`);
         continue;
       }
       field += ch;

@@ -45,7 +45,10 @@ export function resolveDeps(d: TrackerDeps): ResolvedDeps {
 }
 
 /** The notify URL for a kind of notification, or undefined when no public base URL is set. */
-export function notifyUrl(publicBaseUrl: string | undefined, path: typeof NOTIFY_FMGR_PATH | typeof NOTIFY_VCA_PATH): string | undefined {
+export function notifyUrl(
+  publicBaseUrl: string | undefined,
+  path: typeof NOTIFY_FMGR_PATH | typeof NOTIFY_VCA_PATH,
+): string | undefined {
   if (!publicBaseUrl) return undefined;
   return new URL(`${publicBaseUrl.replace(/\/+$/, '')}${path}`).href;
 }

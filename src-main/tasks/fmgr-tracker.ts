@@ -39,9 +39,16 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
    * TaskError (code 'no-account', 'bad-operation', or the service failure's code) and
    * records nothing when the service did not accept the submission.
    */
-  async submit(accountId: number, op: FmgrOpName, ops: readonly FmgrOp[], opts: { force?: 0 | 1; separate?: 0 | 1 } = {}, signal?: AbortSignal): Promise<FmgrTaskView> {
+  async submit(
+    accountId: number,
+    op: FmgrOpName,
+    ops: readonly FmgrOp[],
+    opts: { force?: 0 | 1; separate?: 0 | 1 } = {},
+    signal?: AbortSignal,
+  ): Promise<FmgrTaskView> {
     const acct = this.d.account(accountId);
-    if (!acct) throw new TaskError('no-account', `account ${accountId} has no management host; set its management URL first`);
+    if (!acct)
+      throw new TaskError('no-account', `account ${accountId} has no management host; set its management URL first`);
     let fops: string;
     try {
       if (ops.length === 0) throw new FopsSyntaxError('give at least one operation');
@@ -60,7 +67,15 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
       const x = explainServiceFailure(e);
       throw new TaskError(x.code, `The ${op} task was not accepted: ${x.message}`, { cause: e });
     }
-    return this.start({ accountId, persistentId, origin: 'submitted', mgrUrl: acct.mgrUrl, op, fops, notifyUrl: notifyURL });
+    return this.start({
+      accountId,
+      persistentId,
+      origin: 'submitted',
+      mgrUrl: acct.mgrUrl,
+      op,
+      fops,
+      notifyUrl: notifyURL,
+    });
   }
 
   /**
@@ -69,7 +84,11 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
    * engine's result with this). Idempotent: a known id returns its task (a stopped, lost or
    * failed one becomes active again). Throws TaskError 'bad-input' for an unusable id.
    */
-  track(accountId: number, persistentId: string, origin: Extract<FmgrOrigin, 'typed' | 'upload'> = 'typed'): FmgrTaskView {
+  track(
+    accountId: number,
+    persistentId: string,
+    origin: Extract<FmgrOrigin, 'typed' | 'upload'> = 'typed',
+  ): FmgrTaskView {
     const pid = checkRemoteId(persistentId, 'persistentId');
     return this.start({ accountId, persistentId: pid, origin, mgrUrl: this.d.account(accountId)?.mgrUrl });
   }
@@ -79,7 +98,11 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
    * started, read from the mkfile reply body (MkfileResult.body). Returns undefined when
    * the upload started no task.
    */
-  trackUpload(accountId: number, mkfileBody: Record<string, unknown>, field = 'persistentId'): FmgrTaskView | undefined {
+  trackUpload(
+    accountId: number,
+    mkfileBody: Record<string, unknown>,
+    field = 'persistentId',
+  ): FmgrTaskView | undefined {
     const pid = persistentIdOfUpload(mkfileBody, field);
     return pid === undefined ? undefined : this.track(accountId, pid, 'upload');
   }
@@ -96,7 +119,10 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
    */
   applyNotification(accountId: number, status: FmgrTaskStatus): FmgrTaskView {
     const pid = checkRemoteId(status.id, 'persistentId');
-    const { task } = this.repo.ensure({ accountId, persistentId: pid, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl }, this.d.now());
+    const { task } = this.repo.ensure(
+      { accountId, persistentId: pid, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl },
+      this.d.now(),
+    );
     return this.applyPushed(
       task,
       (u) => this.repo.recordStatus(task.id, status, { source: 'notify', ...u }),

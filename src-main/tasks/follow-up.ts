@@ -18,6 +18,10 @@ export function decideAfterError(
   const consecutiveErrors = t.consecutiveErrors + 1;
   let tracking = t.tracking;
   if (f.cls === 'fatal') tracking = 'failed';
-  else if (f.cls === 'not-found' && shouldGiveUpNotFound(policy, { notFoundSinceMs: t.notFoundSince ?? nowMs, consecutiveErrors, nowMs })) tracking = 'lost';
+  else if (
+    f.cls === 'not-found' &&
+    shouldGiveUpNotFound(policy, { notFoundSinceMs: t.notFoundSince ?? nowMs, consecutiveErrors, nowMs })
+  )
+    tracking = 'lost';
   return { tracking, delayMs: nextPollDelayMs(policy, { polls: t.polls + 1, consecutiveErrors, push }, random) };
 }

@@ -105,7 +105,11 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
   resume(): number {
     const now = this.d.now();
     let n = 0;
-    for (let page = this.rows.list({ tracking: 'active', limit: 500 }); page.length > 0; page = this.rows.list({ tracking: 'active', limit: 500, beforeId: page[page.length - 1]!.id })) {
+    for (
+      let page = this.rows.list({ tracking: 'active', limit: 500 });
+      page.length > 0;
+      page = this.rows.list({ tracking: 'active', limit: 500, beforeId: page[page.length - 1]!.id })
+    ) {
       for (const r of page) {
         if (this.timers.has(r.id)) continue;
         this.scheduleAt(r.id, r.nextPollAt === null ? 0 : Math.max(0, r.nextPollAt - now));
@@ -169,7 +173,13 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
   /** After the repository's ensure(): schedules the first poll of an active row and emits it. */
   protected follow(row: Row, pollAtOnce: boolean): View {
     if (row.tracking === 'active' && !this.timers.has(row.id)) {
-      const delay = pollAtOnce ? 0 : nextPollDelayMs(this.d.policy, { polls: row.polls, consecutiveErrors: 0, push: row.notifyUrl !== null }, this.d.random);
+      const delay = pollAtOnce
+        ? 0
+        : nextPollDelayMs(
+            this.d.policy,
+            { polls: row.polls, consecutiveErrors: 0, push: row.notifyUrl !== null },
+            this.d.random,
+          );
       this.scheduleAt(row.id, delay);
     }
     return this.changed(row);
@@ -210,10 +220,16 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
     const acct = this.d.account(row.accountId);
     const push = row.notifyUrl !== null;
     if (!acct) {
-      this.changed(this.rows.recordError(id, {
-        code: 'no-account', message: `account ${row.accountId} has no management host any more; set it and track the ${this.noun} again`,
-        notFound: false, tracking: 'failed', nextPollAt: null, nowMs: this.d.now(),
-      }));
+      this.changed(
+        this.rows.recordError(id, {
+          code: 'no-account',
+          message: `account ${row.accountId} has no management host any more; set it and track the ${this.noun} again`,
+          notFound: false,
+          tracking: 'failed',
+          nextPollAt: null,
+          nowMs: this.d.now(),
+        }),
+      );
       return;
     }
     const epoch = this.timers.epoch(id);
@@ -225,7 +241,14 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
       if (f.cls === 'aborted' || this.timers.epoch(id) !== epoch) return;
       const now = this.d.now();
       const { tracking, delayMs } = decideAfterError(this.d.policy, row, f, push, now, this.d.random);
-      const updated = this.rows.recordError(id, { ...f, message: this.errorMessage(e, f, row), notFound: f.cls === 'not-found', tracking, nextPollAt: tracking === 'active' ? now + delayMs : null, nowMs: now });
+      const updated = this.rows.recordError(id, {
+        ...f,
+        message: this.errorMessage(e, f, row),
+        notFound: f.cls === 'not-found',
+        tracking,
+        nextPollAt: tracking === 'active' ? now + delayMs : null,
+        nowMs: now,
+      });
       if (tracking === 'active') this.scheduleAt(id, delayMs);
       this.changed(updated);
       return;
@@ -233,9 +256,21 @@ export abstract class Follower<Row extends FollowedRow, View extends { id: numbe
     // A notification that arrived meanwhile is newer than this answer, and scheduled its own poll.
     if (signal.aborted || this.timers.epoch(id) !== epoch) return;
     const now = this.d.now();
-    const tracking: Tracking = this.isTerminal(remote, push) ? 'done' : row.tracking === 'stopped' ? 'stopped' : 'active';
-    const delay = nextPollDelayMs(this.d.policy, { polls: row.polls + 1, consecutiveErrors: 0, push: push && !this.isNotifying(remote) }, this.d.random);
-    const updated = this.recordRemote(row, remote, { tracking, nextPollAt: tracking === 'active' ? now + delay : null, nowMs: now });
+    const tracking: Tracking = this.isTerminal(remote, push)
+      ? 'done'
+      : row.tracking === 'stopped'
+        ? 'stopped'
+        : 'active';
+    const delay = nextPollDelayMs(
+      this.d.policy,
+      { polls: row.polls + 1, consecutiveErrors: 0, push: push && !this.isNotifying(remote) },
+      this.d.random,
+    );
+    const updated = this.recordRemote(row, remote, {
+      tracking,
+      nextPollAt: tracking === 'active' ? now + delay : null,
+      nowMs: now,
+    });
     if (tracking === 'active') this.scheduleAt(id, delay);
     this.changed(updated);
   }

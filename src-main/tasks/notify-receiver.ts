@@ -49,13 +49,16 @@ class ReceiveError extends Error {
   }
 }
 
-export function createNotificationHandler(opts: NotificationReceiverOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createNotificationHandler(
+  opts: NotificationReceiverOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(opts, req)
       .then(() => reply(res, 200, { ok: true }))
       .catch((e: unknown) => {
         if (e instanceof ReceiveError) reply(res, e.status, { error: e.message });
-        else reply(res, 500, { error: `could not store the notification: ${e instanceof Error ? e.message : String(e)}` });
+        else
+          reply(res, 500, { error: `could not store the notification: ${e instanceof Error ? e.message : String(e)}` });
       });
   };
 }
@@ -71,7 +74,10 @@ async function handle(opts: NotificationReceiverOptions, req: IncomingMessage): 
   }
   const basePath = baseUrl.pathname.replace(/\/+$/, '');
   const raw = req.url ?? '/';
-  const rest = basePath !== '' && (raw === basePath || raw.startsWith(`${basePath}/`) || raw.startsWith(`${basePath}?`)) ? raw.slice(basePath.length) : raw;
+  const rest =
+    basePath !== '' && (raw === basePath || raw.startsWith(`${basePath}/`) || raw.startsWith(`${basePath}?`))
+      ? raw.slice(basePath.length)
+      : raw;
   const pathname = rest.split('?')[0] ?? '';
   const kind = pathname === NOTIFY_FMGR_PATH ? 'fmgr' : pathname === NOTIFY_VCA_PATH ? 'vca' : undefined;
   if (!kind) throw new ReceiveError(404, `no notification receiver at ${pathname}`);
@@ -90,7 +96,8 @@ async function handle(opts: NotificationReceiverOptions, req: IncomingMessage): 
     if (kind === 'fmgr') opts.fmgr.applyNotification(account.accountId, parseFmgrStatus(fields(decodeFmgrBody(body))));
     else opts.vca.applyNotification(account.accountId, parseVcaJob(fields(parseJson(body.toString('utf8')))));
   } catch (e) {
-    if (isServiceError(e) || e instanceof TaskError) throw new ReceiveError(400, `not a ${kind} notification: ${isServiceError(e) ? e.serviceMessage : e.message}`);
+    if (isServiceError(e) || e instanceof TaskError)
+      throw new ReceiveError(400, `not a ${kind} notification: ${isServiceError(e) ? e.serviceMessage : e.message}`);
     throw e;
   }
 }
@@ -115,7 +122,8 @@ function parseJson(text: string): unknown {
 }
 
 function fields(v: unknown): Fields {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ReceiveError(400, 'the notification body is not a JSON object');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ReceiveError(400, 'the notification body is not a JSON object');
   return new Fields('fmgr-status', { status: 200, requestId: undefined }, v as Record<string, unknown>);
 }
 

@@ -25,10 +25,18 @@ export function classifyPollError(e: unknown): PollFailure {
   if (e.kind === 'aborted') return { cls: 'aborted', code: 'aborted', message: 'Canceled.' };
   if (e.kind !== 'service') return { cls: 'retry', ...explainServiceFailure(e) };
   if (e.endpoint === 'fmgr-status' && e.status === 404) {
-    return { cls: 'not-found', code: 'not-found', message: `The service does not know this task id (404: ${e.serviceMessage}). Blocklift keeps asking for a while in case it is new.` };
+    return {
+      cls: 'not-found',
+      code: 'not-found',
+      message: `The service does not know this task id (404: ${e.serviceMessage}). Blocklift keeps asking for a while in case it is new.`,
+    };
   }
   if (e.endpoint === 'vca-search' && isVcaJobNotFound(e)) {
-    return { cls: 'not-found', code: 'not-found', message: `The service does not know this job id (${e.status}: ${e.serviceMessage}). Blocklift keeps asking for a while in case it is new.` };
+    return {
+      cls: 'not-found',
+      code: 'not-found',
+      message: `The service does not know this job id (${e.status}: ${e.serviceMessage}). Blocklift keeps asking for a while in case it is new.`,
+    };
   }
   if (e.status >= 500 || e.status === 429 || e.status === 408) return { cls: 'retry', ...explainServiceFailure(e) };
   return { cls: 'fatal', ...explainServiceFailure(e) };

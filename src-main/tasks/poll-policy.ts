@@ -58,7 +58,10 @@ export function nextPollDelayMs(policy: PollPolicy, c: PollCounters, random: () 
 }
 
 /** True when an id that keeps being unknown should stop being polled (see the rule above). */
-export function shouldGiveUpNotFound(policy: PollPolicy, s: { notFoundSinceMs: number | null; consecutiveErrors: number; nowMs: number }): boolean {
+export function shouldGiveUpNotFound(
+  policy: PollPolicy,
+  s: { notFoundSinceMs: number | null; consecutiveErrors: number; nowMs: number },
+): boolean {
   if (s.notFoundSinceMs === null) return false;
   return s.nowMs - s.notFoundSinceMs >= policy.notFoundGiveUpMs && s.consecutiveErrors >= policy.notFoundMinPolls;
 }

@@ -20,10 +20,13 @@ export class PollTimers {
   schedule(id: number, delayMs: number, run: (signal: AbortSignal) => Promise<void>): void {
     if (this.disposed) return;
     this.cancel(id);
-    const timer = setTimeout(() => {
-      this.timers.delete(id);
-      this.track(run(this.abort.signal));
-    }, Math.max(0, delayMs));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(id);
+        this.track(run(this.abort.signal));
+      },
+      Math.max(0, delayMs),
+    );
     this.timers.set(id, timer);
   }
 

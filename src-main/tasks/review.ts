@@ -12,7 +12,10 @@ import type { VcaJobRow, VcaLabelRow } from '../store/tasks/vca-repo';
  */
 export type EffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
 
-export function effectiveDecision(label: Pick<VcaLabelRow, 'decision' | 'confidence'>, minConfidence: number): EffectiveDecision {
+export function effectiveDecision(
+  label: Pick<VcaLabelRow, 'decision' | 'confidence'>,
+  minConfidence: number,
+): EffectiveDecision {
   switch (label.decision) {
     case 'accepted':
     case 'corrected':
@@ -64,8 +67,18 @@ export function acceptedRows(job: VcaJobRow, labels: readonly VcaLabelRow[]): Ex
 }
 
 /** Counts for a review screen. */
-export function reviewSummary(job: VcaJobRow, labels: readonly VcaLabelRow[]): Record<EffectiveDecision, number> & { total: number } {
-  const out = { accepted: 0, corrected: 0, rejected: 0, 'above-threshold': 0, 'below-threshold': 0, total: labels.length };
+export function reviewSummary(
+  job: VcaJobRow,
+  labels: readonly VcaLabelRow[],
+): Record<EffectiveDecision, number> & { total: number } {
+  const out = {
+    accepted: 0,
+    corrected: 0,
+    rejected: 0,
+    'above-threshold': 0,
+    'below-threshold': 0,
+    total: labels.length,
+  };
   for (const l of labels) out[effectiveDecision(l, job.minConfidence)]++;
   return out;
 }

@@ -18,7 +18,12 @@ export class TaskError extends Error {
 export function checkRemoteId(id: string, what: 'persistentId' | 'jobId'): string {
   const trimmed = id.trim();
   if (trimmed === '') throw new TaskError('bad-input', `the ${what} is empty; paste the id the service returned`);
-  if (trimmed.length > 512) throw new TaskError('bad-input', `the ${what} is ${trimmed.length} characters long; ids of the service are far shorter, check what was pasted`);
-  if (/[\u0000-\u001f\u007f\s]/.test(trimmed)) throw new TaskError('bad-input', `the ${what} contains spaces or control characters; paste only the id`);
+  if (trimmed.length > 512)
+    throw new TaskError(
+      'bad-input',
+      `the ${what} is ${trimmed.length} characters long; ids of the service are far shorter, check what was pasted`,
+    );
+  if (/[\u0000-\u001f\u007f\s]/.test(trimmed))
+    throw new TaskError('bad-input', `the ${what} contains spaces or control characters; paste only the id`);
   return trimmed;
 }

@@ -36,19 +36,22 @@ export const VCA_ERROR_ROWS: readonly Row[] = [
     code: 'bucket-not-found',
     status: [404],
     message: 'Bucket Not Found',
-    explain: (c) => `The bucket ${q(c.bucket, 'you chose')} does not exist on this account. Check the bucket name (it is case-sensitive) or create the bucket first.`,
+    explain: (c) =>
+      `The bucket ${q(c.bucket, 'you chose')} does not exist on this account. Check the bucket name (it is case-sensitive) or create the bucket first.`,
   },
   {
     code: 'service-not-enabled',
     status: [401],
     message: 'Smart Media Service Not Enabled',
-    explain: () => 'Video analysis is not enabled for this account. Turn on the smart media service in the account console, then start the analysis again.',
+    explain: () =>
+      'Video analysis is not enabled for this account. Turn on the smart media service in the account console, then start the analysis again.',
   },
   {
     code: 'type-not-supported',
     status: [401],
     message: 'Type Invalid,Type Is Not Supported',
-    explain: () => 'The service does not support one of the requested analysis types. Remove the unsupported type (one is enough to refuse the whole request) and try again.',
+    explain: () =>
+      'The service does not support one of the requested analysis types. Remove the unsupported type (one is enough to refuse the whole request) and try again.',
   },
   {
     code: 'bucket-missing',
@@ -66,19 +69,22 @@ export const VCA_ERROR_ROWS: readonly Row[] = [
     code: 'source-invalid',
     status: [401],
     message: 'Source Invalid',
-    explain: (c) => `The service could not read the video address ${q(c.source, '')} (it must reach the service URL-safe Base64 encoded). Check that the address is a complete URL; if it is, this is a Blocklift bug worth reporting.`,
+    explain: (c) =>
+      `The service could not read the video address ${q(c.source, '')} (it must reach the service URL-safe Base64 encoded). Check that the address is a complete URL; if it is, this is a Blocklift bug worth reporting.`,
   },
   {
     code: 'notify-url-invalid',
     status: [401],
     message: 'NotifyUrl Invalid',
-    explain: () => 'The service refused the notification address. Check the public base URL in Settings (a complete http:// or https:// address), or clear it to rely on polling.',
+    explain: () =>
+      'The service refused the notification address. Check the public base URL in Settings (a complete http:// or https:// address), or clear it to rely on polling.',
   },
   {
     code: 'job-not-found',
     status: [404, 401],
     message: 'JobId Not Found',
-    explain: (c) => `The service does not know the analysis job ${q(c.jobId, '')}. Check that the id was copied whole and that it belongs to this account's management host.`,
+    explain: (c) =>
+      `The service does not know the analysis job ${q(c.jobId, '')}. Check that the id was copied whole and that it belongs to this account's management host.`,
   },
 ];
 
@@ -110,10 +116,14 @@ export function explainVcaError(e: unknown, ctx: VcaErrorContext = {}): { code: 
  * waiting helps. The code is the error's kind, or `http-<status>` for other service answers.
  */
 export function explainServiceFailure(e: unknown): { code: string; message: string } {
-  if (!isServiceError(e)) return { code: 'internal', message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}` };
+  if (!isServiceError(e))
+    return { code: 'internal', message: `Unexpected error: ${e instanceof Error ? e.message : String(e)}` };
   switch (e.kind) {
     case 'network':
-      return { code: 'network', message: `Could not reach the management host (${e.serviceMessage}). Blocklift keeps trying; check the address and your connection.` };
+      return {
+        code: 'network',
+        message: `Could not reach the management host (${e.serviceMessage}). Blocklift keeps trying; check the address and your connection.`,
+      };
     case 'timeout':
       return { code: 'timeout', message: 'The management host did not answer in time. Blocklift keeps trying.' };
     case 'aborted':
@@ -121,9 +131,24 @@ export function explainServiceFailure(e: unknown): { code: string; message: stri
     case 'bad-reply':
       return { code: 'bad-reply', message: `The service sent a reply Blocklift cannot read (${e.serviceMessage}).` };
     case 'service':
-      if (e.code === 'no-credentials') return { code: 'no-credentials', message: 'This needs the account access key and secret key. Add them to the account, then try again.' };
-      if (e.status === 401 || e.status === 403) return { code: `http-${e.status}`, message: `The service refused the credentials (${e.serviceMessage}). Check the access key and secret key of the account.` };
-      if (e.status >= 500) return { code: `http-${e.status}`, message: `The service had a problem (${e.status}: ${e.serviceMessage}). Blocklift keeps trying.` };
-      return { code: `http-${e.status}`, message: `The service refused the request (${e.status}: ${e.serviceMessage}).` };
+      if (e.code === 'no-credentials')
+        return {
+          code: 'no-credentials',
+          message: 'This needs the account access key and secret key. Add them to the account, then try again.',
+        };
+      if (e.status === 401 || e.status === 403)
+        return {
+          code: `http-${e.status}`,
+          message: `The service refused the credentials (${e.serviceMessage}). Check the access key and secret key of the account.`,
+        };
+      if (e.status >= 500)
+        return {
+          code: `http-${e.status}`,
+          message: `The service had a problem (${e.status}: ${e.serviceMessage}). Blocklift keeps trying.`,
+        };
+      return {
+        code: `http-${e.status}`,
+        message: `The service refused the request (${e.status}: ${e.serviceMessage}).`,
+      };
   }
 }

@@ -6,7 +6,16 @@ import type { ExportRow } from './review';
  * confidence. CSV is RFC 4180 (csv.ts) with a header record; JSON is an array of objects
  * with the same fields, confidence as a number.
  */
-export const EXPORT_COLUMNS = ['job_id', 'video', 'bucket', 'type', 'label', 'original_label', 'confidence', 'decision'] as const;
+export const EXPORT_COLUMNS = [
+  'job_id',
+  'video',
+  'bucket',
+  'type',
+  'label',
+  'original_label',
+  'confidence',
+  'decision',
+] as const;
 
 export function exportCsv(rows: readonly ExportRow[]): string {
   return toCsv(

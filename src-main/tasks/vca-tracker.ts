@@ -46,9 +46,14 @@ export class VcaTracker extends Follower<VcaJobRow, VcaJobView, VcaJob> {
    */
   async create(c: CreateVcaJob, signal?: AbortSignal): Promise<VcaJobView> {
     const acct = this.d.account(c.accountId);
-    if (!acct) throw new TaskError('no-account', `account ${c.accountId} has no management host; set its management URL first`);
+    if (!acct)
+      throw new TaskError('no-account', `account ${c.accountId} has no management host; set its management URL first`);
     const bucket = c.bucket.trim();
-    if (bucket === '') throw new TaskError('bucket-missing', 'No bucket was given. Choose the bucket the video belongs to and try again.');
+    if (bucket === '')
+      throw new TaskError(
+        'bucket-missing',
+        'No bucket was given. Choose the bucket the video belongs to and try again.',
+      );
     checkVideoUrl(c.source);
     const notify = notifyUrl(this.d.publicBaseUrl(), NOTIFY_VCA_PATH);
     let jobId: string;
@@ -59,20 +64,48 @@ export class VcaTracker extends Follower<VcaJobRow, VcaJobView, VcaJob> {
       throw new TaskError(x.code, x.message, { cause: e });
     }
     return this.start({
-      accountId: c.accountId, jobId, origin: c.origin ?? 'created', mgrUrl: acct.mgrUrl, bucket, sourceUrl: c.source,
-      transferId: c.transferId, notifyUrl: notify, minConfidence: c.minConfidence,
+      accountId: c.accountId,
+      jobId,
+      origin: c.origin ?? 'created',
+      mgrUrl: acct.mgrUrl,
+      bucket,
+      sourceUrl: c.source,
+      transferId: c.transferId,
+      notifyUrl: notify,
+      minConfidence: c.minConfidence,
     });
   }
 
   /** Creates a job for an uploaded object: its access URL from the account's download domain. */
-  createForObject(a: { accountId: number; bucket: string; key: string; downloadDomain: string; transferId?: number; origin?: 'transfer' | 'watch'; minConfidence?: number }, signal?: AbortSignal): Promise<VcaJobView> {
+  createForObject(
+    a: {
+      accountId: number;
+      bucket: string;
+      key: string;
+      downloadDomain: string;
+      transferId?: number;
+      origin?: 'transfer' | 'watch';
+      minConfidence?: number;
+    },
+    signal?: AbortSignal,
+  ): Promise<VcaJobView> {
     let source: string;
     try {
       source = objectAccessUrl(a.downloadDomain, a.key);
     } catch (e) {
       throw new TaskError('bad-input', (e as Error).message, { cause: e });
     }
-    return this.create({ accountId: a.accountId, bucket: a.bucket, source, origin: a.origin ?? 'transfer', transferId: a.transferId, minConfidence: a.minConfidence }, signal);
+    return this.create(
+      {
+        accountId: a.accountId,
+        bucket: a.bucket,
+        source,
+        origin: a.origin ?? 'transfer',
+        transferId: a.transferId,
+        minConfidence: a.minConfidence,
+      },
+      signal,
+    );
   }
 
   /** Starts following a job id typed in (idempotent, like FmgrTracker.track). */
@@ -90,10 +123,22 @@ export class VcaTracker extends Follower<VcaJobRow, VcaJobView, VcaJob> {
    * FmgrTracker.applyNotification. A job already done keeps its results and state (VCA keeps
    * no snapshots, so the body is not stored); pollNow refreshes it.
    */
-  applyNotification(accountId: number, body: { jobId: string; code: number; desc: string; results: VcaJob['results'] }): VcaJobView {
+  applyNotification(
+    accountId: number,
+    body: { jobId: string; code: number; desc: string; results: VcaJob['results'] },
+  ): VcaJobView {
     const id = checkRemoteId(body.jobId, 'jobId');
-    const { job } = this.repo.ensure({ accountId, jobId: id, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl }, this.d.now());
-    return this.applyPushed(job, (u) => this.repo.recordJob(job.id, { code: body.code, desc: body.desc, results: body.results }, { fromPoll: false, ...u }));
+    const { job } = this.repo.ensure(
+      { accountId, jobId: id, origin: 'notification', mgrUrl: this.d.account(accountId)?.mgrUrl },
+      this.d.now(),
+    );
+    return this.applyPushed(job, (u) =>
+      this.repo.recordJob(
+        job.id,
+        { code: body.code, desc: body.desc, results: body.results },
+        { fromPoll: false, ...u },
+      ),
+    );
   }
 
   /** Records the reviewer's decision on a label; throws ReviewInputError on bad input. */
@@ -116,7 +161,11 @@ export class VcaTracker extends Follower<VcaJobRow, VcaJobView, VcaJob> {
   }
 
   protected recordRemote(job: VcaJobRow, found: VcaJob, u: RemoteUpdate): VcaJobRow {
-    return this.repo.recordJob(job.id, { code: found.code, desc: found.desc, notifyResult: found.notifyResult, results: found.results }, { fromPoll: true, ...u });
+    return this.repo.recordJob(
+      job.id,
+      { code: found.code, desc: found.desc, notifyResult: found.notifyResult, results: found.results },
+      { fromPoll: true, ...u },
+    );
   }
 
   protected isTerminal(found: VcaJob): boolean {
@@ -142,7 +191,11 @@ function checkVideoUrl(source: string): void {
   try {
     u = new URL(source);
   } catch {
-    throw new TaskError('bad-input', `"${source.slice(0, 200)}" is not a complete URL; give the video's address like https://example.com/video.mp4`);
+    throw new TaskError(
+      'bad-input',
+      `"${source.slice(0, 200)}" is not a complete URL; give the video's address like https://example.com/video.mp4`,
+    );
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TaskError('bad-input', `the video URL must start with http:// or https://, not ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new TaskError('bad-input', `the video URL must start with http:// or https://, not ${u.protocol}`);
 }

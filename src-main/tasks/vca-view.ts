@@ -9,13 +9,24 @@ export type { VcaJobView, VcaLabelView };
 
 export function vcaJobView(j: VcaJobRow, labels: readonly VcaLabelRow[]): VcaJobView {
   // The documented types in the spec's order, then any other type the service sent, in the order it came.
-  const others = [...new Set([...labels].sort((a, b) => a.position - b.position).map((l) => l.type))].filter((t) => !(VCA_TYPES as readonly string[]).includes(t));
-  const results = [...VCA_TYPES, ...others].map((type) => ({
-    type,
-    labels: labels
-      .filter((l) => l.type === type)
-      .map((l) => ({ id: l.id, attribute: l.attribute, confidence: l.confidence, decision: l.decision, correctedText: l.correctedText, effective: effectiveDecision(l, j.minConfidence) })),
-  })).filter((g) => g.labels.length > 0);
+  const others = [...new Set([...labels].sort((a, b) => a.position - b.position).map((l) => l.type))].filter(
+    (t) => !(VCA_TYPES as readonly string[]).includes(t),
+  );
+  const results = [...VCA_TYPES, ...others]
+    .map((type) => ({
+      type,
+      labels: labels
+        .filter((l) => l.type === type)
+        .map((l) => ({
+          id: l.id,
+          attribute: l.attribute,
+          confidence: l.confidence,
+          decision: l.decision,
+          correctedText: l.correctedText,
+          effective: effectiveDecision(l, j.minConfidence),
+        })),
+    }))
+    .filter((g) => g.labels.length > 0);
   return {
     id: j.id,
     accountId: j.accountId,

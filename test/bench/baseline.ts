@@ -41,10 +41,20 @@ if (mode === 'server') {
       next += BODY_BYTES;
       const { bytesRead } = await fh.read(buf, 0, Math.min(BODY_BYTES, size - pos), pos);
       await new Promise<void>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: Number(a), method: 'POST', path: '/', agent, headers: { 'Content-Length': bytesRead } }, (res) => {
-          res.resume();
-          res.on('end', resolve);
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: Number(a),
+            method: 'POST',
+            path: '/',
+            agent,
+            headers: { 'Content-Length': bytesRead },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
         req.on('error', reject);
         req.end(buf.subarray(0, bytesRead));
       });

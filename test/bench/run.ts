@@ -47,8 +47,15 @@ interface ChildResult {
 
 const children = new Set<ChildProcess>();
 
-function startChild(args: string[], env: Record<string, string> = {}): { child: ChildProcess; lines: AsyncIterable<string> } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+function startChild(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; lines: AsyncIterable<string> } {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   return { child, lines: createInterface({ input: child.stdout! }) };
@@ -68,15 +75,27 @@ async function makeFile(file: string, size: number): Promise<void> {
   }
 }
 
-async function uploadRun(files: string[], dbFile: string, uploadUrl: string, env: Record<string, string> = {}, onLine?: (line: string, child: ChildProcess) => void): Promise<ChildResult | undefined> {
-  const { child, lines } = startChild([RUN_TS, path.join(HERE, 'upload-child.ts'), uploadUrl, AK, SK, BUCKET, dbFile, ...files], env);
+async function uploadRun(
+  files: string[],
+  dbFile: string,
+  uploadUrl: string,
+  env: Record<string, string> = {},
+  onLine?: (line: string, child: ChildProcess) => void,
+): Promise<ChildResult | undefined> {
+  const { child, lines } = startChild(
+    [RUN_TS, path.join(HERE, 'upload-child.ts'), uploadUrl, AK, SK, BUCKET, dbFile, ...files],
+    env,
+  );
   let result: ChildResult | undefined;
   for await (const line of lines) {
     if (line.startsWith('result ')) result = JSON.parse(line.slice(7)) as ChildResult;
     else onLine?.(line, child);
   }
-  await new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r)));
-  if (result && result.failed.length) throw new Error(`upload run failed: ${JSON.stringify(result.failed.slice(0, 3))}`);
+  await new Promise((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r(undefined) : child.once('exit', r),
+  );
+  if (result && result.failed.length)
+    throw new Error(`upload run failed: ${JSON.stringify(result.failed.slice(0, 3))}`);
   return result;
 }
 
@@ -85,7 +104,21 @@ async function main(): Promise<void> {
   const results: Record<string, number | string> = {};
   try {
     // The emulator, in its own process.
-    const emu = startChild([path.join(ROOT, 'bin/blocklift.mjs'), 'emulator', '--port', '0', '--data', path.join(tmp, 'emu'), '--ak', AK, '--sk', SK, '--bucket', BUCKET, '--json']);
+    const emu = startChild([
+      path.join(ROOT, 'bin/blocklift.mjs'),
+      'emulator',
+      '--port',
+      '0',
+      '--data',
+      path.join(tmp, 'emu'),
+      '--ak',
+      AK,
+      '--sk',
+      SK,
+      '--bucket',
+      BUCKET,
+      '--json',
+    ]);
     let uploadUrl = '';
     for await (const line of emu.lines) {
       uploadUrl = (JSON.parse(line) as { uploadUrl: string }).uploadUrl;
@@ -107,7 +140,8 @@ async function main(): Promise<void> {
       }
       const base = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'client', port, f1]);
       let baseline: { elapsedMs: number; bytes: number } | undefined;
-      for await (const line of base.lines) if (line.startsWith('result ')) baseline = JSON.parse(line.slice(7)) as { elapsedMs: number; bytes: number };
+      for await (const line of base.lines)
+        if (line.startsWith('result ')) baseline = JSON.parse(line.slice(7)) as { elapsedMs: number; bytes: number };
       server.child.kill('SIGTERM');
       results.baseline_mbps = baseline!.bytes / 1e6 / (baseline!.elapsedMs / 1000);
 
@@ -169,7 +203,9 @@ async function main(): Promise<void> {
 
     const syncBench = path.join(HERE, 'sync.ts');
     if (runs('sync') && existsSync(syncBench)) {
-      const mod = (await import(pathToFileURL(syncBench).href)) as { runSyncBench?: () => Promise<Record<string, number>> };
+      const mod = (await import(pathToFileURL(syncBench).href)) as {
+        runSyncBench?: () => Promise<Record<string, number>>;
+      };
       if (mod.runSyncBench) Object.assign(results, await mod.runSyncBench());
     }
   } finally {

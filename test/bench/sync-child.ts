@@ -20,9 +20,20 @@ import type { WatcherBackend } from '../../src-main/sync/watcher';
 
 const [backend, tree, dbFile] = process.argv.slice(2) as [WatcherBackend, string, string];
 const db = openAppDatabase(dbFile);
-const accountId = new AccountRepo(db).upsert({ name: 'bench', uploadUrl: 'http://127.0.0.1:9', mgrUrl: null, downloadDomain: null, accessKey: 'ak', secretRef: null, tokenUrl: null });
+const accountId = new AccountRepo(db).upsert({
+  name: 'bench',
+  uploadUrl: 'http://127.0.0.1:9',
+  mgrUrl: null,
+  downloadDomain: null,
+  accessKey: 'ak',
+  secretRef: null,
+  tokenUrl: null,
+});
 const client = new UploadClient({ uploadUrl: 'http://127.0.0.1:9' });
-const engine = new UploadEngine({ store: new SqliteTransferStore(db), account: () => ({ client, tokens: new LocalTokenSigner('ak', 'sk') }) });
+const engine = new UploadEngine({
+  store: new SqliteTransferStore(db),
+  account: () => ({ client, tokens: new LocalTokenSigner('ak', 'sk') }),
+});
 const repo = new SyncRepo(db);
 const record = repo.addRoot({ path: tree, accountId, bucket: 'bench', prefix: '', options: {} });
 // The tree was just written: a zero window queues it at once instead of timing the wait.
@@ -37,7 +48,9 @@ await cold.close();
 
 // "Full index, nothing to upload": the state after the engine uploaded everything. Uploading
 // 100,000 files is the upload benchmark's business, so the rows are marked uploaded here.
-db.prepare("UPDATE sync_files SET state = 'uploaded', etag = 'bench', remote_key = rel_path WHERE root_id = ?").run(record.id);
+db.prepare("UPDATE sync_files SET state = 'uploaded', etag = 'bench', remote_key = rel_path WHERE root_id = ?").run(
+  record.id,
+);
 
 t0 = performance.now();
 const warm = new WatchRoot({ record, options, repo, queue: engine, backend });

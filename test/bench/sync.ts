@@ -40,7 +40,11 @@ async function makeTree(dir: string): Promise<void> {
 
 function runChild(backend: WatcherBackend, tree: string, dbFile: string): Promise<ChildFigures> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/run-ts.mjs'), path.join(HERE, 'sync-child.ts'), backend, tree, dbFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/run-ts.mjs'), path.join(HERE, 'sync-child.ts'), backend, tree, dbFile],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
@@ -65,7 +69,9 @@ export async function runSyncBench(): Promise<Record<string, number>> {
     for (const backend of WATCHER_BACKENDS) {
       const f = await runChild(backend, tree, path.join(tmp, `${backend}.db`));
       if (f.queued !== FILES || f.rescanQueued !== 0 || f.unchanged !== FILES) {
-        throw new Error(`sync bench (${backend}): queued ${f.queued}, rescan queued ${f.rescanQueued}, unchanged ${f.unchanged}; expected ${FILES}, 0, ${FILES}`);
+        throw new Error(
+          `sync bench (${backend}): queued ${f.queued}, rescan queued ${f.rescanQueued}, unchanged ${f.unchanged}; expected ${FILES}, 0, ${FILES}`,
+        );
       }
       const p = backend === DEFAULT_WATCHER_BACKEND ? 'sync_' : `sync_${backend}_`;
       out[`${p}cold_s`] = f.coldS;

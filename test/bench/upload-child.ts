@@ -42,9 +42,27 @@ const loop = monitorEventLoopDelay({ resolution: 10 });
 
 const db = openAppDatabase(dbFile);
 const store = new SqliteTransferStore(db);
-const accountId = new AccountRepo(db).upsert({ name: 'bench', uploadUrl, mgrUrl: null, downloadDomain: null, accessKey: ak, secretRef: null, tokenUrl: null });
+const accountId = new AccountRepo(db).upsert({
+  name: 'bench',
+  uploadUrl,
+  mgrUrl: null,
+  downloadDomain: null,
+  accessKey: ak,
+  secretRef: null,
+  tokenUrl: null,
+});
 const client = new CountingClient({ uploadUrl });
-const engine = new UploadEngine({ store, account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }), defaultConflict: 'overwrite', limits: { maxFiles: Number(process.env.BENCH_FILES ?? 4), ...(process.env.BENCH_BLOCKS ? { maxBlocks: Number(process.env.BENCH_BLOCKS), maxBlocksPerFile: Number(process.env.BENCH_BLOCKS) } : {}) } });
+const engine = new UploadEngine({
+  store,
+  account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }),
+  defaultConflict: 'overwrite',
+  limits: {
+    maxFiles: Number(process.env.BENCH_FILES ?? 4),
+    ...(process.env.BENCH_BLOCKS
+      ? { maxBlocks: Number(process.env.BENCH_BLOCKS), maxBlocksPerFile: Number(process.env.BENCH_BLOCKS) }
+      : {}),
+  },
+});
 let lastProgressMs = 0;
 engine.onProgress((p) => {
   const t = performance.now();
@@ -65,7 +83,15 @@ loop.enable();
 // Re-running with the same db continues unfinished transfers (the resume measurement).
 const unfinished = store.listTransfers(['queued', 'uploading', 'completing', 'paused', 'failed']);
 if (unfinished.length === 0) {
-  engine.enqueue(files.map((f) => ({ accountId, bucket, key: path.basename(f), localPath: path.resolve(f), source: 'cli' as const })));
+  engine.enqueue(
+    files.map((f) => ({
+      accountId,
+      bucket,
+      key: path.basename(f),
+      localPath: path.resolve(f),
+      source: 'cli' as const,
+    })),
+  );
 }
 engine.start();
 await engine.whenIdle();

@@ -77,7 +77,10 @@ export async function startTestEmulator(opts: TestEmulatorOptions = {}): Promise
 }
 
 /** Runs `fn` with a fresh test emulator and always closes it. */
-export async function withEmulator<T>(fn: (emu: TestEmulator) => Promise<T>, opts: TestEmulatorOptions = {}): Promise<T> {
+export async function withEmulator<T>(
+  fn: (emu: TestEmulator) => Promise<T>,
+  opts: TestEmulatorOptions = {},
+): Promise<T> {
   const emu = await startTestEmulator(opts);
   try {
     return await fn(emu);

@@ -19,9 +19,23 @@ let labelsFile: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-cli-tasks-'));
   labelsFile = path.join(dir, 'labels.json');
-  await writeFile(labelsFile, JSON.stringify({
-    jobs: [{ match: '*/cli.mp4', results: { scenario: [{ attribute: 'beach, sunny', confidence: 0.9 }, { attribute: 'desert', confidence: 0.6 }], logo: [{ attribute: 'Acme "Co"', confidence: 0.4 }] } }],
-  }));
+  await writeFile(
+    labelsFile,
+    JSON.stringify({
+      jobs: [
+        {
+          match: '*/cli.mp4',
+          results: {
+            scenario: [
+              { attribute: 'beach, sunny', confidence: 0.9 },
+              { attribute: 'desert', confidence: 0.6 },
+            ],
+            logo: [{ attribute: 'Acme "Co"', confidence: 0.4 }],
+          },
+        },
+      ],
+    }),
+  );
   emu = await startTestEmulator({ vcaLabelsFile: labelsFile });
 });
 afterAll(async () => {
@@ -29,8 +43,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function cli(args: string[], db = path.join(dir, 'cli.db'), keysInEnv = true): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BLOCKLIFT_MGR_URL: emu.mgrUrl, BLOCKLIFT_AK: emu.config.accessKey, BLOCKLIFT_SK: emu.config.secretKey };
+function cli(
+  args: string[],
+  db = path.join(dir, 'cli.db'),
+  keysInEnv = true,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BLOCKLIFT_MGR_URL: emu.mgrUrl,
+    BLOCKLIFT_AK: emu.config.accessKey,
+    BLOCKLIFT_SK: emu.config.secretKey,
+  };
   if (!keysInEnv) {
     delete env.BLOCKLIFT_AK;
     delete env.BLOCKLIFT_SK;
@@ -43,12 +66,24 @@ function cli(args: string[], db = path.join(dir, 'cli.db'), keysInEnv = true): P
   });
 }
 
-const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown> & { items: Record<string, unknown>[] };
+const lastJson = (stdout: string) =>
+  JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown> & { items: Record<string, unknown>[] };
 
 describe('blocklift fmgr', () => {
   it('copy --wait --json follows the task to its end and the copy exists', async () => {
     emu.objects.putBuffer(emu.bucket, 'cli/a.txt', Buffer.from('abc'), {});
-    const r = await cli(['fmgr', 'copy', '--from', `${emu.bucket}:cli/a.txt`, '--bucket', emu.bucket, '--key', 'cli/b.txt', '--wait', '--json']);
+    const r = await cli([
+      'fmgr',
+      'copy',
+      '--from',
+      `${emu.bucket}:cli/a.txt`,
+      '--bucket',
+      emu.bucket,
+      '--key',
+      'cli/b.txt',
+      '--wait',
+      '--json',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const t = lastJson(r.stdout);
@@ -88,15 +123,46 @@ describe('blocklift fmgr', () => {
   });
 
   it('refuses values that would change the fops (md5 with slashes) and a second target --key, exit 2, nothing submitted', async () => {
-    const inj = await cli(['fmgr', 'fetch', '--url', 'http://127.0.0.1:1/a', '--bucket', emu.bucket, '--md5', 'abc/key/Zm9v']);
+    const inj = await cli([
+      'fmgr',
+      'fetch',
+      '--url',
+      'http://127.0.0.1:1/a',
+      '--bucket',
+      emu.bucket,
+      '--md5',
+      'abc/key/Zm9v',
+    ]);
     expect(inj.code).toBe(2);
     expect(inj.stderr).toMatch(/md5 must be 32 hex digits/);
     for (const op of ['copy', 'move']) {
-      const two = await cli(['fmgr', op, '--from', `${emu.bucket}:cli/a.txt`, '--bucket', emu.bucket, '--key', 'x1', '--key', 'x2']);
+      const two = await cli([
+        'fmgr',
+        op,
+        '--from',
+        `${emu.bucket}:cli/a.txt`,
+        '--bucket',
+        emu.bucket,
+        '--key',
+        'x1',
+        '--key',
+        'x2',
+      ]);
       expect(two.code).toBe(2);
       expect(two.stderr).toMatch(new RegExp(`fmgr ${op} takes at most one --key`));
     }
-    const empty = await cli(['fmgr', 'compress', '--bucket', emu.bucket, '--key', 'a', '--key', '', '--save-as', `${emu.bucket}:z.zip`]);
+    const empty = await cli([
+      'fmgr',
+      'compress',
+      '--bucket',
+      emu.bucket,
+      '--key',
+      'a',
+      '--key',
+      '',
+      '--save-as',
+      `${emu.bucket}:z.zip`,
+    ]);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/key \(number 2\)/);
   });
@@ -117,7 +183,17 @@ describe('blocklift vca', () => {
     expect(shown.stdout).toMatch(/scenario:\n\s+\+ beach, sunny {2}0\.9 {2}above-threshold/);
     expect(shown.stdout).toMatch(/logo:\n\s+- Acme "Co" {2}0\.4 {2}below-threshold/);
 
-    const reviewed = await cli(['vca', 'review', job.jobId, '--reject', 'scenario:desert', '--correct', 'logo:Acme "Co"=Acme Corp', '--min-confidence', '0.8']);
+    const reviewed = await cli([
+      'vca',
+      'review',
+      job.jobId,
+      '--reject',
+      'scenario:desert',
+      '--correct',
+      'logo:Acme "Co"=Acme Corp',
+      '--min-confidence',
+      '0.8',
+    ]);
     expect(reviewed.stderr).toBe('');
     expect(reviewed.code).toBe(0);
 
@@ -136,7 +212,11 @@ describe('blocklift vca', () => {
 
   it('show and export a job that is not in the local database: fetched from the service and stored', async () => {
     emu.objects.putBuffer(emu.bucket, 'v/other.mp4', Buffer.from('video2'), {});
-    const client = new MgrClient({ mgrUrl: emu.mgrUrl, accessKey: emu.config.accessKey, secretKey: emu.config.secretKey });
+    const client = new MgrClient({
+      mgrUrl: emu.mgrUrl,
+      accessKey: emu.config.accessKey,
+      secretKey: emu.config.secretKey,
+    });
     let jobId: string;
     try {
       ({ jobId } = await client.vcaCreate({ bucket: emu.bucket, source: emu.objectUrl(emu.bucket, 'v/other.mp4') }));
@@ -158,7 +238,23 @@ describe('blocklift vca', () => {
     emu.objects.putBuffer(emu.bucket, 'v/flags.mp4', Buffer.from('video3'), {});
     const url = emu.objectUrl(emu.bucket, 'v/flags.mp4');
     const db = path.join(dir, 'flags.db');
-    const created = await cli(['vca', 'create', url, '--bucket', emu.bucket, '--ak', emu.config.accessKey, '--sk', emu.config.secretKey, '--wait', '--json'], db, false);
+    const created = await cli(
+      [
+        'vca',
+        'create',
+        url,
+        '--bucket',
+        emu.bucket,
+        '--ak',
+        emu.config.accessKey,
+        '--sk',
+        emu.config.secretKey,
+        '--wait',
+        '--json',
+      ],
+      db,
+      false,
+    );
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const job = lastJson(created.stdout) as unknown as { jobId: string };

@@ -41,14 +41,21 @@ function cli(args: string[], opts: { killAfterMs?: number; env?: Record<string, 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'upload', ...args], {
       cwd: dir,
-      env: { ...process.env, BLOCKLIFT_UPLOAD_URL: emu.uploadUrl, BLOCKLIFT_AK: emu.config.accessKey, BLOCKLIFT_SK: emu.config.secretKey, ...opts.env },
+      env: {
+        ...process.env,
+        BLOCKLIFT_UPLOAD_URL: emu.uploadUrl,
+        BLOCKLIFT_AK: emu.config.accessKey,
+        BLOCKLIFT_SK: emu.config.secretKey,
+        ...opts.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = opts.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
+    const timer =
+      opts.killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -70,15 +77,20 @@ const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest('hex');
  * request body bytes of mkblk and bput that reached it (a body cut by a kill counts as far
  * as it came). Test-only; the emulator itself is unchanged.
  */
-async function startCountingProxy(target: string): Promise<{ url: string; chunkBodyBytes(): number; close(): Promise<void> }> {
+async function startCountingProxy(
+  target: string,
+): Promise<{ url: string; chunkBodyBytes(): number; close(): Promise<void> }> {
   const t = new URL(target);
   let bytes = 0;
   const server = http.createServer((req, res) => {
     const counted = /^\/(mkblk|bput)\//.test(req.url ?? '');
-    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-    });
+    const up = http.request(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.headers },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.on('data', (d: Buffer) => {
       if (counted) bytes += d.length;
@@ -107,9 +119,25 @@ describe('blocklift upload', () => {
     const b = Buffer.from('hello world');
     await writeFile(path.join(dir, 'tree/a.bin'), a);
     await writeFile(path.join(dir, 'tree/sub/b.txt'), b);
-    const r = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db', '--var', 'who=me', '--mime', 'text/x-test']);
+    const r = await cli([
+      'tree',
+      '--bucket',
+      emu.bucket,
+      '--prefix',
+      'up/',
+      '--json',
+      '--db',
+      'tree.db',
+      '--var',
+      'who=me',
+      '--mime',
+      'text/x-test',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { key: string; hash: string; size: number; status: string; verified: boolean });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { key: string; hash: string; size: number; status: string; verified: boolean });
     expect(lines.map((l) => l.key).sort()).toEqual(['up/a.bin', 'up/sub/b.txt']);
     expect(lines.every((l) => l.status === 'done' && l.verified === true)).toBe(true);
     expect(lines.find((l) => l.key === 'up/sub/b.txt')!.hash).toBe('FiqubDXJT8-0FdvpX0CLnOke6Ebt');
@@ -118,9 +146,24 @@ describe('blocklift upload', () => {
 
     // The same command again: nothing changed, so nothing is sent; each file is reported done.
     const putTime = emu.objects.stat(emu.bucket, 'up/a.bin')!.putTime;
-    const again = await cli(['tree', '--bucket', emu.bucket, '--prefix', 'up/', '--json', '--db', 'tree.db', '--overwrite']);
+    const again = await cli([
+      'tree',
+      '--bucket',
+      emu.bucket,
+      '--prefix',
+      'up/',
+      '--json',
+      '--db',
+      'tree.db',
+      '--overwrite',
+    ]);
     expect(again.code).toBe(0);
-    expect(again.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { status: string }).status)).toEqual(['done', 'done']);
+    expect(
+      again.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { status: string }).status),
+    ).toEqual(['done', 'done']);
     expect(emu.objects.stat(emu.bucket, 'up/a.bin')!.putTime).toBe(putTime);
 
     // Another database does not know them: the default conflict policy skips existing keys.
@@ -139,7 +182,10 @@ describe('blocklift upload', () => {
     const badBlock = await cli(['tree', '--bucket', emu.bucket, '--block-size', '6']);
     expect(badBlock.code).toBe(2);
     expect(badBlock.stderr).toContain('multiple of 4');
-    const wrong = await cli(['tree/sub/b.txt', '--bucket', emu.bucket, '--key', 'w.txt', '--json', '--db', 'wrong.db'], { env: { BLOCKLIFT_SK: 'not-the-secret' } });
+    const wrong = await cli(
+      ['tree/sub/b.txt', '--bucket', emu.bucket, '--key', 'w.txt', '--json', '--db', 'wrong.db'],
+      { env: { BLOCKLIFT_SK: 'not-the-secret' } },
+    );
     expect(wrong.code).toBe(1);
     const line = JSON.parse(wrong.stdout.trim()) as { status: string; error: { code: string; message: string } };
     expect(line.status).toBe('failed');
@@ -156,9 +202,25 @@ describe('blocklift upload', () => {
     const proxy = await startCountingProxy(emu.uploadUrl);
     const env = { BLOCKLIFT_UPLOAD_URL: proxy.url };
     try {
-      const args = ['big.bin', '--bucket', emu.bucket, '--key', 'big.bin', '--db', 'kill.db', '--chunk-size', '256', '--limit', '3072', '--concurrency', String(CONCURRENCY), '--overwrite', '--json'];
+      const args = [
+        'big.bin',
+        '--bucket',
+        emu.bucket,
+        '--key',
+        'big.bin',
+        '--db',
+        'kill.db',
+        '--chunk-size',
+        '256',
+        '--limit',
+        '3072',
+        '--concurrency',
+        String(CONCURRENCY),
+        '--overwrite',
+        '--json',
+      ];
       let seed = 12345;
-      const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       const batches = new Set<string>();
       let kills = 0;
       let committedSeen = 0;
@@ -173,10 +235,17 @@ describe('blocklift upload', () => {
         kills++;
         const db = new Database(path.join(dir, 'kill.db'), { readonly: true });
         try {
-          const t = db.prepare("SELECT id, batch, state FROM transfers WHERE key = 'big.bin'").all() as Array<{ id: number; batch: string | null; state: string }>;
+          const t = db.prepare("SELECT id, batch, state FROM transfers WHERE key = 'big.bin'").all() as Array<{
+            id: number;
+            batch: string | null;
+            state: string;
+          }>;
           expect(t).toHaveLength(1); // one transfer, continued run after run
           if (t[0]!.batch) batches.add(t[0]!.batch);
-          const rows = db.prepare('SELECT idx, next_offset FROM blocks WHERE transfer_id = ?').all(t[0]!.id) as Array<{ idx: number; next_offset: number }>;
+          const rows = db.prepare('SELECT idx, next_offset FROM blocks WHERE transfer_id = ?').all(t[0]!.id) as Array<{
+            idx: number;
+            next_offset: number;
+          }>;
           const offsets = new Map(rows.map((row) => [row.idx, row.next_offset]));
           // A block's committed offset goes back only when the kill fell between the service
           // accepting a chunk and the client committing its reply: the stored ctx is then used
@@ -184,7 +253,10 @@ describe('blocklift upload', () => {
           // below through the engine's restart-block log entries.
           for (const [idx, before] of lastOffsets) if ((offsets.get(idx) ?? 0) < before) wentBack++;
           lastOffsets = offsets;
-          committedSeen = Math.max(committedSeen, rows.reduce((n, row) => n + row.next_offset, 0));
+          committedSeen = Math.max(
+            committedSeen,
+            rows.reduce((n, row) => n + row.next_offset, 0),
+          );
         } finally {
           db.close();
         }
@@ -199,12 +271,18 @@ describe('blocklift upload', () => {
       // the blocks whose ctx chain a kill cut (each at most one block of 4 MiB, at most the
       // blocks in flight per kill).
       const log = new Database(path.join(dir, 'kill.db'), { readonly: true });
-      const restarts = (log.prepare("SELECT count(*) AS n FROM event_log WHERE kind = 'retry' AND message LIKE '%restart-block%'").get() as { n: number }).n;
+      const restarts = (
+        log
+          .prepare("SELECT count(*) AS n FROM event_log WHERE kind = 'retry' AND message LIKE '%restart-block%'")
+          .get() as { n: number }
+      ).n;
       log.close();
       expect(restarts).toBeGreaterThanOrEqual(wentBack > 0 ? 1 : 0);
       expect(restarts).toBeLessThanOrEqual(kills * BLOCKS_IN_FLIGHT);
       expect(proxy.chunkBodyBytes()).toBeGreaterThanOrEqual(size);
-      expect(proxy.chunkBodyBytes()).toBeLessThanOrEqual(size + kills * BLOCKS_IN_FLIGHT * CHUNK_BYTES + restarts * 4 * MiB);
+      expect(proxy.chunkBodyBytes()).toBeLessThanOrEqual(
+        size + kills * BLOCKS_IN_FLIGHT * CHUNK_BYTES + restarts * 4 * MiB,
+      );
       expect(sha1(await download('big.bin'))).toBe(sha1(data));
     } finally {
       await proxy.close();
@@ -212,7 +290,9 @@ describe('blocklift upload', () => {
   });
 
   it('a 579 upload (stored, callback failed) is done but "verified": false in --json and NOT VERIFIED in text', async () => {
-    const faulty = await startTestEmulator({ faults: { seed: 1, errors: [{ rate: 1, status: 579, endpoints: ['mkfile'] }] } });
+    const faulty = await startTestEmulator({
+      faults: { seed: 1, errors: [{ rate: 1, status: 579, endpoints: ['mkfile'] }] },
+    });
     try {
       await writeFile(path.join(dir, 'cb.txt'), 'stored but not verified');
       const env = { BLOCKLIFT_UPLOAD_URL: faulty.uploadUrl };
@@ -237,7 +317,10 @@ describe('blocklift upload', () => {
     await symlink(path.join(dir, 'links'), path.join(dir, 'links/loop'));
     const j = await cli(['links', '--bucket', emu.bucket, '--prefix', 'ln/', '--json', '--db', 'links.db']);
     expect(j.code, j.stderr).toBe(0);
-    const lines = j.stdout.trim().split('\n').map((l) => JSON.parse(l) as { path?: string; key?: string; status: string; reason?: string });
+    const lines = j.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { path?: string; key?: string; status: string; reason?: string });
     const skipped = lines.filter((l) => l.reason !== undefined);
     expect(skipped.map((l) => path.basename(l.path!)).sort()).toEqual(['ln.txt', 'loop']);
     expect(skipped.every((l) => l.status === 'skipped' && /symbolic link/.test(l.reason!))).toBe(true);
@@ -250,7 +333,20 @@ describe('blocklift upload', () => {
   it('a file changed between runs starts over with a new batch and uploads the new content', async () => {
     const v1 = randomBytes(12 * MiB);
     await writeFile(path.join(dir, 'chg.bin'), v1);
-    const args = ['chg.bin', '--bucket', emu.bucket, '--key', 'chg.bin', '--db', 'chg.db', '--chunk-size', '256', '--limit', '4096', '--json'];
+    const args = [
+      'chg.bin',
+      '--bucket',
+      emu.bucket,
+      '--key',
+      'chg.bin',
+      '--db',
+      'chg.db',
+      '--chunk-size',
+      '256',
+      '--limit',
+      '4096',
+      '--json',
+    ];
     const killed = await cli(args, { killAfterMs: 2000 });
     expect(killed.signal).toBe('SIGKILL');
     const v2 = randomBytes(12 * MiB + 5);

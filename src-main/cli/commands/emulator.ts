@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DAY_MS } from '../../emulator/clock';
 import { FaultConfigError, parseFaultConfig, type FaultConfig } from '../../emulator/faults';
-import { DEFAULT_ACCESS_KEY, DEFAULT_BUCKET, DEFAULT_SECRET_KEY, startEmulator, type RunningEmulator } from '../../emulator/server';
+import {
+  DEFAULT_ACCESS_KEY,
+  DEFAULT_BUCKET,
+  DEFAULT_SECRET_KEY,
+  startEmulator,
+  type RunningEmulator,
+} from '../../emulator/server';
 import { collect, wholeNumberParser } from '../option-parsers';
 import { CliError } from '../cli-error';
 
@@ -30,7 +36,9 @@ export function readFaults(text: string | undefined, seed: number | undefined): 
     try {
       raw = JSON.parse(json);
     } catch {
-      throw new CliError('--faults must be JSON (or @file.json), e.g. \'{"errors":[{"endpoints":["bput"],"rate":0.1,"status":503}]}\'');
+      throw new CliError(
+        '--faults must be JSON (or @file.json), e.g. \'{"errors":[{"endpoints":["bput"],"rate":0.1,"status":503}]}\'',
+      );
     }
   }
   try {
@@ -46,18 +54,46 @@ export function register(program: Command): void {
   program
     .command('emulator')
     .description('run the local emulator of the storage service (upload, Fmgr, VCA, downloads) until Ctrl-C')
-    .option('--port <port>', `port on 127.0.0.1 (0 picks a free one)`, wholeNumberParser('--port', 0, 65535), DEFAULT_EMULATOR_PORT)
+    .option(
+      '--port <port>',
+      `port on 127.0.0.1 (0 picks a free one)`,
+      wholeNumberParser('--port', 0, 65535),
+      DEFAULT_EMULATOR_PORT,
+    )
     .option('--data <dir>', 'folder of objects, unmerged blocks and metadata', DEFAULT_EMULATOR_DATA_DIR)
     .option('--ak <AK>', 'access key the emulator accepts', DEFAULT_ACCESS_KEY)
     .option('--sk <SK>', 'secret key the emulator signs and checks with', DEFAULT_SECRET_KEY)
     .option('--bucket <name>', `a bucket (repeatable; default "${DEFAULT_BUCKET}")`, collect)
     .option('--json', 'print the start information as one JSON line', false)
-    .option('--vca-labels <file>', 'JSON file of VCA results per source URL or pattern (format in src-main/emulator/vca-labels.ts)')
-    .option('--vca-delay-ms <ms>', 'how long a VCA job stays "analysing"', wholeNumberParser('--vca-delay-ms', 0, 3_600_000))
-    .option('--vca-disabled <bucket>', 'a bucket without the smart media service: its VCA requests answer 401 (repeatable)', collect)
-    .option('--faults <json>', 'fault injection configuration, JSON or @file.json (format in src-main/emulator/faults.ts)')
-    .option('--seed <n>', 'seed of the fault injection PRNG (replays a run)', wholeNumberParser('--seed', 0, 2 ** 31 - 1))
-    .option('--purge-age-days <days>', 'purge unmerged blocks older than this', wholeNumberParser('--purge-age-days', 0, 3650), 30)
+    .option(
+      '--vca-labels <file>',
+      'JSON file of VCA results per source URL or pattern (format in src-main/emulator/vca-labels.ts)',
+    )
+    .option(
+      '--vca-delay-ms <ms>',
+      'how long a VCA job stays "analysing"',
+      wholeNumberParser('--vca-delay-ms', 0, 3_600_000),
+    )
+    .option(
+      '--vca-disabled <bucket>',
+      'a bucket without the smart media service: its VCA requests answer 401 (repeatable)',
+      collect,
+    )
+    .option(
+      '--faults <json>',
+      'fault injection configuration, JSON or @file.json (format in src-main/emulator/faults.ts)',
+    )
+    .option(
+      '--seed <n>',
+      'seed of the fault injection PRNG (replays a run)',
+      wholeNumberParser('--seed', 0, 2 ** 31 - 1),
+    )
+    .option(
+      '--purge-age-days <days>',
+      'purge unmerged blocks older than this',
+      wholeNumberParser('--purge-age-days', 0, 3650),
+      30,
+    )
     .option('--admin-token <token>', 'bearer token of the /admin routes (random by default)')
     .action(async (o: Record<string, unknown>) => {
       const faults = readFaults(o.faults as string | undefined, o.seed as number | undefined);
@@ -80,7 +116,10 @@ export function register(program: Command): void {
         });
       } catch (e) {
         const err = e as Error & { code?: string };
-        if (err.code === 'EADDRINUSE') throw new CliError(`port ${String(o.port)} is already in use: choose another with --port, or --port 0 for a free one`);
+        if (err.code === 'EADDRINUSE')
+          throw new CliError(
+            `port ${String(o.port)} is already in use: choose another with --port, or --port 0 for a free one`,
+          );
         throw new CliError(`the emulator could not start: ${err.message}`);
       }
       const info = {
@@ -95,7 +134,9 @@ export function register(program: Command): void {
         buckets: emu.config.buckets,
       };
       if (ak === DEFAULT_ACCESS_KEY || sk === DEFAULT_SECRET_KEY) {
-        process.stderr.write('blocklift emulator: warning: using the built-in test keys (--ak/--sk); fine for local testing, never for anything real\n');
+        process.stderr.write(
+          'blocklift emulator: warning: using the built-in test keys (--ak/--sk); fine for local testing, never for anything real\n',
+        );
       }
       if (o.json === true) {
         process.stdout.write(`${JSON.stringify(info)}\n`);

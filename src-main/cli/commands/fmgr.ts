@@ -23,7 +23,6 @@ import { CliError } from '../cli-error';
  * or the service does not know the id, or polling failed; 2 for bad usage.
  */
 
-
 /** What the fmgr and vca commands work with; close() releases all of it. */
 export interface TasksContext {
   flags: AccountFlags;
@@ -41,15 +40,28 @@ export interface TasksContext {
  */
 export async function openTasksContext(opts: Record<string, unknown>, signed: boolean): Promise<TasksContext> {
   const flags = readAccountFlags(opts);
-  if (!flags.mgrUrl) throw new CliError('missing --mgr-url (or BLOCKLIFT_MGR_URL): the management host, e.g. http://127.0.0.1:8088');
+  if (!flags.mgrUrl)
+    throw new CliError('missing --mgr-url (or BLOCKLIFT_MGR_URL): the management host, e.g. http://127.0.0.1:8088');
   if (signed) {
-    const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(Boolean);
-    if (missing.length) throw new CliError(`missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`);
+    const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(
+      Boolean,
+    );
+    if (missing.length)
+      throw new CliError(
+        `missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`,
+      );
   }
   const dbFile = flags.db;
   let core: AppCore;
   try {
-    core = await AppCore.open({ dataDir: path.dirname(path.resolve(dbFile)), dbFile, embeddedEmulator: false, startEngine: false, resumeTrackers: false, startWatching: false });
+    core = await AppCore.open({
+      dataDir: path.dirname(path.resolve(dbFile)),
+      dbFile,
+      embeddedEmulator: false,
+      startEngine: false,
+      resumeTrackers: false,
+      startWatching: false,
+    });
   } catch (e) {
     throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
@@ -82,7 +94,8 @@ export function sessionAccountName(mgrUrl: string): string {
 
 /** Turns a TaskError into the CLI's one-line error. */
 export function cliErrorOf(e: unknown): unknown {
-  if (e instanceof TaskError) return new CliError(e.message, e.code === 'bad-input' || e.code === 'bad-operation' ? 2 : 1);
+  if (e instanceof TaskError)
+    return new CliError(e.message, e.code === 'bad-input' || e.code === 'bad-operation' ? 2 : 1);
   return e;
 }
 
@@ -91,7 +104,8 @@ export function waitSignal(timeoutSeconds: number | undefined): { signal: AbortS
   const ac = new AbortController();
   const onSig = () => ac.abort(new Error('interrupted'));
   process.once('SIGINT', onSig);
-  const timer = timeoutSeconds === undefined ? undefined : setTimeout(() => ac.abort(new Error('timeout')), timeoutSeconds * 1000);
+  const timer =
+    timeoutSeconds === undefined ? undefined : setTimeout(() => ac.abort(new Error('timeout')), timeoutSeconds * 1000);
   return {
     signal: ac.signal,
     dispose: () => {
@@ -103,7 +117,8 @@ export function waitSignal(timeoutSeconds: number | undefined): { signal: AbortS
 
 export function seconds(flag: string) {
   return (v: string): number => {
-    if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) <= 0) throw new CliError(`${flag} must be a number of seconds above 0, not "${v}"`);
+    if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) <= 0)
+      throw new CliError(`${flag} must be a number of seconds above 0, not "${v}"`);
     return Number(v);
   };
 }
@@ -142,19 +157,34 @@ function rawOpsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
   const keys = (o.key as string[] | undefined) ?? [];
   /** fetch, copy and move write one object: a second --key would be silently ignored. */
   const targetKey = () => {
-    if (keys.length > 1) throw new CliError(`fmgr ${op} takes at most one --key (the target key), got ${keys.length}; run it once per object`);
+    if (keys.length > 1)
+      throw new CliError(
+        `fmgr ${op} takes at most one --key (the target key), got ${keys.length}; run it once per object`,
+      );
     return keys[0];
   };
   switch (op) {
     case 'fetch':
-      return [{ op, fetchURL: need(o, 'url', '--url <url>', op), bucket: bucket(), key: targetKey(), prefix: str(o.prefix), md5: typeof o.md5 === 'string' ? o.md5 : undefined }];
+      return [
+        {
+          op,
+          fetchURL: need(o, 'url', '--url <url>', op),
+          bucket: bucket(),
+          key: targetKey(),
+          prefix: str(o.prefix),
+          md5: typeof o.md5 === 'string' ? o.md5 : undefined,
+        },
+      ];
     case 'copy':
     case 'move': {
       const src = entry('--from', need(o, 'from', '--from <bucket:key>', op));
-      return [{ op, srcBucket: src.bucket, srcKey: src.key, bucket: bucket(), key: targetKey(), prefix: str(o.prefix) }];
+      return [
+        { op, srcBucket: src.bucket, srcKey: src.key, bucket: bucket(), key: targetKey(), prefix: str(o.prefix) },
+      ];
     }
     case 'delete':
-      if (keys.length === 0) throw new CliError('fmgr delete needs --key <key> (repeat it to delete several keys in one task)');
+      if (keys.length === 0)
+        throw new CliError('fmgr delete needs --key <key> (repeat it to delete several keys in one task)');
       return keys.map((key) => ({ op, bucket: bucket(), key }));
     case 'deletePrefix':
       return [{ op, bucket: bucket(), prefix: need(o, 'prefix', '--prefix <prefix>', op), output: str(o.output) }];
@@ -163,7 +193,8 @@ function rawOpsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
       return [{ op, bucket: bucket(), key: keys[0]!, deletets: o.deletets === true ? 1 : undefined }];
     case 'setdeadline': {
       const d = need(o, 'deadline', '--deadline <days>', op);
-      if (!/^-?\d+$/.test(d) || Number(d) < -1) throw new CliError('--deadline must be a whole number of days, or -1 to remove the deadline');
+      if (!/^-?\d+$/.test(d) || Number(d) < -1)
+        throw new CliError('--deadline must be a whole number of days, or -1 to remove the deadline');
       return [{ op, bucket: bucket(), prefix: str(o.prefix), deadline: Number(d) }];
     }
     case 'compress': {
@@ -177,15 +208,31 @@ function rawOpsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
 const OP_HELP: Record<FmgrOpName, { describe: string; flags: (c: Command) => Command }> = {
   fetch: {
     describe: 'fetch a URL into a bucket',
-    flags: (c) => c.option('--url <url>', 'URL to fetch').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'key prefix').option('--md5 <hex>', 'expected MD5 of the content (32 hex digits)'),
+    flags: (c) =>
+      c
+        .option('--url <url>', 'URL to fetch')
+        .option('--bucket <bucket>', 'target bucket')
+        .option('--key <key>', 'target key', collect)
+        .option('--prefix <prefix>', 'key prefix')
+        .option('--md5 <hex>', 'expected MD5 of the content (32 hex digits)'),
   },
   copy: {
     describe: 'copy an object',
-    flags: (c) => c.option('--from <bucket:key>', 'source object').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'target key prefix'),
+    flags: (c) =>
+      c
+        .option('--from <bucket:key>', 'source object')
+        .option('--bucket <bucket>', 'target bucket')
+        .option('--key <key>', 'target key', collect)
+        .option('--prefix <prefix>', 'target key prefix'),
   },
   move: {
     describe: 'move (rename) an object',
-    flags: (c) => c.option('--from <bucket:key>', 'source object').option('--bucket <bucket>', 'target bucket').option('--key <key>', 'target key', collect).option('--prefix <prefix>', 'target key prefix'),
+    flags: (c) =>
+      c
+        .option('--from <bucket:key>', 'source object')
+        .option('--bucket <bucket>', 'target bucket')
+        .option('--key <key>', 'target key', collect)
+        .option('--prefix <prefix>', 'target key prefix'),
   },
   delete: {
     describe: 'delete objects (repeat --key)',
@@ -193,30 +240,55 @@ const OP_HELP: Record<FmgrOpName, { describe: string; flags: (c: Command) => Com
   },
   deletePrefix: {
     describe: 'delete every object under a prefix',
-    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--prefix <prefix>', 'key prefix').option('--output <key>', 'key of a result listing'),
+    flags: (c) =>
+      c
+        .option('--bucket <bucket>', 'bucket')
+        .option('--prefix <prefix>', 'key prefix')
+        .option('--output <key>', 'key of a result listing'),
   },
   deletem3u8: {
     describe: 'delete an m3u8 playlist (with --deletets, its segments too)',
-    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--key <key>', 'playlist key', collect).option('--deletets', 'delete the TS segments too', false),
+    flags: (c) =>
+      c
+        .option('--bucket <bucket>', 'bucket')
+        .option('--key <key>', 'playlist key', collect)
+        .option('--deletets', 'delete the TS segments too', false),
   },
   setdeadline: {
     describe: 'set the retention in days of a key prefix (-1 removes it)',
-    flags: (c) => c.option('--bucket <bucket>', 'bucket').option('--prefix <prefix>', 'key prefix (default: the whole bucket)').option('--deadline <days>', 'days, or -1'),
+    flags: (c) =>
+      c
+        .option('--bucket <bucket>', 'bucket')
+        .option('--prefix <prefix>', 'key prefix (default: the whole bucket)')
+        .option('--deadline <days>', 'days, or -1'),
   },
   compress: {
     describe: 'zip objects into a new object',
-    flags: (c) => c.option('--bucket <bucket>', 'bucket of the keys').option('--key <key>', 'key to include (repeatable)', collect).option('--save-as <bucket:key>', 'where to save the zip'),
+    flags: (c) =>
+      c
+        .option('--bucket <bucket>', 'bucket of the keys')
+        .option('--key <key>', 'key to include (repeatable)', collect)
+        .option('--save-as <bucket:key>', 'where to save the zip'),
   },
 };
 
 /** Human lines of a task: its state, then one block per item. */
 export function formatFmgrTask(t: FmgrTaskView): string {
-  const lines = [`task ${t.persistentId}: ${t.state ?? 'no status yet'}${t.code === null ? '' : ` (code ${t.code}${t.codeSource === 'notify' ? ', from a notification' : ''})`} [${t.tracking}]`];
+  const lines = [
+    `task ${t.persistentId}: ${t.state ?? 'no status yet'}${t.code === null ? '' : ` (code ${t.code}${t.codeSource === 'notify' ? ', from a notification' : ''})`} [${t.tracking}]`,
+  ];
   if (t.error) lines.push(`  error: ${t.error.message}`);
   t.items.forEach((it, i) => {
     lines.push(`  ${i + 1}. ${it.cmd}`);
     lines.push(`     ${it.state} (code ${it.code})`);
-    for (const [name, v] of [['key', it.key], ['hash', it.hash], ['fsize', it.fsize], ['url', it.url], ['decompresslist', it.decompresslist], ['error', it.error]] as const) {
+    for (const [name, v] of [
+      ['key', it.key],
+      ['hash', it.hash],
+      ['fsize', it.fsize],
+      ['url', it.url],
+      ['decompresslist', it.decompresslist],
+      ['error', it.error],
+    ] as const) {
       if (v !== null && v !== '') lines.push(`     ${name}: ${String(v)}`);
     }
   });
@@ -234,7 +306,11 @@ function exitCodeOf(t: FmgrTaskView): number {
 }
 
 /** Prints each state change until the task settles; returns the final view. */
-export async function waitPrinting(ctx: TasksContext, taskId: number, timeoutSeconds: number | undefined): Promise<FmgrTaskView> {
+export async function waitPrinting(
+  ctx: TasksContext,
+  taskId: number,
+  timeoutSeconds: number | undefined,
+): Promise<FmgrTaskView> {
   let lastState = '';
   const off = ctx.fmgr.onChange((v) => {
     if (v.id !== taskId || v.tracking !== 'active') return;
@@ -248,7 +324,11 @@ export async function waitPrinting(ctx: TasksContext, taskId: number, timeoutSec
   try {
     return await ctx.fmgr.waitUntilSettled(taskId, w.signal);
   } catch (e) {
-    if (e instanceof TaskError && e.code === 'aborted') throw new CliError(`stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on, see it with: blocklift fmgr status <persistentId>`, 1);
+    if (e instanceof TaskError && e.code === 'aborted')
+      throw new CliError(
+        `stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on, see it with: blocklift fmgr status <persistentId>`,
+        1,
+      );
     throw e;
   } finally {
     off();
@@ -257,7 +337,11 @@ export async function waitPrinting(ctx: TasksContext, taskId: number, timeoutSec
 }
 
 export function register(program: Command): void {
-  const fmgr = program.command('fmgr').description('submit Fmgr file-processing tasks and follow them (fetch, copy, move, delete, deletePrefix, deletem3u8, setdeadline, compress, status)');
+  const fmgr = program
+    .command('fmgr')
+    .description(
+      'submit Fmgr file-processing tasks and follow them (fetch, copy, move, delete, deletePrefix, deletem3u8, setdeadline, compress, status)',
+    );
 
   for (const op of Object.keys(OP_HELP) as FmgrOpName[]) {
     const spec = OP_HELP[op];
@@ -270,7 +354,10 @@ export function register(program: Command): void {
       const ops = opsFromFlags(op, o);
       const ctx = await openTasksContext(o, true);
       try {
-        const t = await ctx.fmgr.submit(ctx.accountId, op, ops, { force: o.force === true ? 1 : undefined, separate: o.separate === true ? 1 : undefined });
+        const t = await ctx.fmgr.submit(ctx.accountId, op, ops, {
+          force: o.force === true ? 1 : undefined,
+          separate: o.separate === true ? 1 : undefined,
+        });
         if (o.wait !== true) {
           print(ctx.flags, t, `${t.persistentId}\n`);
           return;
@@ -287,7 +374,9 @@ export function register(program: Command): void {
     });
   }
 
-  addAccountOptions(fmgr.command('status <persistentId>').description('show the state and items of a task (by its persistentId)'))
+  addAccountOptions(
+    fmgr.command('status <persistentId>').description('show the state and items of a task (by its persistentId)'),
+  )
     .option('--wait', 'follow the task until it ends', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (persistentId: string, o: Record<string, unknown>) => {
@@ -299,8 +388,16 @@ export function register(program: Command): void {
         const foreignDone = known !== undefined && known.tracking === 'done' && known.accountId !== ctx.accountId;
         const tracked = foreignDone ? known : ctx.fmgr.track(known?.accountId ?? ctx.accountId, persistentId);
         let t = foreignDone ? tracked : ((await ctx.fmgr.pollNow(tracked.id)) ?? tracked);
-        if (o.wait === true && t.tracking === 'active') t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
-        print(ctx.flags, t, formatFmgrTask(t) + (t.error && t.tracking === 'active' ? '  (this command asked once: run it again, or add --wait to keep asking)\n' : ''));
+        if (o.wait === true && t.tracking === 'active')
+          t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
+        print(
+          ctx.flags,
+          t,
+          formatFmgrTask(t) +
+            (t.error && t.tracking === 'active'
+              ? '  (this command asked once: run it again, or add --wait to keep asking)\n'
+              : ''),
+        );
         process.exitCode = exitCodeOf(t);
       } catch (e) {
         throw cliErrorOf(e);

@@ -65,7 +65,10 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   const acc = readAccountFlags(opts);
   const f = opts as unknown as UploadFlags;
   if (!f.bucket) throw new CliError('--bucket is required');
-  if (!acc.uploadUrl) throw new CliError('--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`');
+  if (!acc.uploadUrl)
+    throw new CliError(
+      '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
+    );
   requireCredentials(acc);
   if (f.key !== undefined && f.prefix !== undefined) throw new CliError('give --key or --prefix, not both');
   const concurrency = wholeNumber('--concurrency', f.concurrency, 1, 64);
@@ -76,9 +79,11 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
     if (e instanceof PlanError) throw new CliError(`--block-size must be a multiple of 4 (MiB), not ${f.blockSize}`);
     throw e;
   }
-  const chunkBytes = f.chunkSize === undefined ? undefined : wholeNumber('--chunk-size', f.chunkSize, 64, blockSize / 1024) * 1024;
+  const chunkBytes =
+    f.chunkSize === undefined ? undefined : wholeNumber('--chunk-size', f.chunkSize, 64, blockSize / 1024) * 1024;
   const conflictText = f.overwrite ? 'overwrite' : (f.conflict ?? 'skip');
-  if (!['skip', 'overwrite', 'rename'].includes(conflictText)) throw new CliError(`--conflict must be skip, overwrite or rename, not "${conflictText}"`);
+  if (!['skip', 'overwrite', 'rename'].includes(conflictText))
+    throw new CliError(`--conflict must be skip, overwrite or rename, not "${conflictText}"`);
   const options: TransferOptions = { conflict: conflictText as ConflictPolicy };
   if (f.mime !== undefined) options.mimeType = f.mime;
   if (f.deadline !== undefined) options.deadlineDays = wholeNumber('--deadline', f.deadline, 0, 36500);
@@ -89,7 +94,17 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   }
   const limitBytesPerSec = f.limit === undefined ? null : wholeNumber('--limit', f.limit, 1, 10_000_000) * 1024;
   if (paths.length === 0) throw new CliError('give at least one file or directory');
-  return { acc, bucket: f.bucket, key: f.key, prefix: f.prefix ?? '', concurrency, blockSize, chunkBytes, options, limitBytesPerSec };
+  return {
+    acc,
+    bucket: f.bucket,
+    key: f.key,
+    prefix: f.prefix ?? '',
+    concurrency,
+    blockSize,
+    chunkBytes,
+    options,
+    limitBytesPerSec,
+  };
 }
 
 /** Files to upload with their keys: a file → prefix + name (or --key); a directory → its tree. */
@@ -106,10 +121,16 @@ export interface SkippedPath {
   reason: string;
 }
 
-export const SYMLINK_SKIP_REASON = 'symbolic link inside a directory: not followed (it could loop or point outside the tree); name the link itself on the command line to upload its target';
+export const SYMLINK_SKIP_REASON =
+  'symbolic link inside a directory: not followed (it could loop or point outside the tree); name the link itself on the command line to upload its target';
 
 /** `skipped` collects the symbolic links found while walking directories. */
-export async function expandPaths(paths: readonly string[], prefix: string, key: string | undefined, skipped: SkippedPath[] = []): Promise<FileToUpload[]> {
+export async function expandPaths(
+  paths: readonly string[],
+  prefix: string,
+  key: string | undefined,
+  skipped: SkippedPath[] = [],
+): Promise<FileToUpload[]> {
   const out: FileToUpload[] = [];
   for (const p of paths) {
     const abs = path.resolve(p);
@@ -125,7 +146,12 @@ export async function expandPaths(paths: readonly string[], prefix: string, key:
     } else if (st.isFile() || st.isSymbolicLink()) {
       const target = st.isSymbolicLink() ? await realpath(abs) : abs;
       const ts = st.isSymbolicLink() ? await stat(target) : st;
-      out.push({ localPath: target, key: key ?? prefix + path.basename(abs), size: ts.size, mtimeMs: Math.floor(ts.mtimeMs) });
+      out.push({
+        localPath: target,
+        key: key ?? prefix + path.basename(abs),
+        size: ts.size,
+        mtimeMs: Math.floor(ts.mtimeMs),
+      });
     } else {
       throw new CliError(`${p} is not a file or directory`);
     }
@@ -140,7 +166,13 @@ export async function expandPaths(paths: readonly string[], prefix: string, key:
   return out;
 }
 
-async function walk(root: string, dir: string, prefix: string, out: FileToUpload[], skipped: SkippedPath[]): Promise<void> {
+async function walk(
+  root: string,
+  dir: string,
+  prefix: string,
+  out: FileToUpload[],
+  skipped: SkippedPath[],
+): Promise<void> {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
@@ -154,7 +186,12 @@ async function walk(root: string, dir: string, prefix: string, out: FileToUpload
     else if (e.isSymbolicLink()) skipped.push({ path: abs, reason: SYMLINK_SKIP_REASON });
     else if (e.isFile()) {
       const st = await stat(abs);
-      out.push({ localPath: abs, key: prefix + path.relative(root, abs).split(path.sep).join('/'), size: st.size, mtimeMs: Math.floor(st.mtimeMs) });
+      out.push({
+        localPath: abs,
+        key: prefix + path.relative(root, abs).split(path.sep).join('/'),
+        size: st.size,
+        mtimeMs: Math.floor(st.mtimeMs),
+      });
     }
   }
 }
@@ -165,7 +202,11 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   const skipped: SkippedPath[] = [];
   const files = await expandPaths(paths, flags.prefix, flags.key, skipped);
   for (const k of skipped) {
-    process.stdout.write(acc.json ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n` : `skipped  ${k.path}: ${k.reason}\n`);
+    process.stdout.write(
+      acc.json
+        ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n`
+        : `skipped  ${k.path}: ${k.reason}\n`,
+    );
   }
   const dbFile = acc.db;
   let db;
@@ -175,7 +216,9 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`);
   }
   const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
-  const tokens: TokenProvider = acc.tokenUrl ? new RemoteTokenProvider(acc.tokenUrl) : new LocalTokenSigner(acc.accessKey!, acc.secretKey!);
+  const tokens: TokenProvider = acc.tokenUrl
+    ? new RemoteTokenProvider(acc.tokenUrl)
+    : new LocalTokenSigner(acc.accessKey!, acc.secretKey!);
   const store = new SqliteTransferStore(db);
   const accountId = new AccountRepo(db).upsert({
     name: `cli ${acc.uploadUrl}${acc.accessKey ? ` ${acc.accessKey}` : ''}`,
@@ -202,14 +245,24 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   const fresh: TransferRequest[] = [];
   for (const f of files) {
     const prev = store.findLatest(accountId, flags.bucket, f.key, f.localPath);
-    const unfinished = prev && ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'].includes(prev.state);
+    const unfinished =
+      prev && ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'].includes(prev.state);
     if (prev && unfinished) {
-      if (prev.state === 'failed' || prev.state === 'paused') store.updateTransfer(prev.id, { state: 'queued', lastError: null, attempts: 0 });
+      if (prev.state === 'failed' || prev.state === 'paused')
+        store.updateTransfer(prev.id, { state: 'queued', lastError: null, attempts: 0 });
       ids.push(prev.id);
     } else if (prev && prev.state === 'done' && f.size === prev.size && f.mtimeMs === prev.mtimeMs) {
       ids.push(prev.id);
     } else {
-      fresh.push({ accountId, bucket: flags.bucket, key: f.key, localPath: f.localPath, source: 'cli', blockSize: flags.blockSize, options: flags.options });
+      fresh.push({
+        accountId,
+        bucket: flags.bucket,
+        key: f.key,
+        localPath: f.localPath,
+        source: 'cli',
+        blockSize: flags.blockSize,
+        options: flags.options,
+      });
     }
   }
   ids.push(...engine.enqueue(fresh));
@@ -255,7 +308,10 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     return 130;
   }
   const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
-  if (!acc.json) process.stderr.write(`${results.size - failed} of ${results.size} file(s) uploaded or skipped${failed ? `, ${failed} failed` : ''}\n`);
+  if (!acc.json)
+    process.stderr.write(
+      `${results.size - failed} of ${results.size} file(s) uploaded or skipped${failed ? `, ${failed} failed` : ''}\n`,
+    );
   return failed ? 1 : 0;
 }
 
@@ -281,7 +337,12 @@ class Reporter {
   ) {
     if (!json && process.stderr.isTTY) {
       this.bar = new cliProgress.SingleBar(
-        { format: ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta_formatted} | {files}/{fileCount} files', stream: process.stderr, hideCursor: true },
+        {
+          format:
+            ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta_formatted} | {files}/{fileCount} files',
+          stream: process.stderr,
+          hideCursor: true,
+        },
         cliProgress.Presets.shades_classic,
       );
       this.bar.start(1, 0, { doneMiB: '0', totalMiB: '?', speed: '0', files: 0, fileCount });
@@ -327,7 +388,13 @@ class Reporter {
     }
     const seconds = (performance.now() - this.startedMs) / 1000;
     this.bar.setTotal(Math.max(1, total));
-    this.bar.update(done, { doneMiB: (done / MiB).toFixed(1), totalMiB: (total / MiB).toFixed(1), speed: seconds > 0 ? (done / MiB / seconds).toFixed(1) : '0', files: this.finishedCount, fileCount: this.fileCount });
+    this.bar.update(done, {
+      doneMiB: (done / MiB).toFixed(1),
+      totalMiB: (total / MiB).toFixed(1),
+      speed: seconds > 0 ? (done / MiB / seconds).toFixed(1) : '0',
+      files: this.finishedCount,
+      fileCount: this.fileCount,
+    });
   }
 
   stop(): void {

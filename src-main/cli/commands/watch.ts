@@ -12,16 +12,20 @@ import { DEFAULT_DB_FILE, addAccountOptions, readAccountFlags, requireCredential
 import { collect, wholeNumber } from '../option-parsers';
 import { CliError } from '../cli-error';
 
-
-
 export function register(program: Command): void {
   const cmd = program
     .command('watch')
-    .description('watch a folder and upload every finished file once, until interrupted (the same --db continues from its index)')
+    .description(
+      'watch a folder and upload every finished file once, until interrupted (the same --db continues from its index)',
+    )
     .argument('<folder>', 'the folder to watch')
     .option('--bucket <b>', 'destination bucket (required)')
     .option('--prefix <p>', 'prefix put before every key (e.g. "camera/")', '')
-    .option('--key-template <t>', 'key after the prefix: {relpath} {dir} {name} {stem} {ext} {yyyy} {mm} {dd} {hh} {date}', '{relpath}')
+    .option(
+      '--key-template <t>',
+      'key after the prefix: {relpath} {dir} {name} {stem} {ext} {yyyy} {mm} {dd} {hh} {date}',
+      '{relpath}',
+    )
     .option('--dry-run', 'show what would be uploaded (new, changed, unchanged, ignored, bytes, time) and exit')
     .option('--yes', 'adding a new folder: start without asking (the plan is still printed)')
     .option('--ignore <rule>', 'ignore rule, gitignore syntax (repeatable)', collect)
@@ -32,8 +36,14 @@ export function register(program: Command): void {
     .option('--stability-ms <ms>', 'a file is uploaded after its size and mtime stayed the same this long', '2000')
     .option('--conflict <policy>', 'when the key exists: skip, overwrite or rename', 'overwrite')
     .option('--delete-remote', 'a file deleted locally is deleted on the service too (Fmgr delete; needs --mgr-url)')
-    .option('--analyse-videos', 'start a video content analysis (VCA) job for every uploaded video (needs --mgr-url and --download-domain)')
-    .option('--download-domain <url>', 'base URL where the bucket\'s objects are downloaded (for VCA source URLs), e.g. https://media.example.com')
+    .option(
+      '--analyse-videos',
+      'start a video content analysis (VCA) job for every uploaded video (needs --mgr-url and --download-domain)',
+    )
+    .option(
+      '--download-domain <url>',
+      "base URL where the bucket's objects are downloaded (for VCA source URLs), e.g. https://media.example.com",
+    )
     .option('--no-server-side-rename', 'upload a renamed file again instead of an Fmgr copy/move')
     .option('--backend <name>', `watcher backend: ${WATCHER_BACKENDS.join(' or ')}`, 'parcel')
     .option('--concurrency <N>', 'files uploading at once', '4');
@@ -47,11 +57,15 @@ function parseFlags(opts: Record<string, unknown>) {
   const bucket = typeof opts.bucket === 'string' ? opts.bucket : '';
   if (!bucket) throw new CliError('--bucket is required');
   const backend = String(opts.backend) as WatcherBackend;
-  if (!WATCHER_BACKENDS.includes(backend)) throw new CliError(`--backend must be ${WATCHER_BACKENDS.join(' or ')}, not "${backend}"`);
-  if (opts.deleteRemote && !acc.mgrUrl) throw new CliError('--delete-remote needs --mgr-url (or BLOCKLIFT_MGR_URL) for the Fmgr delete');
+  if (!WATCHER_BACKENDS.includes(backend))
+    throw new CliError(`--backend must be ${WATCHER_BACKENDS.join(' or ')}, not "${backend}"`);
+  if (opts.deleteRemote && !acc.mgrUrl)
+    throw new CliError('--delete-remote needs --mgr-url (or BLOCKLIFT_MGR_URL) for the Fmgr delete');
   const downloadDomain = typeof opts.downloadDomain === 'string' ? opts.downloadDomain : undefined;
   if (opts.analyseVideos && (!acc.mgrUrl || !downloadDomain)) {
-    throw new CliError('--analyse-videos needs --mgr-url (the VCA service) and --download-domain (where the service fetches the uploaded video from)');
+    throw new CliError(
+      '--analyse-videos needs --mgr-url (the VCA service) and --download-domain (where the service fetches the uploaded video from)',
+    );
   }
   let options;
   try {
@@ -72,7 +86,15 @@ function parseFlags(opts: Record<string, unknown>) {
     if (e instanceof WatchOptionsError) throw new CliError(e.message.replace('watch option ', 'option '));
     throw e;
   }
-  return { acc, bucket, downloadDomain, prefix: String(opts.prefix ?? ''), options, backend, concurrency: wholeNumber('--concurrency', opts.concurrency, 1, 64) };
+  return {
+    acc,
+    bucket,
+    downloadDomain,
+    prefix: String(opts.prefix ?? ''),
+    options,
+    backend,
+    concurrency: wholeNumber('--concurrency', opts.concurrency, 1, 64),
+  };
 }
 
 const MiB = 1024 * 1024;
@@ -127,9 +149,13 @@ async function confirmNewRoot(plan: SyncPlan, json: boolean, yes: boolean): Prom
 function report(e: WatchEvent, json: boolean): void {
   if (e.type === 'file-done') {
     if (json) {
-      process.stdout.write(`${JSON.stringify({ path: e.relPath, key: e.key, hash: e.etag, size: e.size, status: e.status, ...(e.from ? { from: e.from } : {}), ...(e.error ? { error: e.error } : {}) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ path: e.relPath, key: e.key, hash: e.etag, size: e.size, status: e.status, ...(e.from ? { from: e.from } : {}), ...(e.error ? { error: e.error } : {}) })}\n`,
+      );
     } else {
-      process.stdout.write(`${e.status.padEnd(8)} ${e.relPath} → ${e.key} (${e.size} bytes)${e.etag ? ` ${e.etag}` : ''}${e.error ? `: ${e.error.message}` : ''}\n`);
+      process.stdout.write(
+        `${e.status.padEnd(8)} ${e.relPath} → ${e.key} (${e.size} bytes)${e.etag ? ` ${e.etag}` : ''}${e.error ? `: ${e.error.message}` : ''}\n`,
+      );
     }
   } else if (e.type === 'rejected' || e.type === 'problem') {
     process.stderr.write(`blocklift: ${e.relPath || '(root)'}: ${e.message}\n`);
@@ -137,18 +163,26 @@ function report(e: WatchEvent, json: boolean): void {
     process.stderr.write(`blocklift: ${e.state}${e.reason ? `: ${e.reason}` : ''}\n`);
   } else if (e.type === 'scan-finished') {
     const c = e.counts;
-    process.stderr.write(`blocklift: reconciled in ${e.durationMs} ms: ${c.newFiles} new, ${c.changedFiles} changed, ${c.unchangedFiles} unchanged, ${c.ignoredFiles} ignored, ${c.waitingFiles} still being written\n`);
+    process.stderr.write(
+      `blocklift: reconciled in ${e.durationMs} ms: ${c.newFiles} new, ${c.changedFiles} changed, ${c.unchangedFiles} unchanged, ${c.ignoredFiles} ignored, ${c.waitingFiles} still being written\n`,
+    );
   }
 }
 
 /** One line when a video's analysis ends: its labels (JSON with --json, as `vca show` gives them). */
 function reportVcaJob(job: VcaJobView, json: boolean): void {
-  const labels = job.results.flatMap((g) => g.labels.map((l) => ({ type: g.type, label: l.correctedText ?? l.attribute, confidence: l.confidence })));
+  const labels = job.results.flatMap((g) =>
+    g.labels.map((l) => ({ type: g.type, label: l.correctedText ?? l.attribute, confidence: l.confidence })),
+  );
   if (json) {
-    process.stdout.write(`${JSON.stringify({ vcaJob: job.jobId, source: job.sourceUrl, state: job.state, labels, ...(job.error ? { error: job.error } : {}) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ vcaJob: job.jobId, source: job.sourceUrl, state: job.state, labels, ...(job.error ? { error: job.error } : {}) })}\n`,
+    );
   } else {
     const text = labels.map((l) => `${l.label} ${l.confidence}`).join(', ');
-    process.stdout.write(`vca      ${job.sourceUrl ?? job.jobId}: ${job.state ?? job.error?.message ?? job.tracking}${text ? ` (${text})` : ''}\n`);
+    process.stdout.write(
+      `vca      ${job.sourceUrl ?? job.jobId}: ${job.state ?? job.error?.message ?? job.tracking}${text ? ` (${text})` : ''}\n`,
+    );
   }
 }
 
@@ -160,7 +194,10 @@ function reportVcaJob(job: VcaJobView, json: boolean): void {
 async function runWatch(folder: string, opts: Record<string, unknown>): Promise<number> {
   const f = parseFlags(opts);
   const dbFile = f.acc.db;
-  if (!f.acc.uploadUrl && !opts.dryRun) throw new CliError('--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`');
+  if (!f.acc.uploadUrl && !opts.dryRun)
+    throw new CliError(
+      '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
+    );
   if (!opts.dryRun) requireCredentials(f.acc);
   let core: AppCore;
   try {
@@ -218,7 +255,10 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
   } catch (e) {
     if (e instanceof RootRefusedError) {
       // On the command line the data folder is the folder of the --db file.
-      const hint = e.code === 'root-inside-data-folder' || e.code === 'root-is-data-folder' ? ` (the folder of the database ${dbFile}; give --db a folder of its own, such as the default ${DEFAULT_DB_FILE})` : '';
+      const hint =
+        e.code === 'root-inside-data-folder' || e.code === 'root-is-data-folder'
+          ? ` (the folder of the database ${dbFile}; give --db a folder of its own, such as the default ${DEFAULT_DB_FILE})`
+          : '';
       throw new CliError(`${e.message}${hint}`);
     }
     throw e;

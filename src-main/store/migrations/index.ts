@@ -8,9 +8,4 @@ import { migration004VcaRequests } from './004_vca_requests';
  * Every schema step of the app database, in order. Add one line per migration file; never
  * edit a migration that has shipped, add a new one.
  */
-export const MIGRATIONS: Migration[] = [
-  migration001Core,
-  migration002Tasks,
-  migration003Sync,
-  migration004VcaRequests,
-];
+export const MIGRATIONS: Migration[] = [migration001Core, migration002Tasks, migration003Sync, migration004VcaRequests];

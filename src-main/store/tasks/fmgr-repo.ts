@@ -144,7 +144,17 @@ export class FmgrRepo {
           `INSERT INTO fmgr_tasks (account_id, mgr_url, persistent_id, origin, op, fops, notify_url, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(t.accountId, t.mgrUrl ?? null, t.persistentId, t.origin, t.op ?? null, t.fops ?? null, t.notifyUrl ?? null, nowMs, nowMs);
+        .run(
+          t.accountId,
+          t.mgrUrl ?? null,
+          t.persistentId,
+          t.origin,
+          t.op ?? null,
+          t.fops ?? null,
+          t.notifyUrl ?? null,
+          nowMs,
+          nowMs,
+        );
       return { task: this.mustGet(Number(info.lastInsertRowid)), created: true };
     })();
   }
@@ -162,7 +172,9 @@ export class FmgrRepo {
 
   /** The row of a persistentId in any account: the most recently updated when several accounts have it. */
   findByRemoteId(persistentId: string): FmgrTaskRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM fmgr_tasks WHERE persistent_id = ? ORDER BY updated_at DESC, id DESC LIMIT 1').get(persistentId);
+    const raw = this.db
+      .prepare('SELECT * FROM fmgr_tasks WHERE persistent_id = ? ORDER BY updated_at DESC, id DESC LIMIT 1')
+      .get(persistentId);
     return raw === undefined ? undefined : toTask(raw);
   }
 
@@ -172,7 +184,9 @@ export class FmgrRepo {
   }
 
   find(accountId: number, persistentId: string): FmgrTaskRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM fmgr_tasks WHERE account_id = ? AND persistent_id = ?').get(accountId, persistentId);
+    const raw = this.db
+      .prepare('SELECT * FROM fmgr_tasks WHERE account_id = ? AND persistent_id = ?')
+      .get(accountId, persistentId);
     return raw === undefined ? undefined : toTask(raw);
   }
 
@@ -203,7 +217,19 @@ export class FmgrRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
       status.items.forEach((it, i) => {
-        ins.run(taskId, i, it.cmd, it.code, it.desc, emptyToNull(it.error), emptyToNull(it.hash), it.fsize ?? null, emptyToNull(it.key), emptyToNull(it.url), emptyToNull(it.decompresslist));
+        ins.run(
+          taskId,
+          i,
+          it.cmd,
+          it.code,
+          it.desc,
+          emptyToNull(it.error),
+          emptyToNull(it.hash),
+          it.fsize ?? null,
+          emptyToNull(it.key),
+          emptyToNull(it.url),
+          emptyToNull(it.decompresslist),
+        );
       });
       this.db
         .prepare(
@@ -239,14 +265,18 @@ export class FmgrRepo {
 
   private keepSnapshotRow(taskId: number, status: FmgrTaskStatus, source: StatusSource, nowMs: number): void {
     const body = JSON.stringify(status);
-    const last = this.db.prepare('SELECT id, source, body_json FROM fmgr_snapshots WHERE task_id = ? ORDER BY id DESC LIMIT 1').get(taskId) as
-      | { id: number; source: string; body_json: string }
-      | undefined;
+    const last = this.db
+      .prepare('SELECT id, source, body_json FROM fmgr_snapshots WHERE task_id = ? ORDER BY id DESC LIMIT 1')
+      .get(taskId) as { id: number; source: string; body_json: string } | undefined;
     if (last && last.source === source && last.body_json === body) {
-      this.db.prepare('UPDATE fmgr_snapshots SET seen_count = seen_count + 1, last_seen_at = ? WHERE id = ?').run(nowMs, last.id);
+      this.db
+        .prepare('UPDATE fmgr_snapshots SET seen_count = seen_count + 1, last_seen_at = ? WHERE id = ?')
+        .run(nowMs, last.id);
     } else {
       this.db
-        .prepare('INSERT INTO fmgr_snapshots (task_id, source, code, body_json, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .prepare(
+          'INSERT INTO fmgr_snapshots (task_id, source, code, body_json, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)',
+        )
         .run(taskId, source, status.code, body, nowMs, nowMs);
     }
   }

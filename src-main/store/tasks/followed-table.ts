@@ -36,7 +36,19 @@ export class FollowedTable {
            not_found_since = CASE WHEN ? THEN COALESCE(not_found_since, ?) ELSE NULL END, polls = polls + 1, next_poll_at = ?,
            tracking = ?, finished_at = CASE WHEN ? = 'active' THEN NULL ELSE COALESCE(finished_at, ?) END, updated_at = ? WHERE id = ?`,
       )
-      .run(e.code, e.message, e.nowMs, e.notFound ? 1 : 0, e.nowMs, e.nextPollAt, e.tracking, e.tracking, e.nowMs, e.nowMs, id);
+      .run(
+        e.code,
+        e.message,
+        e.nowMs,
+        e.notFound ? 1 : 0,
+        e.nowMs,
+        e.nextPollAt,
+        e.tracking,
+        e.tracking,
+        e.nowMs,
+        e.nowMs,
+        id,
+      );
   }
 
   setNextPoll(id: number, nextPollAt: number | null): void {

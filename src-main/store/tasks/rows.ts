@@ -44,7 +44,8 @@ export class RowReader {
 
   oneOf<T extends string>(col: string, allowed: readonly T[]): T {
     const v = this.str(col);
-    if (!(allowed as readonly string[]).includes(v)) throw new TaskRowError(`${this.table}.${col} has unknown value ${v}`);
+    if (!(allowed as readonly string[]).includes(v))
+      throw new TaskRowError(`${this.table}.${col} has unknown value ${v}`);
     return v as T;
   }
 

@@ -130,7 +130,15 @@ export class VcaRepo {
                tracking = CASE WHEN tracking IN ('stopped','lost','failed') THEN 'active' ELSE tracking END,
                updated_at = ? WHERE id = ?`,
           )
-          .run(j.mgrUrl ?? null, j.bucket ?? null, j.sourceUrl ?? null, j.transferId ?? null, j.notifyUrl ?? null, nowMs, existing.id);
+          .run(
+            j.mgrUrl ?? null,
+            j.bucket ?? null,
+            j.sourceUrl ?? null,
+            j.transferId ?? null,
+            j.notifyUrl ?? null,
+            nowMs,
+            existing.id,
+          );
         return { job: this.mustGet(existing.id), created: false };
       }
       if (j.minConfidence !== undefined) checkThreshold(j.minConfidence);
@@ -139,7 +147,19 @@ export class VcaRepo {
           `INSERT INTO vca_jobs (account_id, mgr_url, job_id, bucket, source_url, origin, transfer_id, notify_url, min_confidence, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, 0.5), ?, ?)`,
         )
-        .run(j.accountId, j.mgrUrl ?? null, j.jobId, j.bucket ?? null, j.sourceUrl ?? null, j.origin, j.transferId ?? null, j.notifyUrl ?? null, j.minConfidence ?? null, nowMs, nowMs);
+        .run(
+          j.accountId,
+          j.mgrUrl ?? null,
+          j.jobId,
+          j.bucket ?? null,
+          j.sourceUrl ?? null,
+          j.origin,
+          j.transferId ?? null,
+          j.notifyUrl ?? null,
+          j.minConfidence ?? null,
+          nowMs,
+          nowMs,
+        );
       return { job: this.mustGet(Number(info.lastInsertRowid)), created: true };
     })();
   }
@@ -157,7 +177,9 @@ export class VcaRepo {
 
   /** The row of a jobId in any account: the most recently updated when several accounts have it. */
   findByRemoteId(jobId: string): VcaJobRow | undefined {
-    const raw = this.db.prepare('SELECT * FROM vca_jobs WHERE job_id = ? ORDER BY updated_at DESC, id DESC LIMIT 1').get(jobId);
+    const raw = this.db
+      .prepare('SELECT * FROM vca_jobs WHERE job_id = ? ORDER BY updated_at DESC, id DESC LIMIT 1')
+      .get(jobId);
     return raw === undefined ? undefined : toJob(raw);
   }
 
@@ -191,7 +213,11 @@ export class VcaRepo {
    * error, and upserts every label of `results` (a repeated attribute within a type keeps its
    * highest confidence). Decisions are never changed here.
    */
-  recordJob(jobRow: number, job: VcaJobUpdate, u: { fromPoll: boolean; tracking: Tracking; nextPollAt: number | null; nowMs: number }): VcaJobRow {
+  recordJob(
+    jobRow: number,
+    job: VcaJobUpdate,
+    u: { fromPoll: boolean; tracking: Tracking; nextPollAt: number | null; nowMs: number },
+  ): VcaJobRow {
     this.db.transaction(() => {
       const upsert = this.db.prepare(
         `INSERT INTO vca_labels (job_row, type, attribute, confidence, position) VALUES (?, ?, ?, ?, ?)
@@ -217,7 +243,18 @@ export class VcaRepo {
              next_poll_at = ?, tracking = ?, finished_at = CASE WHEN ? = 'active' THEN NULL ELSE COALESCE(finished_at, ?) END,
              updated_at = ? WHERE id = ?`,
         )
-        .run(job.code, job.desc, job.notifyResult ?? null, u.fromPoll ? 1 : 0, u.nextPollAt, u.tracking, u.tracking, u.nowMs, u.nowMs, jobRow);
+        .run(
+          job.code,
+          job.desc,
+          job.notifyResult ?? null,
+          u.fromPoll ? 1 : 0,
+          u.nextPollAt,
+          u.tracking,
+          u.tracking,
+          u.nowMs,
+          u.nowMs,
+          jobRow,
+        );
     })();
     return this.mustGet(jobRow);
   }
@@ -242,7 +279,8 @@ export class VcaRepo {
    */
   decide(labelId: number, decision: LabelDecision, correctedText: string | undefined, nowMs: number): VcaLabelRow {
     const text = correctedText?.trim();
-    if (decision === 'corrected' && !text) throw new ReviewInputError('correction-empty', 'a corrected label needs the corrected text');
+    if (decision === 'corrected' && !text)
+      throw new ReviewInputError('correction-empty', 'a corrected label needs the corrected text');
     const info = this.db
       .prepare('UPDATE vca_labels SET decision = ?, corrected_text = ?, decided_at = ? WHERE id = ?')
       .run(decision, decision === 'corrected' ? text : null, decision === 'pending' ? null : nowMs, labelId);
@@ -255,12 +293,15 @@ export class VcaRepo {
   /** Sets the job's minimum confidence (0…1) for labels nobody decided on. */
   setMinConfidence(jobRow: number, minConfidence: number, nowMs: number): VcaJobRow {
     checkThreshold(minConfidence);
-    const info = this.db.prepare('UPDATE vca_jobs SET min_confidence = ?, updated_at = ? WHERE id = ?').run(minConfidence, nowMs, jobRow);
+    const info = this.db
+      .prepare('UPDATE vca_jobs SET min_confidence = ?, updated_at = ? WHERE id = ?')
+      .run(minConfidence, nowMs, jobRow);
     if (info.changes === 0) throw new ReviewInputError('no-such-job', `no VCA job with row id ${jobRow}`);
     return this.mustGet(jobRow);
   }
 }
 
 function checkThreshold(v: number): void {
-  if (!Number.isFinite(v) || v < 0 || v > 1) throw new ReviewInputError('threshold-range', `the minimum confidence must be between 0 and 1, not ${v}`);
+  if (!Number.isFinite(v) || v < 0 || v > 1)
+    throw new ReviewInputError('threshold-range', `the minimum confidence must be between 0 and 1, not ${v}`);
 }

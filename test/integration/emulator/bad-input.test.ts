@@ -18,13 +18,29 @@ function prng(seed: number): () => number {
   };
 }
 
-function send(base: string, method: string, p: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; type: string | undefined; text: string }> {
+function send(
+  base: string,
+  method: string,
+  p: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; type: string | undefined; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${p}`, { method, headers: { ...headers, 'Content-Length': String(body.length) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], text: Buffer.concat(chunks).toString() }));
-    });
+    const req = http.request(
+      `${base}${p}`,
+      { method, headers: { ...headers, 'Content-Length': String(body.length) }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            type: res.headers['content-type'],
+            text: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -42,7 +58,28 @@ describe('emulator: bad input never crashes it or writes outside its data folder
   it('answers 600 random malformed requests with JSON errors, never a 500', async () => {
     const rand = prng(20261121);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-    const junk = ['..', '%2e%2e', '%00', 'a%00b', '%ZZ', '-1', '99999999999999999999', '0', '4194304', 'x:', 'x:a', 'key', '*', '😀', 'A'.repeat(3000), '=', 'YQ', 'YQ==', '..%2F..%2Fetc', ''];
+    const junk = [
+      '..',
+      '%2e%2e',
+      '%00',
+      'a%00b',
+      '%ZZ',
+      '-1',
+      '99999999999999999999',
+      '0',
+      '4194304',
+      'x:',
+      'x:a',
+      'key',
+      '*',
+      '😀',
+      'A'.repeat(3000),
+      '=',
+      'YQ',
+      'YQ==',
+      '..%2F..%2Fetc',
+      '',
+    ];
     const shapes = [
       () => `/mkblk/${pick(junk)}/${pick(junk)}`,
       () => `/bput/${pick(junk)}/${pick(junk)}`,
@@ -54,8 +91,19 @@ describe('emulator: bad input never crashes it or writes outside its data folder
       () => `/v1/vca/search?jobId=${pick(junk)}`,
       () => `/${pick(junk)}`,
     ];
-    const good = () => signUploadToken(emu.config.accessKey, emu.config.secretKey, { scope: pick(['local', 'local:k', 'nope', 'local:a\u0000b']), deadline: Date.now() + pick([-1000, 60_000]) });
-    const auths = [good, () => `UpToken ${good()}`, () => 'garbage', () => 'a:b:c', () => `${emu.config.accessKey}:${'A'.repeat(56)}:e30=`, () => ''];
+    const good = () =>
+      signUploadToken(emu.config.accessKey, emu.config.secretKey, {
+        scope: pick(['local', 'local:k', 'nope', 'local:a\u0000b']),
+        deadline: Date.now() + pick([-1000, 60_000]),
+      });
+    const auths = [
+      good,
+      () => `UpToken ${good()}`,
+      () => 'garbage',
+      () => 'a:b:c',
+      () => `${emu.config.accessKey}:${'A'.repeat(56)}:e30=`,
+      () => '',
+    ];
     let served = 0;
     for (let i = 0; i < 600; i++) {
       const method = pick(['GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'HEAD']);
@@ -63,7 +111,12 @@ describe('emulator: bad input never crashes it or writes outside its data folder
       const auth = pick(auths)();
       if (auth) headers.Authorization = auth;
       if (rand() < 0.8) headers.UploadBatch = pick([randomUUID(), 'x'.repeat(200), ' ']);
-      headers['Content-Type'] = pick(['application/octet-stream', 'text/plain', 'application/json', 'application/x-www-form-urlencoded']);
+      headers['Content-Type'] = pick([
+        'application/octet-stream',
+        'text/plain',
+        'application/json',
+        'application/x-www-form-urlencoded',
+      ]);
       if (rand() < 0.3) headers.Key = pick(junk.filter((j) => !/[^\x20-\x7e]/.test(j)));
       if (rand() < 0.2) headers.Deadline = pick(['-1', 'abc', '3', '99999999']);
       const body = Buffer.from(pick(['', 'abc', '{"x":', 'fops=abc', 'a,b,,c', '\u0000\u0001']));
@@ -86,7 +139,9 @@ describe('emulator: bad input never crashes it or writes outside its data folder
     }
     expect(served).toBeGreaterThan(500);
     // Nothing outside the data folder's own structure, and object files only under generated names.
-    expect(readdirSync(emu.dataDir).sort()).toEqual(expect.arrayContaining(['blocks', 'emulator.db', 'objects', 'tmp']));
+    expect(readdirSync(emu.dataDir).sort()).toEqual(
+      expect.arrayContaining(['blocks', 'emulator.db', 'objects', 'tmp']),
+    );
     for (const name of readdirSync(path.join(emu.dataDir, 'objects'))) expect(name).toMatch(/^[0-9a-f]{32}$/);
     // Still serving.
     expect((await send(emu.uploadUrl, 'OPTIONS', '/mkblk/4/0', {}, Buffer.alloc(0))).status).toBe(204);

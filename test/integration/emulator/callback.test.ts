@@ -17,14 +17,24 @@ interface Received {
 }
 
 /** A callback receiver on loopback whose answer each test sets. */
-async function startReceiver(): Promise<{ url: string; received: Received[]; answer: { status: number; body: string }; close(): Promise<void> }> {
+async function startReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  answer: { status: number; body: string };
+  close(): Promise<void>;
+}> {
   const received: Received[] = [];
   const answer = { status: 200, body: '{"ok":true}' };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ url: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'], body: Buffer.concat(chunks).toString() });
+      received.push({
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        contentType: req.headers['content-type'],
+        body: Buffer.concat(chunks).toString(),
+      });
       res.writeHead(answer.status, { 'Content-Type': 'application/json' });
       res.end(answer.body);
     });
@@ -74,13 +84,24 @@ describe('emulator: callbackUrl and persistentOps of mkfile', () => {
     rx.answer.status = 200;
     rx.answer.body = JSON.stringify({ accepted: 'yes', n: 1, key: 'cb.bin', hash: etagOfBuffer(data) });
     const callbackUrl = `${rx.url}/cb?x=1`;
-    const r = await upload('cb.bin', { callbackUrl, callbackBody: 'key=$(key)&size=$(fsize)&who=$(x:user)&h=$(hash)' }, data);
+    const r = await upload(
+      'cb.bin',
+      { callbackUrl, callbackBody: 'key=$(key)&size=$(fsize)&who=$(x:user)&h=$(hash)' },
+      data,
+    );
     expect(r.body).toEqual({ accepted: 'yes', n: 1, key: 'cb.bin', hash: etagOfBuffer(data) });
     const got = rx.received.at(-1)!;
     expect(got.url).toBe('/cb?x=1');
     expect(got.contentType).toBe('application/x-www-form-urlencoded');
-    expect(Object.fromEntries(new URLSearchParams(got.body))).toEqual({ key: 'cb.bin', size: '123', who: 'u1', h: etagOfBuffer(data) });
-    expect(verifyNotification(got.authorization, emu.config.accessKey, emu.config.secretKey, callbackUrl, got.body)).toBe(true);
+    expect(Object.fromEntries(new URLSearchParams(got.body))).toEqual({
+      key: 'cb.bin',
+      size: '123',
+      who: 'u1',
+      h: etagOfBuffer(data),
+    });
+    expect(
+      verifyNotification(got.authorization, emu.config.accessKey, emu.config.secretKey, callbackUrl, got.body),
+    ).toBe(true);
     expect(verifyNotification(got.authorization, emu.config.accessKey, 'other-sk', callbackUrl, got.body)).toBe(false);
   });
 
@@ -107,7 +128,13 @@ describe('emulator: callbackUrl and persistentOps of mkfile', () => {
 
   it('persistentOps become an Fmgr task: persistentId in the reply and in returnBody, the task runs', async () => {
     const data = randomBytes(200);
-    const persistentOps = fopCommand({ op: 'copy', srcBucket: 'local', srcKey: 'po.bin', bucket: 'local', key: 'po-copy.bin' });
+    const persistentOps = fopCommand({
+      op: 'copy',
+      srcBucket: 'local',
+      srcKey: 'po.bin',
+      bucket: 'local',
+      key: 'po-copy.bin',
+    });
     const r = await upload('po.bin', { persistentOps, returnBody: 'pid=$(persistentId)' }, data);
     expect(typeof r.body.persistentId).toBe('string');
     expect(r.body.pid).toBe(r.body.persistentId);
@@ -124,7 +151,9 @@ describe('emulator: callbackUrl and persistentOps of mkfile', () => {
   });
 
   it('invalid persistentOps are refused (400) before anything is stored', async () => {
-    const e = await upload('po-bad.bin', { persistentOps: 'nosuchop/bucket/bG9jYWw=' }, Buffer.from('x')).catch((err: unknown) => err);
+    const e = await upload('po-bad.bin', { persistentOps: 'nosuchop/bucket/bG9jYWw=' }, Buffer.from('x')).catch(
+      (err: unknown) => err,
+    );
     expect((e as ServiceError).status).toBe(400);
     expect(emu.objects.stat('local', 'po-bad.bin')).toBeUndefined();
   });

@@ -45,7 +45,16 @@ describe('blocklift emulator (command)', () => {
   it('prints the URLs as one JSON line, serves, warns about test keys, and stops on SIGTERM', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-cli-emu-'));
     cleanup.push(() => rm(dir, { recursive: true, force: true }));
-    const { child, info, stderr } = await startCli(['--port', '0', '--data', path.join(dir, 'data'), '--bucket', 'one', '--bucket', 'two']);
+    const { child, info, stderr } = await startCli([
+      '--port',
+      '0',
+      '--data',
+      path.join(dir, 'data'),
+      '--bucket',
+      'one',
+      '--bucket',
+      'two',
+    ]);
     cleanup.push(async () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     });
@@ -63,7 +72,9 @@ describe('blocklift emulator (command)', () => {
   });
 
   it('refuses bad flags with a clear message and exit code 2', async () => {
-    const child = spawn(process.execPath, [BIN, 'emulator', '--faults', '{"errors":[{"rate":5}]}'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'emulator', '--faults', '{"errors":[{"rate":5}]}'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     expect(await exited(child)).toBe(2);

@@ -48,12 +48,21 @@ describe('emulator: a ctx is valid only for the chunk that directly follows it',
   it('a wrong offset, another batch, a made-up or modified ctx are each 401', async () => {
     const batch = randomUUID();
     const a = await up.mkblk({ token, blockSize: BLOCK, blockOrder: 0, batch, chunk: data.subarray(0, 1000) });
-    expect((await status(up.bput({ token, ctx: a.ctx, offset: 999, batch, chunk: data.subarray(999, 2000) }))).status).toBe(401);
-    const other = await status(up.bput({ token, ctx: a.ctx, offset: 1000, batch: randomUUID(), chunk: data.subarray(1000, 2000) }));
+    expect(
+      (await status(up.bput({ token, ctx: a.ctx, offset: 999, batch, chunk: data.subarray(999, 2000) }))).status,
+    ).toBe(401);
+    const other = await status(
+      up.bput({ token, ctx: a.ctx, offset: 1000, batch: randomUUID(), chunk: data.subarray(1000, 2000) }),
+    );
     expect(other).toMatchObject({ status: 401, message: expect.stringMatching(/another UploadBatch/) });
-    expect((await status(up.bput({ token, ctx: 'made-up-ctx', offset: 1000, batch, chunk: data.subarray(1000, 2000) }))).status).toBe(401);
+    expect(
+      (await status(up.bput({ token, ctx: 'made-up-ctx', offset: 1000, batch, chunk: data.subarray(1000, 2000) })))
+        .status,
+    ).toBe(401);
     const flipped = a.ctx.slice(0, 10) + (a.ctx[10] === 'A' ? 'B' : 'A') + a.ctx.slice(11);
-    expect((await status(up.bput({ token, ctx: flipped, offset: 1000, batch, chunk: data.subarray(1000, 2000) }))).status).toBe(401);
+    expect(
+      (await status(up.bput({ token, ctx: flipped, offset: 1000, batch, chunk: data.subarray(1000, 2000) }))).status,
+    ).toBe(401);
     // The block is untouched by all of that: the real ctx still works.
     const b = await up.bput({ token, ctx: a.ctx, offset: 1000, batch, chunk: data.subarray(1000, 2000) });
     expect(b.offset).toBe(2000);
@@ -64,7 +73,9 @@ describe('emulator: a ctx is valid only for the chunk that directly follows it',
     const b0 = await up.mkblk({ token, blockSize: BLOCK, blockOrder: 0, batch, chunk: data.subarray(0, 100) });
     const b1 = await up.mkblk({ token, blockSize: BLOCK, blockOrder: 1, batch, chunk: data.subarray(0, 500) });
     // b0's ctx at b1's offset: wrong offset for that ctx.
-    expect((await status(up.bput({ token, ctx: b0.ctx, offset: 500, batch, chunk: data.subarray(500, 600) }))).status).toBe(401);
+    expect(
+      (await status(up.bput({ token, ctx: b0.ctx, offset: 500, batch, chunk: data.subarray(500, 600) }))).status,
+    ).toBe(401);
     expect(b1.offset).toBe(500);
   });
 
@@ -72,7 +83,9 @@ describe('emulator: a ctx is valid only for the chunk that directly follows it',
     const batch = randomUUID();
     const a = await up.mkblk({ token, blockSize: BLOCK, blockOrder: 0, batch, chunk: data.subarray(0, 1000) });
     const chunk = data.subarray(1000, 1000 + 2 * 1024 * 1024);
-    const results = await Promise.allSettled([0, 1].map(() => up.bput({ token, ctx: a.ctx, offset: 1000, batch, chunk })));
+    const results = await Promise.allSettled(
+      [0, 1].map(() => up.bput({ token, ctx: a.ctx, offset: 1000, batch, chunk })),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(1);
@@ -87,6 +100,8 @@ describe('emulator: a ctx is valid only for the chunk that directly follows it',
     expect(r).toMatchObject({ status: 400, message: expect.stringMatching(/past the end of the block/) });
     const full = await up.bput({ token, ctx: a.ctx, offset: 1500, batch, chunk: data.subarray(1500, 2000) });
     // A complete block takes no more chunks.
-    expect((await status(up.bput({ token, ctx: full.ctx, offset: 2000, batch, chunk: data.subarray(0, 1) }))).status).toBe(401);
+    expect(
+      (await status(up.bput({ token, ctx: full.ctx, offset: 2000, batch, chunk: data.subarray(0, 1) }))).status,
+    ).toBe(401);
   });
 });

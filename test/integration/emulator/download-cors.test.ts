@@ -5,7 +5,11 @@ import { MgrClient } from '../../../src-main/protocol/client';
 import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
 
-function request(url: string, method: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function request(
+  url: string,
+  method: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -38,7 +42,12 @@ describe('emulator: downloads and CORS', () => {
     const r = await mgr.download(url);
     expect(r.status).toBe(200);
     expect(r.body.equals(data)).toBe(true);
-    expect(r.headers).toMatchObject({ 'content-type': 'application/x-thing', 'content-length': '10000', etag: `"${etagOfBuffer(data)}"`, 'accept-ranges': 'bytes' });
+    expect(r.headers).toMatchObject({
+      'content-type': 'application/x-thing',
+      'content-length': '10000',
+      etag: `"${etagOfBuffer(data)}"`,
+      'accept-ranges': 'bytes',
+    });
     const head = await request(url, 'HEAD');
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe('10000');
@@ -88,7 +97,8 @@ describe('emulator: downloads and CORS', () => {
       expect(r.status).toBe(204);
       expect(r.headers['access-control-allow-origin']).toBe('http://app.example');
       const allowed = (r.headers['access-control-allow-headers'] ?? '').toLowerCase();
-      for (const h of ['authorization', 'content-type', 'uploadbatch', 'key', 'mimetype', 'deadline']) expect(allowed).toContain(h);
+      for (const h of ['authorization', 'content-type', 'uploadbatch', 'key', 'mimetype', 'deadline'])
+        expect(allowed).toContain(h);
       expect(r.headers['access-control-allow-methods']).toContain('POST');
     }
     const err = await request(`${emu.uploadUrl}/mkblk/4194304/0`, 'POST', { Origin: 'http://app.example' });

@@ -29,20 +29,46 @@ describe('emulator: etag from unit digests recorded during upload', () => {
     const batch = randomUUID();
     let up = new UploadClient({ uploadUrl: emu.uploadUrl });
     const token = () => emu!.token({ scope: `local:${key}` });
-    const b0a = await up.mkblk({ token: token(), blockSize: 12 * MiB, blockOrder: 0, batch, chunk: data.subarray(0, 3 * MiB) });
-    const cut = await up.bput({ token: token(), ctx: b0a.ctx, offset: b0a.offset, batch, chunk: data.subarray(3 * MiB, 6 * MiB) }).catch((e: unknown) => e);
+    const b0a = await up.mkblk({
+      token: token(),
+      blockSize: 12 * MiB,
+      blockOrder: 0,
+      batch,
+      chunk: data.subarray(0, 3 * MiB),
+    });
+    const cut = await up
+      .bput({ token: token(), ctx: b0a.ctx, offset: b0a.offset, batch, chunk: data.subarray(3 * MiB, 6 * MiB) })
+      .catch((e: unknown) => e);
     expect(cut).toBeInstanceOf(ServiceError);
     emu.setFaults({});
     up.close();
     up = new UploadClient({ uploadUrl: emu.uploadUrl });
-    const b0b = await up.bput({ token: token(), ctx: b0a.ctx, offset: b0a.offset, batch, chunk: data.subarray(3 * MiB, 6 * MiB) });
+    const b0b = await up.bput({
+      token: token(),
+      ctx: b0a.ctx,
+      offset: b0a.offset,
+      batch,
+      chunk: data.subarray(3 * MiB, 6 * MiB),
+    });
     up.close();
     emu = await emu.restart({ faults: {} });
     up = new UploadClient({ uploadUrl: emu.uploadUrl });
     const mgr = new MgrClient({ mgrUrl: emu.mgrUrl });
     try {
-      const b0c = await up.bput({ token: token(), ctx: b0b.ctx, offset: b0b.offset, batch, chunk: data.subarray(6 * MiB, 12 * MiB) });
-      const b1 = await up.mkblk({ token: token(), blockSize: 5000, blockOrder: 1, batch, chunk: data.subarray(12 * MiB) });
+      const b0c = await up.bput({
+        token: token(),
+        ctx: b0b.ctx,
+        offset: b0b.offset,
+        batch,
+        chunk: data.subarray(6 * MiB, 12 * MiB),
+      });
+      const b1 = await up.mkblk({
+        token: token(),
+        blockSize: 5000,
+        blockOrder: 1,
+        batch,
+        chunk: data.subarray(12 * MiB),
+      });
       const done = await up.mkfile({ token: token(), fileSize: data.length, batch, ctxs: [b0c.ctx, b1.ctx] });
       expect(done.hash).toBe(etagOfBuffer(data));
       expect((await mgr.download(emu.objectUrl('local', key))).body.equals(data)).toBe(true);
@@ -79,8 +105,20 @@ describe('emulator: etag from unit digests recorded during upload', () => {
       const batch = randomUUID();
       const token = () => emu!.token({ scope: 'local:old.bin' });
       let up = new UploadClient({ uploadUrl: emu.uploadUrl });
-      const b0 = await up.mkblk({ token: token(), blockSize: 4 * MiB, blockOrder: 0, batch, chunk: data.subarray(0, 4 * MiB) });
-      const b1 = await up.mkblk({ token: token(), blockSize: 100, blockOrder: 1, batch, chunk: data.subarray(4 * MiB) });
+      const b0 = await up.mkblk({
+        token: token(),
+        blockSize: 4 * MiB,
+        blockOrder: 0,
+        batch,
+        chunk: data.subarray(0, 4 * MiB),
+      });
+      const b1 = await up.mkblk({
+        token: token(),
+        blockSize: 100,
+        blockOrder: 1,
+        batch,
+        chunk: data.subarray(4 * MiB),
+      });
       up.close();
       await emu.close();
       // The rows now look like those written before the digests existed (schema version 1).

@@ -43,7 +43,10 @@ describe('emulator: fault injection', () => {
 
   const config: FaultConfig = {
     seed: 42,
-    errors: [{ endpoints: ['mkblk'], rate: 0.3, status: 503 }, { endpoints: ['bput'], rate: 0.2, status: 599 }],
+    errors: [
+      { endpoints: ['mkblk'], rate: 0.3, status: 503 },
+      { endpoints: ['bput'], rate: 0.2, status: 599 },
+    ],
     reset: { rate: 0.2, endpoints: ['bput'] },
   };
 
@@ -67,14 +70,20 @@ describe('emulator: fault injection', () => {
   it('can be switched at run time through the admin route (and setFaults); bad configurations are 400', async () => {
     const emu = await emulator();
     const post = (body: unknown, token = emu.adminToken) =>
-      fetch(`${emu.adminUrl}/faults`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+      fetch(`${emu.adminUrl}/faults`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
     expect((await post({ errors: [{ rate: 1, status: 503 }] }, 'wrong')).status).toBe(401);
     const bad = await post({ errors: [{ rate: 2 }] });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { message: string }).message).toMatch(/errors/);
     expect((await post({ errors: [{ endpoints: ['mkblk'], rate: 1, status: 503 }] })).status).toBe(200);
-    expect((await outcomes(emu, 2))).toEqual(['mkblk service 503', 'mkblk service 503']);
-    const events = (await (await fetch(`${emu.adminUrl}/faults`, { headers: { Authorization: `Bearer ${emu.adminToken}` } })).json()) as { events: unknown[] };
+    expect(await outcomes(emu, 2)).toEqual(['mkblk service 503', 'mkblk service 503']);
+    const events = (await (
+      await fetch(`${emu.adminUrl}/faults`, { headers: { Authorization: `Bearer ${emu.adminToken}` } })
+    ).json()) as { events: unknown[] };
     expect(events.events).toEqual([
       { kind: 'error', endpoint: 'mkblk', n: 0, status: 503 },
       { kind: 'error', endpoint: 'mkblk', n: 1, status: 503 },
@@ -90,8 +99,16 @@ describe('emulator: fault injection', () => {
       const token = emu.token({ scope: 'local:reset.bin' });
       const batch = randomUUID();
       const data = randomBytes(300_000);
-      const first = await up.mkblk({ token, blockSize: data.length, blockOrder: 0, batch, chunk: data.subarray(0, 100_000) });
-      const cut = await up.bput({ token, ctx: first.ctx, offset: 100_000, batch, chunk: data.subarray(100_000) }).catch((e: unknown) => e);
+      const first = await up.mkblk({
+        token,
+        blockSize: data.length,
+        blockOrder: 0,
+        batch,
+        chunk: data.subarray(0, 100_000),
+      });
+      const cut = await up
+        .bput({ token, ctx: first.ctx, offset: 100_000, batch, chunk: data.subarray(100_000) })
+        .catch((e: unknown) => e);
       expect(cut).toBeInstanceOf(ServiceError);
       expect((cut as ServiceError).kind).toBe('network');
       emu.setFaults({});
@@ -111,7 +128,9 @@ describe('emulator: fault injection', () => {
       const batch = randomUUID();
       const a = await up.mkblk({ token, blockSize: 30, blockOrder: 0, batch, chunk: Buffer.alloc(10) });
       const b = await up.bput({ token, ctx: a.ctx, offset: 10, batch, chunk: Buffer.alloc(10) });
-      const refused = await up.bput({ token, ctx: b.ctx, offset: 20, batch, chunk: Buffer.alloc(10) }).catch((e: unknown) => e);
+      const refused = await up
+        .bput({ token, ctx: b.ctx, offset: 20, batch, chunk: Buffer.alloc(10) })
+        .catch((e: unknown) => e);
       expect((refused as ServiceError).status).toBe(401);
       expect((refused as ServiceError).serviceMessage).toMatch(/expired/);
       const again = await up.mkblk({ token, blockSize: 30, blockOrder: 0, batch, chunk: Buffer.alloc(20) });

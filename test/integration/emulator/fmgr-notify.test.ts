@@ -30,9 +30,13 @@ describe('Fmgr notifications', () => {
   it('separate=0: one signed text/plain notification with the whole task; status ends 6 with items 6', async () => {
     fresh();
     await putObject(emu, emu.bucket, 'n/a.txt', 'a');
-    const { persistentId } = await mgr.fmgrSubmit('copy', [{ op: 'copy', srcBucket: emu.bucket, srcKey: 'n/a.txt', bucket: emu.bucket, key: 'n/b.txt' }], {
-      notifyURL: rx.url('/hooks/fmgr?tag=1'),
-    });
+    const { persistentId } = await mgr.fmgrSubmit(
+      'copy',
+      [{ op: 'copy', srcBucket: emu.bucket, srcKey: 'n/a.txt', bucket: emu.bucket, key: 'n/b.txt' }],
+      {
+        notifyURL: rx.url('/hooks/fmgr?tag=1'),
+      },
+    );
     const { codes, status } = await waitTask(mgr, persistentId, { notified: true });
     expect(codes[codes.length - 1]).toBe(6);
     expect(codes.every((c, i) => i === 0 || c > codes[i - 1]!)).toBe(true); // never goes back (order is checked with slow steps in fmgr.test.ts)
@@ -71,7 +75,9 @@ describe('Fmgr notifications', () => {
     fresh();
     rx.answers.push(502);
     await putObject(emu, emu.bucket, 'r/a.txt', 'a');
-    const { persistentId } = await mgr.fmgrSubmit('delete', [{ op: 'delete', bucket: emu.bucket, key: 'r/a.txt' }], { notifyURL: rx.url('/retry') });
+    const { persistentId } = await mgr.fmgrSubmit('delete', [{ op: 'delete', bucket: emu.bucket, key: 'r/a.txt' }], {
+      notifyURL: rx.url('/retry'),
+    });
     const { status } = await waitTask(mgr, persistentId, { notified: true });
     expect(status.code).toBe(6);
     expect(rx.received.map((r) => r.answered)).toEqual([502, 200]);
@@ -109,7 +115,9 @@ describe('Fmgr notifications', () => {
     const deadUrl = dead.url('/gone');
     await dead.close();
     await putObject(emu, emu.bucket, 'u/a.txt', 'a');
-    const { persistentId } = await mgr.fmgrSubmit('delete', [{ op: 'delete', bucket: emu.bucket, key: 'u/a.txt' }], { notifyURL: deadUrl });
+    const { persistentId } = await mgr.fmgrSubmit('delete', [{ op: 'delete', bucket: emu.bucket, key: 'u/a.txt' }], {
+      notifyURL: deadUrl,
+    });
     const { status } = await waitTask(mgr, persistentId, { notified: true });
     expect(status.code).toBe(5);
     expect(status.items[0]!.code).toBe(5);

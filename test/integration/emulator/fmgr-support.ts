@@ -13,7 +13,12 @@ import type { TestEmulator } from '../../helpers/emulator';
  */
 
 /** Uploads `data` (at most 4 MiB) to bucket:key with mkblk + mkfile. */
-export async function putObject(emu: TestEmulator, bucket: string, key: string, data: Buffer | string): Promise<{ hash: string }> {
+export async function putObject(
+  emu: TestEmulator,
+  bucket: string,
+  key: string,
+  data: Buffer | string,
+): Promise<{ hash: string }> {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   const up = new UploadClient({ uploadUrl: emu.uploadUrl });
   try {
@@ -47,7 +52,8 @@ export async function waitTask(
   id: string,
   opts: { notified?: boolean; until?: (s: FmgrTaskStatus) => boolean; intervalMs?: number; timeoutMs?: number } = {},
 ): Promise<{ codes: number[]; itemCodes: number[][]; status: FmgrTaskStatus }> {
-  const until = opts.until ?? ((s: FmgrTaskStatus) => (opts.notified ? s.code === 5 || s.code === 6 : TERMINAL_TASK.has(s.code)));
+  const until =
+    opts.until ?? ((s: FmgrTaskStatus) => (opts.notified ? s.code === 5 || s.code === 6 : TERMINAL_TASK.has(s.code)));
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
   const codes: number[] = [];
   const itemCodes: number[][] = [];
@@ -59,13 +65,18 @@ export async function waitTask(
       if (seen[seen.length - 1] !== it.code) seen.push(it.code);
     });
     if (until(s)) return { codes, itemCodes, status: s };
-    if (Date.now() > deadline) throw new Error(`task ${id} still at code ${s.code} after the wait: ${JSON.stringify(s)}`);
+    if (Date.now() > deadline)
+      throw new Error(`task ${id} still at code ${s.code} after the wait: ${JSON.stringify(s)}`);
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 3));
   }
 }
 
 /** Polls the job until code 2 or 3 and notifyResult is not 1; returns the codes seen. */
-export async function waitJob(mgr: MgrClient, jobId: string, timeoutMs = 20_000): Promise<{ codes: number[]; notifyResults: number[]; job: VcaJob }> {
+export async function waitJob(
+  mgr: MgrClient,
+  jobId: string,
+  timeoutMs = 20_000,
+): Promise<{ codes: number[]; notifyResults: number[]; job: VcaJob }> {
   const deadline = Date.now() + timeoutMs;
   const codes: number[] = [];
   const notifyResults: number[] = [];
@@ -112,7 +123,13 @@ export async function startReceiver(emu: TestEmulator): Promise<Receiver> {
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const fullUrl = `${base}${req.url ?? '/'}`;
-      const signed = verifyNotification(req.headers.authorization, emu.config.accessKey, emu.config.secretKey, fullUrl, raw);
+      const signed = verifyNotification(
+        req.headers.authorization,
+        emu.config.accessKey,
+        emu.config.secretKey,
+        fullUrl,
+        raw,
+      );
       const text = raw.toString('utf8');
       let json: unknown;
       try {

@@ -55,11 +55,20 @@ async function run(ops: FmgrOp[], opts: { force?: 0 | 1 } = {}) {
 describe('Fmgr operations against the emulator storage', () => {
   it('copy: the destination gets the bytes, the source stays, the item reports key, hash, fsize and url', async () => {
     const { hash } = await putObject(emu, 'b1', 'copy/src.txt', 'copy me');
-    const { status } = await run([{ op: 'copy', srcBucket: 'b1', srcKey: 'copy/src.txt', bucket: 'b2', key: 'copy/dst.txt' }]);
+    const { status } = await run([
+      { op: 'copy', srcBucket: 'b1', srcKey: 'copy/src.txt', bucket: 'b2', key: 'copy/dst.txt' },
+    ]);
     expect(status.code).toBe(3);
     expect(status.items).toHaveLength(1);
     const item = status.items[0]!;
-    expect(item).toMatchObject({ code: 3, desc: 'processing succeeded', key: 'copy/dst.txt', hash, fsize: 7, url: emu.objectUrl('b2', 'copy/dst.txt') });
+    expect(item).toMatchObject({
+      code: 3,
+      desc: 'processing succeeded',
+      key: 'copy/dst.txt',
+      hash,
+      fsize: 7,
+      url: emu.objectUrl('b2', 'copy/dst.txt'),
+    });
     expect(item.cmd.startsWith('copy/resource/')).toBe(true);
     expect((await download('b2', 'copy/dst.txt')).body.toString()).toBe('copy me');
     expect((await download('b1', 'copy/src.txt')).status).toBe(200);
@@ -67,7 +76,9 @@ describe('Fmgr operations against the emulator storage', () => {
 
   it('copy with a prefix and no key keeps the source key under the prefix', async () => {
     await putObject(emu, 'b1', 'pfx/a.txt', 'A');
-    const { status } = await run([{ op: 'copy', srcBucket: 'b1', srcKey: 'pfx/a.txt', bucket: 'b1', prefix: 'backup/' }]);
+    const { status } = await run([
+      { op: 'copy', srcBucket: 'b1', srcKey: 'pfx/a.txt', bucket: 'b1', prefix: 'backup/' },
+    ]);
     expect(status.items[0]).toMatchObject({ code: 3, key: 'backup/pfx/a.txt' });
     expect((await download('b1', 'backup/pfx/a.txt')).body.toString()).toBe('A');
   });
@@ -88,7 +99,9 @@ describe('Fmgr operations against the emulator storage', () => {
 
   it('move: the source is gone and the destination has the bytes', async () => {
     await putObject(emu, 'b1', 'move/src.bin', Buffer.from([1, 2, 3, 4]));
-    const { status } = await run([{ op: 'move', srcBucket: 'b1', srcKey: 'move/src.bin', bucket: 'b2', key: 'moved.bin' }]);
+    const { status } = await run([
+      { op: 'move', srcBucket: 'b1', srcKey: 'move/src.bin', bucket: 'b2', key: 'moved.bin' },
+    ]);
     expect(status.items[0]).toMatchObject({ code: 3, key: 'moved.bin', fsize: 4 });
     expect((await download('b1', 'move/src.bin')).status).toBe(404);
     expect([...(await download('b2', 'moved.bin')).body]).toEqual([1, 2, 3, 4]);
@@ -120,15 +133,31 @@ describe('Fmgr operations against the emulator storage', () => {
   it('deletePrefix: everything under the prefix goes, the rest stays, output lists the deleted keys', async () => {
     for (const k of ['dp/a.txt', 'dp/sub/b.txt', 'dp/sub/c.txt', 'dq/keep.txt']) await putObject(emu, 'b1', k, k);
     const { status } = await run([{ op: 'deletePrefix', bucket: 'b1', prefix: 'dp/', output: 'reports/deleted.txt' }]);
-    expect(status.items[0]).toMatchObject({ code: 3, key: 'reports/deleted.txt', url: emu.objectUrl('b1', 'reports/deleted.txt'), hash: '' });
+    expect(status.items[0]).toMatchObject({
+      code: 3,
+      key: 'reports/deleted.txt',
+      url: emu.objectUrl('b1', 'reports/deleted.txt'),
+      hash: '',
+    });
     expect(status.items[0]!.fsize).toBeUndefined();
     expect(emu.objects.list('b1', 'dp/')).toEqual([]);
     expect((await download('b1', 'dq/keep.txt')).status).toBe(200);
-    expect((await download('b1', 'reports/deleted.txt')).body.toString()).toBe('dp/a.txt\ndp/sub/b.txt\ndp/sub/c.txt\n');
+    expect((await download('b1', 'reports/deleted.txt')).body.toString()).toBe(
+      'dp/a.txt\ndp/sub/b.txt\ndp/sub/c.txt\n',
+    );
   });
 
   it('deletem3u8 with deletets=1 deletes the playlist and its segments; deletets=0 only the playlist', async () => {
-    const playlist = ['#EXTM3U', '#EXT-X-TARGETDURATION:10', '#EXTINF:10,', 'seg0.ts', '#EXTINF:10,', emu.objectUrl('b1', 'hls/seg1.ts'), '#EXT-X-ENDLIST', ''].join('\n');
+    const playlist = [
+      '#EXTM3U',
+      '#EXT-X-TARGETDURATION:10',
+      '#EXTINF:10,',
+      'seg0.ts',
+      '#EXTINF:10,',
+      emu.objectUrl('b1', 'hls/seg1.ts'),
+      '#EXT-X-ENDLIST',
+      '',
+    ].join('\n');
     for (const k of ['hls/seg0.ts', 'hls/seg1.ts', 'hls/other.ts']) await putObject(emu, 'b1', k, k);
     await putObject(emu, 'b1', 'hls/index.m3u8', playlist);
     const { status } = await run([{ op: 'deletem3u8', bucket: 'b1', key: 'hls/index.m3u8', deletets: 1 }]);
@@ -173,9 +202,15 @@ describe('Fmgr operations against the emulator storage', () => {
   });
 
   it('compress: saves a zip that unzip opens, holding each key with its bytes', async () => {
-    const contents: Record<string, string> = { 'zip/a.txt': 'alpha '.repeat(100), 'zip/dir/b.txt': 'beta', 'zip/c.bin': '\u0000\u0001\u0002' };
+    const contents: Record<string, string> = {
+      'zip/a.txt': 'alpha '.repeat(100),
+      'zip/dir/b.txt': 'beta',
+      'zip/c.bin': '\u0000\u0001\u0002',
+    };
     for (const [k, v] of Object.entries(contents)) await putObject(emu, 'b1', k, v);
-    const { status } = await run([{ op: 'compress', bucket: 'b1', keys: Object.keys(contents), saveAsBucket: 'b2', saveAsKey: 'archives/all.zip' }]);
+    const { status } = await run([
+      { op: 'compress', bucket: 'b1', keys: Object.keys(contents), saveAsBucket: 'b2', saveAsKey: 'archives/all.zip' },
+    ]);
     const item = status.items[0]!;
     expect(item).toMatchObject({ code: 3, key: 'archives/all.zip', url: emu.objectUrl('b2', 'archives/all.zip') });
     const zip = await download('b2', 'archives/all.zip');
@@ -188,7 +223,15 @@ describe('Fmgr operations against the emulator storage', () => {
 
   it('compress with a missing key fails the item and saves nothing', async () => {
     await putObject(emu, 'b1', 'zip2/a.txt', 'a');
-    const { status } = await run([{ op: 'compress', bucket: 'b1', keys: ['zip2/a.txt', 'zip2/absent.txt'], saveAsBucket: 'b1', saveAsKey: 'zip2/out.zip' }]);
+    const { status } = await run([
+      {
+        op: 'compress',
+        bucket: 'b1',
+        keys: ['zip2/a.txt', 'zip2/absent.txt'],
+        saveAsBucket: 'b1',
+        saveAsKey: 'zip2/out.zip',
+      },
+    ]);
     expect(status.items[0]!.code).toBe(2);
     expect(status.items[0]!.error).toMatch(/zip2\/absent\.txt/);
     expect(emu.objects.stat('b1', 'zip2/out.zip')).toBeUndefined();
@@ -199,7 +242,13 @@ describe('Fmgr operations against the emulator storage', () => {
     const { status } = await run([
       { op: 'fetch', fetchURL: `${filesBase}/media/clip.bin`, bucket: 'b1', key: 'fetched/clip.bin', md5 },
       { op: 'fetch', fetchURL: `${filesBase}/moved`, bucket: 'b1', prefix: 'fetched/p-' },
-      { op: 'fetch', fetchURL: `${filesBase}/media/clip.bin`, bucket: 'b1', key: 'fetched/bad.bin', md5: '0'.repeat(32) },
+      {
+        op: 'fetch',
+        fetchURL: `${filesBase}/media/clip.bin`,
+        bucket: 'b1',
+        key: 'fetched/bad.bin',
+        md5: '0'.repeat(32),
+      },
       { op: 'fetch', fetchURL: `${filesBase}/absent.bin`, bucket: 'b1', key: 'fetched/absent.bin' },
     ]);
     expect(status.items.map((i) => i.code)).toEqual([3, 3, 2, 2]);
@@ -219,14 +268,18 @@ describe('Fmgr states and errors', () => {
     const rx = await startReceiver(slow);
     try {
       await putObject(slow, slow.bucket, 's.txt', 's');
-      const { persistentId } = await m.fmgrSubmit('copy', [{ op: 'copy', srcBucket: slow.bucket, srcKey: 's.txt', bucket: slow.bucket, key: 't.txt' }]);
+      const { persistentId } = await m.fmgrSubmit('copy', [
+        { op: 'copy', srcBucket: slow.bucket, srcKey: 's.txt', bucket: slow.bucket, key: 't.txt' },
+      ]);
       const { codes, itemCodes } = await waitTask(m, persistentId);
       expect(codes).toEqual([0, 1, 3]);
       expect(itemCodes[0]).toEqual([0, 1, 3]);
 
       rx.answers.push(500); // the first attempt fails and each is held, so "notifying" lasts
       rx.holdMs = 100;
-      const notified = await m.fmgrSubmit('delete', [{ op: 'delete', bucket: slow.bucket, key: 't.txt' }], { notifyURL: rx.url('/n') });
+      const notified = await m.fmgrSubmit('delete', [{ op: 'delete', bucket: slow.bucket, key: 't.txt' }], {
+        notifyURL: rx.url('/n'),
+      });
       const seen = await waitTask(m, notified.persistentId, { notified: true });
       expect(seen.codes).toEqual([0, 1, 3, 4, 6]);
       expect(seen.itemCodes[0]).toEqual([0, 1, 3, 4, 6]);
@@ -249,14 +302,20 @@ describe('Fmgr states and errors', () => {
   it('refuses a submission with a bad token, unknown op or malformed fops (nothing queued)', async () => {
     const wrongKeys = mgrClient({ ...emu, config: { ...emu.config, secretKey: 'wrong' } });
     try {
-      await expect(wrongKeys.fmgrSubmit('delete', [{ op: 'delete', bucket: 'b1', key: 'x' }])).rejects.toMatchObject({ status: 401 });
+      await expect(wrongKeys.fmgrSubmit('delete', [{ op: 'delete', bucket: 'b1', key: 'x' }])).rejects.toMatchObject({
+        status: 401,
+      });
     } finally {
       wrongKeys.close();
     }
     const post = async (op: string, body: string) => {
       const { signManagementToken } = await import('../../../src-main/protocol/tokens');
       const auth = signManagementToken(emu.config.accessKey, emu.config.secretKey, `/fmgr/${op}`, body);
-      const r = await fetch(`${emu.mgrUrl}/fmgr/${op}`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded' }, body });
+      const r = await fetch(`${emu.mgrUrl}/fmgr/${op}`, {
+        method: 'POST',
+        headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body,
+      });
       return { status: r.status, body: (await r.json()) as { code: number; message: string } };
     };
     const unknown = await post('explode', 'fops=bucket/YjE=/key/eA==');
@@ -295,7 +354,9 @@ describe('Fmgr states and errors', () => {
     let m = mgrClient(first);
     try {
       await putObject(first, first.bucket, 'p.txt', 'p');
-      const { persistentId } = await m.fmgrSubmit('copy', [{ op: 'copy', srcBucket: first.bucket, srcKey: 'p.txt', bucket: first.bucket, key: 'q.txt' }]);
+      const { persistentId } = await m.fmgrSubmit('copy', [
+        { op: 'copy', srcBucket: first.bucket, srcKey: 'p.txt', bucket: first.bucket, key: 'q.txt' },
+      ]);
       expect((await m.fmgrStatus(persistentId)).code).toBe(0);
       m.close();
       second = await first.restart({ fmgrStepDelayMs: 5 });

@@ -23,17 +23,25 @@ describe('emulator: mkfile over the block layouts', () => {
     emu = up = mgr = undefined;
   });
 
-  async function setup(): Promise<{ put: (key: string, batch: string, data: Buffer, blockSize: number, order: number) => Promise<BlockContext> }> {
+  async function setup(): Promise<{
+    put: (key: string, batch: string, data: Buffer, blockSize: number, order: number) => Promise<BlockContext>;
+  }> {
     emu = await startTestEmulator();
     up = new UploadClient({ uploadUrl: emu.uploadUrl });
     mgr = new MgrClient({ mgrUrl: emu.mgrUrl });
     return {
-      put: (key, batch, data, blockSize, order) => up!.mkblk({ token: emu!.token({ scope: `local:${key}` }), blockSize, blockOrder: order, batch, chunk: data }),
+      put: (key, batch, data, blockSize, order) =>
+        up!.mkblk({ token: emu!.token({ scope: `local:${key}` }), blockSize, blockOrder: order, batch, chunk: data }),
     };
   }
 
   async function finish(key: string, batch: string, data: Buffer, ctxs: BlockContext[]): Promise<void> {
-    const done = await up!.mkfile({ token: emu!.token({ scope: `local:${key}` }), fileSize: data.length, batch, ctxs: ctxs.map((c) => c.ctx) });
+    const done = await up!.mkfile({
+      token: emu!.token({ scope: `local:${key}` }),
+      fileSize: data.length,
+      batch,
+      ctxs: ctxs.map((c) => c.ctx),
+    });
     expect(done.hash).toBe(etagOfBuffer(data));
     expect((await mgr!.download(emu!.objectUrl('local', key))).body.equals(data)).toBe(true);
   }

@@ -34,8 +34,20 @@ describe('emulator: persistence across restarts, and the purge of unmerged block
     const data = randomBytes(BLOCK + 10);
     const key = 'resumed.bin';
     const batch = randomUUID();
-    const first = await up.mkblk({ token: emu.token({ scope: `local:${key}` }), blockSize: BLOCK, blockOrder: 0, batch, chunk: data.subarray(0, 1_000_000) });
-    const tail = await up.mkblk({ token: emu.token({ scope: `local:${key}` }), blockSize: 10, blockOrder: 1, batch, chunk: data.subarray(BLOCK) });
+    const first = await up.mkblk({
+      token: emu.token({ scope: `local:${key}` }),
+      blockSize: BLOCK,
+      blockOrder: 0,
+      batch,
+      chunk: data.subarray(0, 1_000_000),
+    });
+    const tail = await up.mkblk({
+      token: emu.token({ scope: `local:${key}` }),
+      blockSize: 10,
+      blockOrder: 1,
+      batch,
+      chunk: data.subarray(BLOCK),
+    });
     up.close();
 
     const oldPort = emu.port;
@@ -47,7 +59,13 @@ describe('emulator: persistence across restarts, and the purge of unmerged block
       expect((await mgr.download(emu.objectUrl('local', 'kept.bin'))).body.equals(stored)).toBe(true);
       expect(emu.blockCount()).toBe(2);
       const token = emu.token({ scope: `local:${key}` });
-      const next = await up.bput({ token, ctx: first.ctx, offset: first.offset, batch, chunk: data.subarray(1_000_000, BLOCK) });
+      const next = await up.bput({
+        token,
+        ctx: first.ctx,
+        offset: first.offset,
+        batch,
+        chunk: data.subarray(1_000_000, BLOCK),
+      });
       expect(next.offset).toBe(BLOCK);
       const done = await up.mkfile({ token, fileSize: data.length, batch, ctxs: [next.ctx, tail.ctx] });
       expect(done.hash).toBe(etagOfBuffer(data));
@@ -68,16 +86,30 @@ describe('emulator: persistence across restarts, and the purge of unmerged block
       const old = await up.mkblk({ token: token(), blockSize: 100, blockOrder: 0, batch, chunk: randomBytes(50) });
       clock.advance(20 * DAY_MS);
       const recentBatch = randomUUID();
-      const recent = await up.mkblk({ token: token(), blockSize: 100, blockOrder: 0, batch: recentBatch, chunk: randomBytes(50) });
+      const recent = await up.mkblk({
+        token: token(),
+        blockSize: 100,
+        blockOrder: 0,
+        batch: recentBatch,
+        chunk: randomBytes(50),
+      });
       expect(emu.sweepNow().blocks).toBe(0);
       clock.advance(11 * DAY_MS);
       expect(emu.sweepNow().blocks).toBe(1);
       expect(emu.blockCount()).toBe(1);
-      const e = await up.bput({ token: token(), ctx: old.ctx, offset: 50, batch, chunk: randomBytes(50) }).catch((x: unknown) => x);
+      const e = await up
+        .bput({ token: token(), ctx: old.ctx, offset: 50, batch, chunk: randomBytes(50) })
+        .catch((x: unknown) => x);
       expect((e as ServiceError).status).toBe(401);
       expect((e as ServiceError).serviceMessage).toMatch(/purged/);
       // The recent block is still there and continues.
-      const r2 = await up.bput({ token: token(), ctx: recent.ctx, offset: 50, batch: recentBatch, chunk: randomBytes(50) });
+      const r2 = await up.bput({
+        token: token(),
+        ctx: recent.ctx,
+        offset: 50,
+        batch: recentBatch,
+        chunk: randomBytes(50),
+      });
       expect(r2.offset).toBe(100);
       const mk = await up.mkfile({ token: token(), fileSize: 100, batch, ctxs: [old.ctx] }).catch((x: unknown) => x);
       expect((mk as ServiceError).status).toBe(412);
@@ -90,9 +122,19 @@ describe('emulator: persistence across restarts, and the purge of unmerged block
     emu = await startTestEmulator({ purgeIntervalMs: 20, purgeAgeMs: DAY_MS });
     const up = new UploadClient({ uploadUrl: emu.uploadUrl });
     try {
-      await up.mkblk({ token: emu.token(), blockSize: 100, blockOrder: 0, batch: randomUUID(), chunk: randomBytes(10) });
+      await up.mkblk({
+        token: emu.token(),
+        blockSize: 100,
+        blockOrder: 0,
+        batch: randomUUID(),
+        chunk: randomBytes(10),
+      });
       expect(emu.blockCount()).toBe(1);
-      const res = await fetch(`${emu.adminUrl}/clock`, { method: 'POST', headers: { Authorization: `Bearer ${emu.adminToken}` }, body: JSON.stringify({ advanceMs: DAY_MS + 1000 }) });
+      const res = await fetch(`${emu.adminUrl}/clock`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${emu.adminToken}` },
+        body: JSON.stringify({ advanceMs: DAY_MS + 1000 }),
+      });
       expect(res.status).toBe(200);
       const deadline = Date.now() + 5000;
       while (emu.blockCount() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));

@@ -27,7 +27,12 @@ function etag(data: Buffer): string {
   const UNIT = 4 * MiB;
   if (data.length <= UNIT) return b64(Buffer.concat([Buffer.of(0x16), createHash('sha1').update(data).digest()]));
   const outer = createHash('sha1');
-  for (let i = 0; i < data.length; i += UNIT) outer.update(createHash('sha1').update(data.subarray(i, i + UNIT)).digest());
+  for (let i = 0; i < data.length; i += UNIT)
+    outer.update(
+      createHash('sha1')
+        .update(data.subarray(i, i + UNIT))
+        .digest(),
+    );
   return b64(Buffer.concat([Buffer.of(0x96), outer.digest()]));
 }
 
@@ -38,7 +43,13 @@ interface Reply {
   json: Record<string, unknown>;
 }
 
-function send(base: string, method: string, path: string, headers: Record<string, string | number>, body?: Buffer | string): Promise<Reply> {
+function send(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | number>,
+  body?: Buffer | string,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const h = { ...headers };
     if (body !== undefined) h['Content-Length'] = Buffer.byteLength(body);
@@ -62,7 +73,11 @@ function send(base: string, method: string, path: string, headers: Record<string
 }
 
 /** Writes raw bytes on a fresh TCP connection; resolves with everything read until the server closes or `waitMs` passes. */
-function rawExchange(port: number, payload: Buffer | string, opts: { endAfterWrite?: boolean; waitMs?: number } = {}): Promise<string> {
+function rawExchange(
+  port: number,
+  payload: Buffer | string,
+  opts: { endAfterWrite?: boolean; waitMs?: number } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -88,8 +103,16 @@ function rawExchange(port: number, payload: Buffer | string, opts: { endAfterWri
 describe('emulator over raw HTTP (no project protocol code)', () => {
   let emu: TestEmulator;
   let base: string;
-  const policy = (extra: Record<string, unknown> = {}) => ({ scope: 'raw', deadline: Date.now() + 3_600_000, ...extra });
-  const up = (tok: string, batch: string, type = 'application/octet-stream') => ({ Authorization: tok, 'Content-Type': type, UploadBatch: batch });
+  const policy = (extra: Record<string, unknown> = {}) => ({
+    scope: 'raw',
+    deadline: Date.now() + 3_600_000,
+    ...extra,
+  });
+  const up = (tok: string, batch: string, type = 'application/octet-stream') => ({
+    Authorization: tok,
+    'Content-Type': type,
+    UploadBatch: batch,
+  });
 
   beforeAll(async () => {
     emu = await startTestEmulator({ accessKey: AK, secretKey: SK, buckets: ['raw'] });
@@ -104,31 +127,50 @@ describe('emulator over raw HTTP (no project protocol code)', () => {
     const tok = token(policy({ scope: 'raw:dir/raw.bin' }));
     const batch = randomUUID();
     const ctxs: string[] = [];
-    for (const [order, start, size] of [[0, 0, 4 * MiB], [1, 4 * MiB, 300_000]] as const) {
+    for (const [order, start, size] of [
+      [0, 0, 4 * MiB],
+      [1, 4 * MiB, 300_000],
+    ] as const) {
       const block = data.subarray(start, start + size);
       const first = block.subarray(0, 1 * MiB);
       let r = await send(base, 'POST', `/mkblk/${size}/${order}`, up(tok, batch), first);
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ crc32: crc32(first), checksum: createHash('md5').update(first).digest('hex'), offset: Math.min(size, MiB) });
+      expect(r.json).toMatchObject({
+        crc32: crc32(first),
+        checksum: createHash('md5').update(first).digest('hex'),
+        offset: Math.min(size, MiB),
+      });
       while ((r.json.offset as number) < size) {
         const offset = r.json.offset as number;
         const chunk = block.subarray(offset, offset + MiB);
         r = await send(base, 'POST', `/bput/${r.json.ctx as string}/${offset}`, up(tok, batch), chunk);
         expect(r.status).toBe(200);
-        expect(r.json).toMatchObject({ crc32: crc32(chunk), checksum: createHash('md5').update(chunk).digest('hex'), offset: offset + chunk.length });
+        expect(r.json).toMatchObject({
+          crc32: crc32(chunk),
+          checksum: createHash('md5').update(chunk).digest('hex'),
+          offset: offset + chunk.length,
+        });
       }
       ctxs.push(r.json.ctx as string);
     }
-    const mk = await send(base, 'POST', `/mkfile/${data.length}/x:tag/${b64('raw test')}`, up(tok, batch, 'text/plain;charset=UTF-8'), ctxs.join(','));
+    const mk = await send(
+      base,
+      'POST',
+      `/mkfile/${data.length}/x:tag/${b64('raw test')}`,
+      up(tok, batch, 'text/plain;charset=UTF-8'),
+      ctxs.join(','),
+    );
     expect(mk.status).toBe(200);
     expect(mk.json).toEqual({ key: 'dir/raw.bin', hash: etag(data) });
     expect(mk.headers['x-reqid']).toBeTruthy();
     const dl = await new Promise<Buffer>((resolve, reject) => {
-      http.get(`${base}/dl/raw/dir/raw.bin`, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-      }).on('error', reject);
+      http
+        .get(`${base}/dl/raw/dir/raw.bin`, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+        })
+        .on('error', reject);
     });
     expect(dl.equals(data)).toBe(true);
   });
@@ -139,10 +181,22 @@ describe('emulator over raw HTTP (no project protocol code)', () => {
     const wrong = await send(base, 'POST', '/mkblk/5/0', up(token(policy(), 'nope'), batch), 'hello');
     expect(wrong.status).toBe(401);
     expect(wrong.json).toMatchObject({ code: '401', message: expect.stringMatching(/signature/) });
-    const expired = await send(base, 'POST', '/mkblk/5/0', up(token(policy({ deadline: Date.now() - 1000 })), batch), 'hello');
+    const expired = await send(
+      base,
+      'POST',
+      '/mkblk/5/0',
+      up(token(policy({ deadline: Date.now() - 1000 })), batch),
+      'hello',
+    );
     expect(expired.json).toMatchObject({ code: '401', message: expect.stringMatching(/expired/) });
     // A deadline in seconds is long past when read as milliseconds.
-    const seconds = await send(base, 'POST', '/mkblk/5/0', up(token(policy({ deadline: Math.floor(Date.now() / 1000) + 3600 })), batch), 'hello');
+    const seconds = await send(
+      base,
+      'POST',
+      '/mkblk/5/0',
+      up(token(policy({ deadline: Math.floor(Date.now() / 1000) + 3600 })), batch),
+      'hello',
+    );
     expect(seconds.status).toBe(401);
   });
 
@@ -162,11 +216,20 @@ describe('emulator over raw HTTP (no project protocol code)', () => {
     const a = await send(base, 'POST', '/mkblk/3/0', up(tok, batch), 'abc');
     const ctx = a.json.ctx as string;
     const mk = (path: string, t = tok) => send(base, 'POST', path, up(t, batch, 'text/plain'), ctx);
-    expect((await mk('/mkfile/3/key/*bad*')).json).toMatchObject({ code: '400', message: expect.stringMatching(/Base64/) });
+    expect((await mk('/mkfile/3/key/*bad*')).json).toMatchObject({
+      code: '400',
+      message: expect.stringMatching(/Base64/),
+    });
     expect((await mk(`/mkfile/3/key/${b64('k')}/x:v/%%%`)).status).toBe(400);
-    expect((await mk(`/mkfile/3/key/${b64('a\u0000b')}`)).json).toMatchObject({ code: '400', message: expect.stringMatching(/NUL/) });
+    expect((await mk(`/mkfile/3/key/${b64('a\u0000b')}`)).json).toMatchObject({
+      code: '400',
+      message: expect.stringMatching(/NUL/),
+    });
     expect((await mk(`/mkfile/3/key/${b64('k')}/y:v/${b64('1')}`)).status).toBe(400);
-    expect((await mk('/mkfile/3', token('{"scope":"raw",'))).json).toMatchObject({ code: '400', message: expect.stringMatching(/policy/) });
+    expect((await mk('/mkfile/3', token('{"scope":"raw",'))).json).toMatchObject({
+      code: '400',
+      message: expect.stringMatching(/policy/),
+    });
     expect((await mk(`/mkfile/3/key/${b64('fine')}`)).status).toBe(200);
   });
 
@@ -202,7 +265,10 @@ describe('emulator over raw HTTP (no project protocol code)', () => {
       '',
       '',
     ].join('\r\n');
-    await rawExchange(emu.port, Buffer.concat([Buffer.from(head), Buffer.alloc(20, 2)]), { endAfterWrite: true, waitMs: 500 });
+    await rawExchange(emu.port, Buffer.concat([Buffer.from(head), Buffer.alloc(20, 2)]), {
+      endAfterWrite: true,
+      waitMs: 500,
+    });
     // The ctx is still the current one: the cut chunk was not committed. Until the server
     // has seen the cut connection end, the block is still in use by it (401, "two requests
     // at once"); a consumed ctx would stay 401, so a short wait cannot hide that.
@@ -214,14 +280,27 @@ describe('emulator over raw HTTP (no project protocol code)', () => {
     }
     expect(r.status).toBe(200);
     expect(r.json.offset).toBe(100);
-    const mk = await send(base, 'POST', `/mkfile/100/key/${b64('short-body')}`, up(tok, batch, 'text/plain'), r.json.ctx as string);
+    const mk = await send(
+      base,
+      'POST',
+      `/mkfile/100/key/${b64('short-body')}`,
+      up(tok, batch, 'text/plain'),
+      r.json.ctx as string,
+    );
     expect(mk.json.hash).toBe(etag(Buffer.concat([Buffer.alloc(10, 1), rest])));
   });
 
   it('garbage that is not HTTP gets a 400 and the server stays up', async () => {
     const reply = await rawExchange(emu.port, 'THIS IS NOT HTTP\r\n\r\n', { waitMs: 1000 });
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
-    expect((await send(base, 'OPTIONS', '/mkblk/4/0', { Origin: 'http://x.example', 'Access-Control-Request-Method': 'POST' })).status).toBe(204);
+    expect(
+      (
+        await send(base, 'OPTIONS', '/mkblk/4/0', {
+          Origin: 'http://x.example',
+          'Access-Control-Request-Method': 'POST',
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it('unknown paths are 404 JSON', async () => {

@@ -33,7 +33,13 @@ describe('emulator: chunked upload through the protocol client', () => {
     const ctxs = await Promise.all(
       Array.from({ length: blockCount }, async (_, order) => {
         const block = data.subarray(order * BLOCK, Math.min(size, (order + 1) * BLOCK));
-        let r = await up.mkblk({ token, blockSize: block.length, blockOrder: order, batch, chunk: block.subarray(0, chunkSize) });
+        let r = await up.mkblk({
+          token,
+          blockSize: block.length,
+          blockOrder: order,
+          batch,
+          chunk: block.subarray(0, chunkSize),
+        });
         expect(r.offset).toBe(Math.min(chunkSize, block.length));
         while (r.offset < block.length) {
           const chunk = block.subarray(r.offset, r.offset + chunkSize);

@@ -22,13 +22,26 @@ async function failure(p: Promise<unknown>): Promise<{ status: number; code: unk
 }
 
 /** One raw POST; resolves with status and parsed JSON body. */
-function post(url: string, headers: Record<string, string | number>, body: Buffer | string): Promise<{ status: number; json: Record<string, unknown> }> {
+function post(
+  url: string,
+  headers: Record<string, string | number>,
+  body: Buffer | string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { 'Content-Length': Buffer.byteLength(body), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown> }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'Content-Length': Buffer.byteLength(body), ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            json: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -57,7 +70,13 @@ describe('emulator: upload error rows', () => {
   it('accepts the bare token and the "UpToken " prefix', async () => {
     const token = emu.token();
     const a = await up.mkblk({ token, blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(10) });
-    const b = await up.mkblk({ token: `UpToken ${token}`, blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(10) });
+    const b = await up.mkblk({
+      token: `UpToken ${token}`,
+      blockSize: 10,
+      blockOrder: 0,
+      batch: randomUUID(),
+      chunk: Buffer.alloc(10),
+    });
     expect(a.offset).toBe(10);
     expect(b.offset).toBe(10);
   });
@@ -65,7 +84,9 @@ describe('emulator: upload error rows', () => {
   it('401 for a wrong access key, a wrong signature, an expired token, a missing token; each message says which', async () => {
     const args = { blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(10) };
     const policy = { scope: 'local', deadline: emu.clock.now() + 60_000 };
-    const wrongAk = await failure(up.mkblk({ ...args, token: signUploadToken('nobody', emu.config.secretKey, policy) }));
+    const wrongAk = await failure(
+      up.mkblk({ ...args, token: signUploadToken('nobody', emu.config.secretKey, policy) }),
+    );
     expect(wrongAk).toMatchObject({ status: 401, code: '401', message: expect.stringMatching(/access key/) });
     const wrongSk = await failure(up.mkblk({ ...args, token: signUploadToken(emu.config.accessKey, 'wrong', policy) }));
     expect(wrongSk).toMatchObject({ status: 401, message: expect.stringMatching(/signature/) });
@@ -89,7 +110,10 @@ describe('emulator: upload error rows', () => {
   it('400 for a correctly signed policy that is not JSON, lacks a deadline, or has bad members', async () => {
     const args = { blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(10) };
     const sign = (text: string) => signUploadToken(emu.config.accessKey, emu.config.secretKey, text);
-    expect(await failure(up.mkblk({ ...args, token: sign('{"scope":"local",') }))).toMatchObject({ status: 400, message: expect.stringMatching(/JSON/) });
+    expect(await failure(up.mkblk({ ...args, token: sign('{"scope":"local",') }))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/JSON/),
+    });
     expect((await failure(up.mkblk({ ...args, token: sign('{"scope":"local"}') }))).status).toBe(400);
     expect((await failure(up.mkblk({ ...args, token: sign('[1,2]') }))).status).toBe(400);
     const badOverwrite = sign(JSON.stringify({ scope: 'local', deadline: emu.clock.now() + 60_000, overwrite: 7 }));
@@ -97,7 +121,15 @@ describe('emulator: upload error rows', () => {
   });
 
   it('631 for a bucket that does not exist', async () => {
-    const r = await failure(up.mkblk({ token: emu.token({ scope: 'nosuch:k' }), blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(10) }));
+    const r = await failure(
+      up.mkblk({
+        token: emu.token({ scope: 'nosuch:k' }),
+        blockSize: 10,
+        blockOrder: 0,
+        batch: randomUUID(),
+        chunk: Buffer.alloc(10),
+      }),
+    );
     expect(r).toMatchObject({ status: 631, message: expect.stringMatching(/nosuch/) });
   });
 
@@ -105,16 +137,41 @@ describe('emulator: upload error rows', () => {
     const token = emu.token();
     const url = `${emu.uploadUrl}/mkblk/10/0`;
     const body = Buffer.alloc(10);
-    expect((await post(url, { Authorization: token, 'Content-Type': 'application/octet-stream' }, body)).status).toBe(400);
-    const wrongType = await post(url, { Authorization: token, 'Content-Type': 'text/plain', UploadBatch: randomUUID() }, body);
-    expect(wrongType).toMatchObject({ status: 400, json: { code: '400', message: expect.stringMatching(/Content-Type/) } });
-    const badKey = await post(url, { Authorization: token, 'Content-Type': 'application/octet-stream', UploadBatch: randomUUID(), Key: '%%%' }, body);
+    expect((await post(url, { Authorization: token, 'Content-Type': 'application/octet-stream' }, body)).status).toBe(
+      400,
+    );
+    const wrongType = await post(
+      url,
+      { Authorization: token, 'Content-Type': 'text/plain', UploadBatch: randomUUID() },
+      body,
+    );
+    expect(wrongType).toMatchObject({
+      status: 400,
+      json: { code: '400', message: expect.stringMatching(/Content-Type/) },
+    });
+    const badKey = await post(
+      url,
+      { Authorization: token, 'Content-Type': 'application/octet-stream', UploadBatch: randomUUID(), Key: '%%%' },
+      body,
+    );
     expect(badKey.status).toBe(400);
     const chunked = await new Promise<number>((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', headers: { Authorization: token, 'Content-Type': 'application/octet-stream', UploadBatch: randomUUID(), 'Transfer-Encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            Authorization: token,
+            'Content-Type': 'application/octet-stream',
+            UploadBatch: randomUUID(),
+            'Transfer-Encoding': 'chunked',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -123,7 +180,10 @@ describe('emulator: upload error rows', () => {
 
   it('400 for bad path numbers: blockSize 0, non-numeric order, an empty chunk', async () => {
     const token = emu.token();
-    expect((await failure(up.mkblk({ token, blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(0) }))).status).toBe(400);
+    expect(
+      (await failure(up.mkblk({ token, blockSize: 10, blockOrder: 0, batch: randomUUID(), chunk: Buffer.alloc(0) })))
+        .status,
+    ).toBe(400);
     const h = { Authorization: token, 'Content-Type': 'application/octet-stream', UploadBatch: randomUUID() };
     expect((await post(`${emu.uploadUrl}/mkblk/0/0`, h, Buffer.alloc(1))).status).toBe(400);
     expect((await post(`${emu.uploadUrl}/mkblk/10/x`, h, Buffer.alloc(1))).status).toBe(400);
@@ -136,12 +196,21 @@ describe('emulator: upload error rows', () => {
     let token = emu.token({ scope: 'local:from-scope' });
     let ctx = await oneBlock(token, batch, data);
     const path = (key: string) => `${emu.uploadUrl}/mkfile/100/key/${urlsafeB64Encode(key)}`;
-    const h = (b: string, extra: Record<string, string> = {}) => ({ Authorization: token, 'Content-Type': 'text/plain;charset=UTF-8', UploadBatch: b, ...extra });
-    expect((await post(path('from-path'), h(batch, { Key: urlsafeB64Encode('from-header') }), ctx)).json.key).toBe('from-scope');
+    const h = (b: string, extra: Record<string, string> = {}) => ({
+      Authorization: token,
+      'Content-Type': 'text/plain;charset=UTF-8',
+      UploadBatch: b,
+      ...extra,
+    });
+    expect((await post(path('from-path'), h(batch, { Key: urlsafeB64Encode('from-header') }), ctx)).json.key).toBe(
+      'from-scope',
+    );
     token = emu.token({ scope: 'local' });
     batch = randomUUID();
     ctx = await oneBlock(token, batch, data);
-    expect((await post(path('from-path'), h(batch, { Key: urlsafeB64Encode('from-header') }), ctx)).json.key).toBe('from-header');
+    expect((await post(path('from-path'), h(batch, { Key: urlsafeB64Encode('from-header') }), ctx)).json.key).toBe(
+      'from-header',
+    );
     batch = randomUUID();
     ctx = await oneBlock(token, batch, data);
     expect((await post(path('from-path'), h(batch), ctx)).json.key).toBe('from-path');
@@ -175,22 +244,48 @@ describe('emulator: upload error rows', () => {
     const b1 = await up.mkblk({ token, blockSize: 100, blockOrder: 1, batch, chunk: data.subarray(BLOCK) });
     const incomplete = await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0.ctx, b1.ctx] }));
     expect(incomplete).toMatchObject({ status: 412, message: expect.stringMatching(/incomplete/) });
-    const b0full = await up.bput({ token, ctx: b0.ctx, offset: BLOCK - 1, batch, chunk: data.subarray(BLOCK - 1, BLOCK) });
+    const b0full = await up.bput({
+      token,
+      ctx: b0.ctx,
+      offset: BLOCK - 1,
+      batch,
+      chunk: data.subarray(BLOCK - 1, BLOCK),
+    });
     expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b1.ctx] }))).status).toBe(412);
     expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0full.ctx] }))).status).toBe(412);
-    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b1.ctx, b0full.ctx] }))).status).toBe(412);
-    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0full.ctx, b0full.ctx] }))).status).toBe(400);
-    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 99, batch, ctxs: [b0full.ctx, b1.ctx] }))).status).toBe(400);
+    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b1.ctx, b0full.ctx] }))).status).toBe(
+      412,
+    );
+    expect(
+      (await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0full.ctx, b0full.ctx] }))).status,
+    ).toBe(400);
+    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 99, batch, ctxs: [b0full.ctx, b1.ctx] }))).status).toBe(
+      400,
+    );
     expect((await failure(up.mkfile({ token, fileSize: 10, batch, ctxs: [] }))).status).toBe(412);
     // A stale ctx (not the block's last) is 401.
-    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0.ctx, b1.ctx] }))).status).toBe(401);
+    expect((await failure(up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0.ctx, b1.ctx] }))).status).toBe(
+      401,
+    );
     const ok = await up.mkfile({ token, fileSize: BLOCK + 100, batch, ctxs: [b0full.ctx, b1.ctx] });
     expect(ok.hash).toBe(etagOfBuffer(data));
 
     const batch2 = randomUUID();
     const t2 = emu.token({ scope: 'local:short-middle.bin' });
-    const s0 = await up.mkblk({ token: t2, blockSize: 100, blockOrder: 0, batch: batch2, chunk: data.subarray(0, 100) });
-    const s1 = await up.mkblk({ token: t2, blockSize: 100, blockOrder: 1, batch: batch2, chunk: data.subarray(0, 100) });
+    const s0 = await up.mkblk({
+      token: t2,
+      blockSize: 100,
+      blockOrder: 0,
+      batch: batch2,
+      chunk: data.subarray(0, 100),
+    });
+    const s1 = await up.mkblk({
+      token: t2,
+      blockSize: 100,
+      blockOrder: 1,
+      batch: batch2,
+      chunk: data.subarray(0, 100),
+    });
     const shortMiddle = await failure(up.mkfile({ token: t2, fileSize: 200, batch: batch2, ctxs: [s0.ctx, s1.ctx] }));
     expect(shortMiddle).toMatchObject({ status: 400, message: expect.stringMatching(/multiple of 4 MiB/) });
   });
@@ -211,7 +306,10 @@ describe('emulator: upload error rows', () => {
     const token = emu.token({ scope: 'local:big.bin', fsizeLimit: 99 });
     const batch = randomUUID();
     const ctx = await oneBlock(token, batch, randomBytes(100));
-    expect(await failure(up.mkfile({ token, fileSize: 100, batch, ctxs: [ctx] }))).toMatchObject({ status: 413, message: expect.stringMatching(/fsizeLimit/) });
+    expect(await failure(up.mkfile({ token, fileSize: 100, batch, ctxs: [ctx] }))).toMatchObject({
+      status: 413,
+      message: expect.stringMatching(/fsizeLimit/),
+    });
   });
 
   it('renders returnBody with the variables (values as strings, then key and hash), x: vars from the path', async () => {
@@ -220,10 +318,27 @@ describe('emulator: upload error rows', () => {
     const batch = randomUUID();
     const data = randomBytes(77);
     const ctx = await oneBlock(token, batch, data);
-    const r = await up.mkfile({ token, fileSize: 77, batch, ctxs: [ctx], vars: { user: 'ada lovelace' }, mimeType: 'image/jpeg' });
+    const r = await up.mkfile({
+      token,
+      fileSize: 77,
+      batch,
+      ctxs: [ctx],
+      vars: { user: 'ada lovelace' },
+      mimeType: 'image/jpeg',
+    });
     const hash = etagOfBuffer(data);
     expect(Object.keys(r.body)).toEqual(['name', 'size', 'who', 'b', 'm', 'h', 'none', 'key', 'hash']);
-    expect(r.body).toEqual({ name: 'cat.jpg', size: '77', who: 'ada lovelace', b: 'local', m: 'image/jpeg', h: hash, none: '', key: 'photos/cat.jpg', hash });
+    expect(r.body).toEqual({
+      name: 'cat.jpg',
+      size: '77',
+      who: 'ada lovelace',
+      b: 'local',
+      m: 'image/jpeg',
+      h: hash,
+      none: '',
+      key: 'photos/cat.jpg',
+      hash,
+    });
   });
 
   it('Deadline: the object expires after N days of the emulator clock', async () => {
@@ -255,7 +370,10 @@ describe('emulator: upload error rows', () => {
     const nul = emu.token({ scope: 'local:a\u0000b' });
     const b2 = randomUUID();
     const ctx2 = await oneBlock(nul, b2, data);
-    expect(await failure(up.mkfile({ token: nul, fileSize: data.length, batch: b2, ctxs: [ctx2] }))).toMatchObject({ status: 400, message: expect.stringMatching(/NUL/) });
+    expect(await failure(up.mkfile({ token: nul, fileSize: data.length, batch: b2, ctxs: [ctx2] }))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/NUL/),
+    });
   });
 
   it('an empty file needs no blocks', async () => {

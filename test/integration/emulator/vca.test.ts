@@ -22,12 +22,20 @@ let media: http.Server;
 let mediaBase: string;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ buckets: ['clips'], vcaLabelsFile: LABELS, vcaDelayMs: 40, notifyRetry: { attempts: 3, baseDelayMs: 10 } });
+  emu = await startTestEmulator({
+    buckets: ['clips'],
+    vcaLabelsFile: LABELS,
+    vcaDelayMs: 40,
+    notifyRetry: { attempts: 3, baseDelayMs: 10 },
+  });
   mgr = mgrClient(emu);
   rx = await startReceiver(emu);
   // A video host: HEAD works on /served/*, /nohead/* answers 405 to HEAD and 206 to a ranged GET.
   media = http.createServer((req, res) => {
-    if (req.url?.startsWith('/served/talk')) res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': 4 }).end(req.method === 'HEAD' ? undefined : 'mp4!');
+    if (req.url?.startsWith('/served/talk'))
+      res
+        .writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': 4 })
+        .end(req.method === 'HEAD' ? undefined : 'mp4!');
     else if (req.url?.startsWith('/nohead/')) {
       if (req.method === 'HEAD') res.writeHead(405).end();
       else res.writeHead(req.headers.range ? 206 : 200, { 'Content-Type': 'video/mp4' }).end('m');
@@ -45,9 +53,16 @@ afterAll(async () => {
 });
 
 /** A signed POST /v1/vca with a hand-made form, for the rows the typed client cannot produce. */
-async function rawCreate(form: string, keys = emu.config): Promise<{ status: number; body: { code?: unknown; message?: string; jobId?: string } }> {
+async function rawCreate(
+  form: string,
+  keys = emu.config,
+): Promise<{ status: number; body: { code?: unknown; message?: string; jobId?: string } }> {
   const auth = signManagementToken(keys.accessKey, keys.secretKey, '/v1/vca', form);
-  const r = await fetch(`${emu.mgrUrl}/v1/vca`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form });
+  const r = await fetch(`${emu.mgrUrl}/v1/vca`, {
+    method: 'POST',
+    headers: { Authorization: auth, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   return { status: r.status, body: (await r.json()) as { code?: unknown; message?: string; jobId?: string } };
 }
 
@@ -66,7 +81,13 @@ describe('VCA jobs', () => {
       desc: '',
       notifyResult: 0,
       results: [
-        { type: 'scenario', result: [{ attribute: 'beach', confidence: 0.97 }, { attribute: 'outdoor', confidence: 0.88 }] },
+        {
+          type: 'scenario',
+          result: [
+            { attribute: 'beach', confidence: 0.97 },
+            { attribute: 'outdoor', confidence: 0.88 },
+          ],
+        },
         { type: 'entity', result: [{ attribute: 'surfboard', confidence: 0.81 }] },
         { type: 'location', result: [{ attribute: 'Bondi', confidence: 0.64 }] },
       ],
@@ -85,21 +106,36 @@ describe('VCA jobs', () => {
   });
 
   it('analyses an http source on another host after checking it answers (HEAD, or a ranged GET when HEAD is refused)', async () => {
-    const talk = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: `${mediaBase}/served/talk1.mp4` })).jobId);
+    const talk = await waitJob(
+      mgr,
+      (await mgr.vcaCreate({ bucket: 'clips', source: `${mediaBase}/served/talk1.mp4` })).jobId,
+    );
     expect(talk.job.code).toBe(3);
     expect(talk.job.results.map((g) => g.type)).toEqual(['figure', 'keyword']);
-    const nohead = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: `${mediaBase}/nohead/x.mp4` })).jobId);
+    const nohead = await waitJob(
+      mgr,
+      (await mgr.vcaCreate({ bucket: 'clips', source: `${mediaBase}/nohead/x.mp4` })).jobId,
+    );
     expect(nohead.job.code).toBe(3);
   });
 
   it('fails (code 2, reason in desc, no results) when the source cannot be fetched', async () => {
-    const missingOwn = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/absent.mp4') })).jobId);
+    const missingOwn = await waitJob(
+      mgr,
+      (await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/absent.mp4') })).jobId,
+    );
     expect(missingOwn.codes).toEqual([1, 2]);
     expect(missingOwn.job).toMatchObject({ code: 2, results: [], notifyResult: 0 });
     expect(missingOwn.job.desc).toMatch(/cannot be fetched: no object clips:videos\/absent\.mp4/);
-    const http404 = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: `${mediaBase}/gone.mp4` })).jobId);
+    const http404 = await waitJob(
+      mgr,
+      (await mgr.vcaCreate({ bucket: 'clips', source: `${mediaBase}/gone.mp4` })).jobId,
+    );
     expect(http404.job.desc).toMatch(/HTTP 404/);
-    const refused = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: 'http://127.0.0.1:1/x.mp4' })).jobId);
+    const refused = await waitJob(
+      mgr,
+      (await mgr.vcaCreate({ bucket: 'clips', source: 'http://127.0.0.1:1/x.mp4' })).jobId,
+    );
     expect(refused.job.code).toBe(2);
     const ftp = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: 'ftp://example.com/x.mp4' })).jobId);
     expect(ftp.job.desc).toMatch(/only http and https/);
@@ -107,14 +143,19 @@ describe('VCA jobs', () => {
 
   it('fails with the label file entry error for a fetchable source it marks as undecodable', async () => {
     await putObject(emu, 'clips', 'videos/corrupt.mp4', 'x');
-    const { job } = await waitJob(mgr, (await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/corrupt.mp4') })).jobId);
+    const { job } = await waitJob(
+      mgr,
+      (await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/corrupt.mp4') })).jobId,
+    );
     expect(job).toMatchObject({ code: 2, desc: 'the video stream cannot be decoded', results: [] });
   });
 });
 
 describe('the label file', () => {
   it('an unusable --vca-labels file stops the emulator from starting, with a message naming it', async () => {
-    await expect(startTestEmulator({ vcaLabelsFile: '/nonexistent/labels.json' })).rejects.toThrow(/cannot read the VCA label file \/nonexistent\/labels\.json/);
+    await expect(startTestEmulator({ vcaLabelsFile: '/nonexistent/labels.json' })).rejects.toThrow(
+      /cannot read the VCA label file \/nonexistent\/labels\.json/,
+    );
   });
 });
 
@@ -127,8 +168,18 @@ describe('VCA error rows', () => {
     ['source not Base64', () => 'bucket=clips&source=http://x/y.mp4', 401, 'Source Invalid'],
     ['source not a URL', () => `bucket=clips&source=${b64('just words')}`, 401, 'Source Invalid'],
     ['notifyUrl not Base64', () => `bucket=clips&source=${source()}&notifyUrl=%25%25`, 401, 'NotifyUrl Invalid'],
-    ['notifyUrl not http', () => `bucket=clips&source=${source()}&notifyUrl=${b64('mailto:a@b')}`, 401, 'NotifyUrl Invalid'],
-    ['type unknown', () => `bucket=clips&source=${source()}&type=scenario,colour`, 401, 'Type Invalid,Type Is Not Supported'],
+    [
+      'notifyUrl not http',
+      () => `bucket=clips&source=${source()}&notifyUrl=${b64('mailto:a@b')}`,
+      401,
+      'NotifyUrl Invalid',
+    ],
+    [
+      'type unknown',
+      () => `bucket=clips&source=${source()}&type=scenario,colour`,
+      401,
+      'Type Invalid,Type Is Not Supported',
+    ],
     ['bucket unknown', () => `bucket=nope&source=${source()}`, 404, 'Bucket Not Found'],
   ])('%s → %i %s', async (_what, form, status, message) => {
     const r = await rawCreate(form());
@@ -165,7 +216,11 @@ describe('VCA notifications', () => {
     rx.answers.push(500); // the first attempt fails, and each is held, so "notifying" (1) is seen
     rx.holdMs = 100;
     await putObject(emu, 'clips', 'videos/beach-2.mp4', 'v');
-    const { jobId } = await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/beach-2.mp4'), notifyUrl: rx.url('/hooks/vca') });
+    const { jobId } = await mgr.vcaCreate({
+      bucket: 'clips',
+      source: emu.objectUrl('clips', 'videos/beach-2.mp4'),
+      notifyUrl: rx.url('/hooks/vca'),
+    });
     const { job, notifyResults } = await waitJob(mgr, jobId);
     rx.holdMs = 0;
     expect(job.notifyResult).toBe(3);
@@ -181,7 +236,11 @@ describe('VCA notifications', () => {
     rx.received.length = 0;
     rx.answers.length = 0;
     rx.answers.push(404, 404, 404);
-    const { jobId } = await mgr.vcaCreate({ bucket: 'clips', source: emu.objectUrl('clips', 'videos/nothing.mp4'), notifyUrl: rx.url('/hooks/vca') });
+    const { jobId } = await mgr.vcaCreate({
+      bucket: 'clips',
+      source: emu.objectUrl('clips', 'videos/nothing.mp4'),
+      notifyUrl: rx.url('/hooks/vca'),
+    });
     const { job } = await waitJob(mgr, jobId);
     expect(job).toMatchObject({ code: 2, notifyResult: 2 });
     expect(rx.received).toHaveLength(3);

@@ -41,11 +41,23 @@ async function uploadWithCallback(reply: string, callback: boolean) {
   rx = await startReceiver(reply);
   const url = rx.url;
   rig = await startRig({
-    tokens: (emu) => new LocalTokenSigner(emu.config.accessKey, emu.config.secretKey, { now: () => emu.clock.now(), policy: callback ? { callbackUrl: url, callbackBody: 'key=$(key)' } : {} }),
+    tokens: (emu) =>
+      new LocalTokenSigner(emu.config.accessKey, emu.config.secretKey, {
+        now: () => emu.clock.now(),
+        policy: callback ? { callbackUrl: url, callbackBody: 'key=$(key)' } : {},
+      }),
     engine: { backoff: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 } },
   });
   const data = await rig.file('cb.bin', 5 * MiB + 7);
-  const [id] = rig.engine.enqueue([{ accountId: rig.accountId, bucket: rig.emu.bucket, key: 'cb.bin', localPath: path.join(rig.dir, 'cb.bin'), source: 'manual' }]);
+  const [id] = rig.engine.enqueue([
+    {
+      accountId: rig.accountId,
+      bucket: rig.emu.bucket,
+      key: 'cb.bin',
+      localPath: path.join(rig.dir, 'cb.bin'),
+      source: 'manual',
+    },
+  ]);
   const snap = await rig.settled(id!);
   return { data, snap, rec: rig.store.getTransfer(id!)! };
 }

@@ -46,17 +46,35 @@ describe('engine: the service clock ahead of the client clock', () => {
     // refuses a token 1 s after signing while the client (margin 0.5 s) keeps using it to 2.5 s.
     const TTL_MS = 3000;
     rig = await startRig({
-      tokens: (emu) => new LocalTokenSigner(emu.config.accessKey, emu.config.secretKey, { now: Date.now, ttlMs: TTL_MS }),
-      engine: { now: Date.now, tokenMarginMs: 500, chunkBytes: 256 * 1024, bandwidthBytesPerSec: 4 * MiB, limits: { maxBlocksPerFile: 4 } },
+      tokens: (emu) =>
+        new LocalTokenSigner(emu.config.accessKey, emu.config.secretKey, { now: Date.now, ttlMs: TTL_MS }),
+      engine: {
+        now: Date.now,
+        tokenMarginMs: 500,
+        chunkBytes: 256 * 1024,
+        bandwidthBytesPerSec: 4 * MiB,
+        limits: { maxBlocksPerFile: 4 },
+      },
     });
     rig.emu.clock.advance(2000);
     client = new CountingClient({ uploadUrl: rig.emu.uploadUrl, timeoutMs: 10_000 });
-    const signer = new LocalTokenSigner(rig.emu.config.accessKey, rig.emu.config.secretKey, { now: Date.now, ttlMs: TTL_MS });
+    const signer = new LocalTokenSigner(rig.emu.config.accessKey, rig.emu.config.secretKey, {
+      now: Date.now,
+      ttlMs: TTL_MS,
+    });
     await rig.engine.close();
     rig.newEngine({ account: () => ({ client: client!, tokens: signer }) });
     const size = 16 * MiB + 12345; // 5 blocks, 4 in flight
     const data = await rig.file('skew.bin', size);
-    const [id] = rig.engine.enqueue([{ accountId: rig.accountId, bucket: rig.emu.bucket, key: 'skew.bin', localPath: path.join(rig.dir, 'skew.bin'), source: 'manual' }]);
+    const [id] = rig.engine.enqueue([
+      {
+        accountId: rig.accountId,
+        bucket: rig.emu.bucket,
+        key: 'skew.bin',
+        localPath: path.join(rig.dir, 'skew.bin'),
+        source: 'manual',
+      },
+    ]);
     const s = await rig.settled(id!, 120_000);
     expect(s.lastError, JSON.stringify(s)).toBeNull();
     expect(s.state).toBe('done');

@@ -9,7 +9,12 @@ afterEach(async () => {
   rig = undefined;
 });
 
-function waitFor(r: Rig, id: number, pred: (bytesDone: number, state: TransferState) => boolean, timeoutMs = 30_000): Promise<void> {
+function waitFor(
+  r: Rig,
+  id: number,
+  pred: (bytesDone: number, state: TransferState) => boolean,
+  timeoutMs = 30_000,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       offA();
@@ -33,10 +38,28 @@ describe('conflict policies (406 from mkfile)', () => {
     const r = rig;
     const first = await r.file('one.bin', 5 * MiB);
     const second = await r.file('two.bin', 5 * MiB + 1);
-    const [a] = r.engine.enqueue([{ accountId: r.accountId, bucket: r.emu.bucket, key: 'k.bin', localPath: path.join(r.dir, 'one.bin'), source: 'manual' }]);
+    const [a] = r.engine.enqueue([
+      {
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: 'k.bin',
+        localPath: path.join(r.dir, 'one.bin'),
+        source: 'manual',
+      },
+    ]);
     expect((await r.settled(a!)).state).toBe('done');
 
-    const up = (conflict: 'skip' | 'overwrite' | 'rename') => r.engine.enqueue([{ accountId: r.accountId, bucket: r.emu.bucket, key: 'k.bin', localPath: path.join(r.dir, 'two.bin'), source: 'manual', options: { conflict } }])[0]!;
+    const up = (conflict: 'skip' | 'overwrite' | 'rename') =>
+      r.engine.enqueue([
+        {
+          accountId: r.accountId,
+          bucket: r.emu.bucket,
+          key: 'k.bin',
+          localPath: path.join(r.dir, 'two.bin'),
+          source: 'manual',
+          options: { conflict },
+        },
+      ])[0]!;
     const skipped = await r.settled(up('skip'));
     expect(skipped.state).toBe('skipped');
     expect(skipped.warning).toMatch(/already exists/);
@@ -58,13 +81,27 @@ describe('conflict policies (406 from mkfile)', () => {
 
 describe('pause, resume, cancel', () => {
   it('pauses mid-file keeping committed blocks, resumes without re-sending them, cancels another', async () => {
-    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 16 * MiB, limits: { maxFiles: 2 } } });
+    rig = await startRig({
+      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 16 * MiB, limits: { maxFiles: 2 } },
+    });
     const r = rig;
     const data = await r.file('p.bin', 12 * MiB);
     await r.file('c.bin', 12 * MiB);
     const [p, c] = r.engine.enqueue([
-      { accountId: r.accountId, bucket: r.emu.bucket, key: 'p.bin', localPath: path.join(r.dir, 'p.bin'), source: 'manual' },
-      { accountId: r.accountId, bucket: r.emu.bucket, key: 'c.bin', localPath: path.join(r.dir, 'c.bin'), source: 'manual' },
+      {
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: 'p.bin',
+        localPath: path.join(r.dir, 'p.bin'),
+        source: 'manual',
+      },
+      {
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: 'c.bin',
+        localPath: path.join(r.dir, 'c.bin'),
+        source: 'manual',
+      },
     ]);
     await waitFor(r, p!, (done) => done >= 3 * MiB);
     expect(r.engine.pause(p!)).toBe(true);
@@ -91,10 +128,20 @@ describe('pause, resume, cancel', () => {
   });
 
   it('pauseAll / resumeAll / cancelAll act on every unfinished transfer', async () => {
-    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 4 * MiB, limits: { maxFiles: 1 } } });
+    rig = await startRig({
+      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 4 * MiB, limits: { maxFiles: 1 } },
+    });
     const r = rig;
     for (const n of ['a', 'b', 'c']) await r.file(`${n}.bin`, 4 * MiB);
-    const ids = r.engine.enqueue(['a', 'b', 'c'].map((n) => ({ accountId: r.accountId, bucket: r.emu.bucket, key: `${n}.bin`, localPath: path.join(r.dir, `${n}.bin`), source: 'manual' as const })));
+    const ids = r.engine.enqueue(
+      ['a', 'b', 'c'].map((n) => ({
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: `${n}.bin`,
+        localPath: path.join(r.dir, `${n}.bin`),
+        source: 'manual' as const,
+      })),
+    );
     await waitFor(r, ids[0]!, (done) => done > 0);
     expect(r.engine.pauseAll()).toBe(3);
     await waitFor(r, ids[0]!, (_d, s) => s === 'paused');
@@ -109,12 +156,21 @@ describe('pause, resume, cancel', () => {
 
 describe('priorities', () => {
   it('runs higher-priority queued transfers first', async () => {
-    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxFiles: 1 } } });
+    rig = await startRig({
+      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxFiles: 1 } },
+    });
     const r = rig;
     for (const n of ['first', 'low', 'high', 'mid']) await r.file(`${n}.bin`, 2 * MiB);
     const order: string[] = [];
     r.engine.onTransferChange((s) => s.state === 'uploading' && order.push(s.key));
-    const mk = (n: string, priority: number) => ({ accountId: r.accountId, bucket: r.emu.bucket, key: n, localPath: path.join(r.dir, `${n}.bin`), source: 'manual' as const, priority });
+    const mk = (n: string, priority: number) => ({
+      accountId: r.accountId,
+      bucket: r.emu.bucket,
+      key: n,
+      localPath: path.join(r.dir, `${n}.bin`),
+      source: 'manual' as const,
+      priority,
+    });
     const [first] = r.engine.enqueue([mk('first', 0)]);
     const ids = r.engine.enqueue([mk('low', 0), mk('high', 9), mk('mid', 5)]);
     await Promise.all([first!, ...ids].map((id) => r.settled(id)));
@@ -127,7 +183,15 @@ describe('bandwidth limit', () => {
     rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 256 * 1024 } });
     const r = rig;
     await r.file('slow.bin', 12 * MiB); // 48 s at the first limit: longer than the settle timeout below
-    const [id] = r.engine.enqueue([{ accountId: r.accountId, bucket: r.emu.bucket, key: 'slow.bin', localPath: path.join(r.dir, 'slow.bin'), source: 'manual' }]);
+    const [id] = r.engine.enqueue([
+      {
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: 'slow.bin',
+        localPath: path.join(r.dir, 'slow.bin'),
+        source: 'manual',
+      },
+    ]);
     await waitFor(r, id!, (done) => done > 0);
     r.engine.setBandwidthLimit(null);
     const s = await r.settled(id!, 20_000);
@@ -146,7 +210,15 @@ describe('bandwidth limit', () => {
       done.set(p.id, p.bytesDone);
       marks.push({ t: performance.now(), bytes: [...done.values()].reduce((a, b) => a + b, 0) });
     });
-    const ids = r.engine.enqueue(['a', 'b', 'c'].map((n) => ({ accountId: r.accountId, bucket: r.emu.bucket, key: `${n}.bin`, localPath: path.join(r.dir, `${n}.bin`), source: 'manual' as const })));
+    const ids = r.engine.enqueue(
+      ['a', 'b', 'c'].map((n) => ({
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: `${n}.bin`,
+        localPath: path.join(r.dir, `${n}.bin`),
+        source: 'manual' as const,
+      })),
+    );
     await Promise.all(ids.map((id) => r.settled(id)));
     off();
     const first = marks[0]!;

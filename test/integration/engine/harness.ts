@@ -38,16 +38,32 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(opts: { emulator?: TestEmulatorOptions; engine?: Partial<EngineOptions>; tokens?: (emu: TestEmulator) => TokenProvider } = {}): Promise<Rig> {
+export async function startRig(
+  opts: {
+    emulator?: TestEmulatorOptions;
+    engine?: Partial<EngineOptions>;
+    tokens?: (emu: TestEmulator) => TokenProvider;
+  } = {},
+): Promise<Rig> {
   const emu = await startTestEmulator(opts.emulator);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bl-engine-'));
   const dbFile = path.join(dir, 'app.db');
   const db = openAppDatabase(dbFile);
   const store = new SqliteTransferStore(db);
-  const accountId = new AccountRepo(db).upsert({ name: 'Local', uploadUrl: emu.uploadUrl, mgrUrl: emu.mgrUrl, downloadDomain: emu.downloadBaseUrl, accessKey: emu.config.accessKey, secretRef: null, tokenUrl: null });
+  const accountId = new AccountRepo(db).upsert({
+    name: 'Local',
+    uploadUrl: emu.uploadUrl,
+    mgrUrl: emu.mgrUrl,
+    downloadDomain: emu.downloadBaseUrl,
+    accessKey: emu.config.accessKey,
+    secretRef: null,
+    tokenUrl: null,
+  });
   const client = new UploadClient({ uploadUrl: emu.uploadUrl, timeoutMs: 10_000 });
   const mgr = new MgrClient({ mgrUrl: emu.mgrUrl });
-  const tokens = opts.tokens ? opts.tokens(emu) : new LocalTokenSigner(emu.config.accessKey, emu.config.secretKey, { now: () => emu.clock.now() });
+  const tokens = opts.tokens
+    ? opts.tokens(emu)
+    : new LocalTokenSigner(emu.config.accessKey, emu.config.secretKey, { now: () => emu.clock.now() });
   const make = (overrides: Partial<EngineOptions> = {}) => {
     const e = new UploadEngine({
       store,
@@ -78,7 +94,8 @@ export async function startRig(opts: { emulator?: TestEmulatorOptions; engine?: 
     },
     async download(key) {
       const r = await mgr.download(emu.objectUrl(emu.bucket, key));
-      if (r.status !== 200) throw new Error(`download of ${key} answered ${r.status}: ${r.body.toString('utf8', 0, 200)}`);
+      if (r.status !== 200)
+        throw new Error(`download of ${key} answered ${r.status}: ${r.body.toString('utf8', 0, 200)}`);
       return r.body;
     },
     settled(id, timeoutMs = 60_000) {

@@ -10,10 +10,20 @@ afterEach(async () => {
 
 describe('engine: mkfile refuses the block list (401 for a stale ctx)', () => {
   it('after a fresh token still gets 401 at mkfile, the blocks are uploaded again (like 412) and the file is done and exact', async () => {
-    rig = await startRig({ engine: { chunkBytes: 1 * MiB, bandwidthBytesPerSec: 6 * MiB, limits: { maxBlocksPerFile: 1 } } });
+    rig = await startRig({
+      engine: { chunkBytes: 1 * MiB, bandwidthBytesPerSec: 6 * MiB, limits: { maxBlocksPerFile: 1 } },
+    });
     const size = 8 * MiB + 100; // blocks 4 MiB, 4 MiB, 100 bytes, one at a time
     const data = await rig.file('stale.bin', size);
-    const [id] = rig.engine.enqueue([{ accountId: rig.accountId, bucket: rig.emu.bucket, key: 'stale.bin', localPath: path.join(rig.dir, 'stale.bin'), source: 'manual' }]);
+    const [id] = rig.engine.enqueue([
+      {
+        accountId: rig.accountId,
+        bucket: rig.emu.bucket,
+        key: 'stale.bin',
+        localPath: path.join(rig.dir, 'stale.bin'),
+        source: 'manual',
+      },
+    ]);
     // Keep a ctx of block 0 before its last; stop once block 0 is complete.
     let staleCtx: string | null = null;
     let resolveStop!: () => void;
@@ -35,7 +45,12 @@ describe('engine: mkfile refuses the block list (401 for a stale ctx)', () => {
     expect(s.state).toBe('done');
     expect(rig.store.getTransfer(id!)!.remoteHash).toBe(etagOfBuffer(data));
     expect(sha1(await rig.download('stale.bin'))).toBe(sha1(data));
-    const retries = rig.db.prepare("SELECT message FROM event_log WHERE kind = 'retry' AND transfer_id = ?").all(id) as Array<{ message: string }>;
-    expect(retries.some((r) => /mkfile 401.*reupload-blocks/.test(r.message)), JSON.stringify(retries)).toBe(true);
+    const retries = rig.db
+      .prepare("SELECT message FROM event_log WHERE kind = 'retry' AND transfer_id = ?")
+      .all(id) as Array<{ message: string }>;
+    expect(
+      retries.some((r) => /mkfile 401.*reupload-blocks/.test(r.message)),
+      JSON.stringify(retries),
+    ).toBe(true);
   });
 });

@@ -23,7 +23,13 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<strin
   return `http://127.0.0.1:${(s.address() as { port: number }).port}`;
 }
 
-const req = (r: Rig, name: string, key = name) => ({ accountId: r.accountId, bucket: r.emu.bucket, key, localPath: path.join(r.dir, name), source: 'manual' as const });
+const req = (r: Rig, name: string, key = name) => ({
+  accountId: r.accountId,
+  bucket: r.emu.bucket,
+  key,
+  localPath: path.join(r.dir, name),
+  source: 'manual' as const,
+});
 
 describe('engine resilience', () => {
   it('gets tokens from a remote token URL (no secret in the uploader)', async () => {
@@ -34,7 +40,11 @@ describe('engine resilience', () => {
     const url = await serve((q, res) => {
       const u = new URL(q.url ?? '/', 'http://x');
       seen.push(u.search);
-      const policy = { scope: `${u.searchParams.get('bucket')}:${u.searchParams.get('key')}`, deadline: now() + 60_000, ...(u.searchParams.get('overwrite') === '1' ? { overwrite: 1 as const } : {}) };
+      const policy = {
+        scope: `${u.searchParams.get('bucket')}:${u.searchParams.get('key')}`,
+        deadline: now() + 60_000,
+        ...(u.searchParams.get('overwrite') === '1' ? { overwrite: 1 as const } : {}),
+      };
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ token: signUploadToken(ak, sk, policy) }));
     });
@@ -55,7 +65,10 @@ describe('engine resilience', () => {
       res.writeHead(200);
       res.end('<html>login required</html>');
     });
-    rig = await startRig({ tokens: () => new RemoteTokenProvider(url), engine: { backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 } } });
+    rig = await startRig({
+      tokens: () => new RemoteTokenProvider(url),
+      engine: { backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 } },
+    });
     await rig.file('g.bin', 1000);
     const [id] = rig.engine.enqueue([req(rig, 'g.bin')]);
     const s = await rig.settled(id!);
@@ -74,7 +87,10 @@ describe('engine resilience', () => {
     rig = await startRig({ engine: { backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3 } } });
     const garbage = new UploadClient({ uploadUrl: url });
     await rig.engine.close();
-    rig.newEngine({ account: () => ({ client: garbage, tokens: new LocalTokenSigner('ak', 'sk') }), backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3 } });
+    rig.newEngine({
+      account: () => ({ client: garbage, tokens: new LocalTokenSigner('ak', 'sk') }),
+      backoff: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 3 },
+    });
     await rig.file('h.bin', 1000);
     const [id] = rig.engine.enqueue([req(rig, 'h.bin')]);
     const s = await rig.settled(id!);
@@ -112,12 +128,17 @@ describe('engine resilience', () => {
   });
 
   it('412 from mkfile (the service lost finished blocks) re-uploads them and completes', async () => {
-    rig = await startRig({ emulator: { purgeAgeMs: 60_000 }, engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxBlocksPerFile: 1 } } });
+    rig = await startRig({
+      emulator: { purgeAgeMs: 60_000 },
+      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxBlocksPerFile: 1 } },
+    });
     const r = rig;
     const data = await r.file('lost.bin', 10 * MiB);
     const [id] = r.engine.enqueue([req(r, 'lost.bin')]);
     await new Promise<void>((resolve) => {
-      const off = r.engine.onProgress((p) => p.id === id && p.bytesDone > 5 * MiB && (off(), r.engine.pause(id!), resolve()));
+      const off = r.engine.onProgress(
+        (p) => p.id === id && p.bytesDone > 5 * MiB && (off(), r.engine.pause(id!), resolve()),
+      );
     });
     await new Promise<void>((resolve) => {
       if (r.engine.get(id!)!.state === 'paused') resolve();
@@ -149,36 +170,41 @@ describe('engine resilience', () => {
       q.on('data', (c: Buffer) => chunks.push(c));
       q.on('end', () => {
         const body = Buffer.concat(chunks);
-        const fwd = request({ host: target.hostname, port: target.port, method: q.method, path: q.url, headers: q.headers }, (up) => {
-          const parts: Buffer[] = [];
-          up.on('data', (c: Buffer) => parts.push(c));
-          up.on('end', () => {
-            let text = Buffer.concat(parts).toString('utf8');
-            const m = /^\/(mkblk|bput)\/([^/]+)/.exec(q.url ?? '');
-            if (up.statusCode === 200 && m) {
-              const reply = JSON.parse(text) as { ctx: string; crc32: number };
-              const before = m[1] === 'bput' ? crcOfCtx.get(decodeURIComponent(m[2]!)) : 0;
-              if (before !== undefined) {
-                const soFar = crc32(body, before);
-                crcOfCtx.set(reply.ctx, soFar);
-                if (m[1] === 'bput') {
-                  reply.crc32 = soFar;
-                  rewritten++;
+        const fwd = request(
+          { host: target.hostname, port: target.port, method: q.method, path: q.url, headers: q.headers },
+          (up) => {
+            const parts: Buffer[] = [];
+            up.on('data', (c: Buffer) => parts.push(c));
+            up.on('end', () => {
+              let text = Buffer.concat(parts).toString('utf8');
+              const m = /^\/(mkblk|bput)\/([^/]+)/.exec(q.url ?? '');
+              if (up.statusCode === 200 && m) {
+                const reply = JSON.parse(text) as { ctx: string; crc32: number };
+                const before = m[1] === 'bput' ? crcOfCtx.get(decodeURIComponent(m[2]!)) : 0;
+                if (before !== undefined) {
+                  const soFar = crc32(body, before);
+                  crcOfCtx.set(reply.ctx, soFar);
+                  if (m[1] === 'bput') {
+                    reply.crc32 = soFar;
+                    rewritten++;
+                  }
+                  text = JSON.stringify(reply);
                 }
-                text = JSON.stringify(reply);
               }
-            }
-            const headers = { ...up.headers };
-            delete headers['content-length'];
-            res.writeHead(up.statusCode ?? 502, headers);
-            res.end(text);
-          });
-        });
+              const headers = { ...up.headers };
+              delete headers['content-length'];
+              res.writeHead(up.statusCode ?? 502, headers);
+              res.end(text);
+            });
+          },
+        );
         fwd.end(body);
       });
     });
     const client = new UploadClient({ uploadUrl: url });
-    const signer = new LocalTokenSigner(r.emu.config.accessKey, r.emu.config.secretKey, { now: () => r.emu.clock.now() });
+    const signer = new LocalTokenSigner(r.emu.config.accessKey, r.emu.config.secretKey, {
+      now: () => r.emu.clock.now(),
+    });
     await r.engine.close();
     r.newEngine({ account: () => ({ client, tokens: signer }), chunkBytes: 512 * 1024 });
     const data = await r.file('crc.bin', 9 * MiB);
@@ -257,7 +283,7 @@ describe('engine resilience', () => {
     r.db.pragma(`max_page_count = ${r.db.pragma('page_count', { simple: true }) as number}`);
     const fill = r.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
     let n = 0;
-    for (let size = 4096; size >= 1; ) {
+    for (let size = 4096; size >= 1;) {
       try {
         fill.run(`filler-${n++}`, 'x'.repeat(size));
       } catch {

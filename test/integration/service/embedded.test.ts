@@ -34,8 +34,15 @@ describe('the embedded default', () => {
 
     const file = path.join(w.tmp, 'hello.txt');
     writeFileSync(file, 'hello from the embedded default\n');
-    const [id] = core.engine.enqueue([{ accountId: local!.id, bucket: core.embedded!.bucket, key: 'docs/hello.txt', localPath: file, source: 'manual' }]);
-    const done = await w.waitFor(isType('transfer-changed', (e) => e.transfer.id === id && e.transfer.state !== 'queued' && ['done', 'failed'].includes(e.transfer.state)));
+    const [id] = core.engine.enqueue([
+      { accountId: local!.id, bucket: core.embedded!.bucket, key: 'docs/hello.txt', localPath: file, source: 'manual' },
+    ]);
+    const done = await w.waitFor(
+      isType(
+        'transfer-changed',
+        (e) => e.transfer.id === id && e.transfer.state !== 'queued' && ['done', 'failed'].includes(e.transfer.state),
+      ),
+    );
     expect(done.transfer.lastError).toBeNull();
     expect(done.transfer.state).toBe('done');
     expect(emu.objects.stat('local', 'docs/hello.txt')?.size).toBe(32);
@@ -74,7 +81,15 @@ describe('the embedded default', () => {
     w = await CoreWorld.create();
     const core = await w.open({ embeddedEmulator: false });
     expect(core.embedded).toBeUndefined();
-    core.accounts.upsert({ name: 'cloud', uploadUrl: 'http://127.0.0.1:9', mgrUrl: null, downloadDomain: null, accessKey: 'ak', secretRef: 'env:BLOCKLIFT_TEST_NOT_SET', tokenUrl: null });
+    core.accounts.upsert({
+      name: 'cloud',
+      uploadUrl: 'http://127.0.0.1:9',
+      mgrUrl: null,
+      downloadDomain: null,
+      accessKey: 'ak',
+      secretRef: 'env:BLOCKLIFT_TEST_NOT_SET',
+      tokenUrl: null,
+    });
     await w.closeCore();
     const auto = await w.open();
     expect(auto.embedded).toBeUndefined();
@@ -83,8 +98,12 @@ describe('the embedded default', () => {
     const file = path.join(w.tmp, 'f.txt');
     writeFileSync(file, 'x');
     const cloud = auto.accounts.byName('cloud')!;
-    const [id] = auto.engine.enqueue([{ accountId: cloud.id, bucket: 'b', key: 'f.txt', localPath: file, source: 'manual' }]);
-    const failed = await w.waitFor(isType('transfer-changed', (e) => e.transfer.id === id && e.transfer.state === 'failed'));
+    const [id] = auto.engine.enqueue([
+      { accountId: cloud.id, bucket: 'b', key: 'f.txt', localPath: file, source: 'manual' },
+    ]);
+    const failed = await w.waitFor(
+      isType('transfer-changed', (e) => e.transfer.id === id && e.transfer.state === 'failed'),
+    );
     expect(failed.transfer.lastError?.message).toContain('BLOCKLIFT_TEST_NOT_SET');
   });
 });

@@ -34,7 +34,13 @@ export class CoreWorld {
   }
 
   async open(opts: Partial<AppCoreOptions> = {}): Promise<AppCore> {
-    this.core = await AppCore.open({ dataDir: this.dataDir, emulatorOptions: FAST_EMULATOR, pollPolicy: FAST_POLICY, watcherBackend: 'parcel', ...opts });
+    this.core = await AppCore.open({
+      dataDir: this.dataDir,
+      emulatorOptions: FAST_EMULATOR,
+      pollPolicy: FAST_POLICY,
+      watcherBackend: 'parcel',
+      ...opts,
+    });
     this.off = this.core.on((e) => this.events.push(e));
     return this.core;
   }
@@ -58,7 +64,11 @@ export class CoreWorld {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         off();
-        reject(new Error(`no such event within ${timeoutMs} ms; last events: ${JSON.stringify(this.events.slice(-5)).slice(0, 2000)}`));
+        reject(
+          new Error(
+            `no such event within ${timeoutMs} ms; last events: ${JSON.stringify(this.events.slice(-5)).slice(0, 2000)}`,
+          ),
+        );
       }, timeoutMs);
       const off = this.core.on((e) => {
         if (!pred(e)) return;

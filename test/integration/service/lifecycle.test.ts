@@ -10,7 +10,10 @@ const RUN_TS = path.join(ROOT, 'bin', 'run-ts.mjs');
 const FIXTURE = path.join(ROOT, 'test', 'integration', 'service', 'fixtures', 'open-upload-close.ts');
 
 /** Runs the fixture; resolves with its exit code and output, or 'hung' when it did not exit within timeoutMs of closing. */
-function run(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string; hung: boolean }> {
+function run(
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; hung: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [RUN_TS, FIXTURE, ...args], { cwd: ROOT });
     let stdout = '';
@@ -20,7 +23,8 @@ function run(args: string[], timeoutMs: number): Promise<{ code: number | null; 
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
       // From "closed" on, the process has nothing left to do.
-      if (stdout.includes('closed') && !timer) timer = setTimeout(() => ((hung = true), child.kill('SIGKILL')), timeoutMs);
+      if (stdout.includes('closed') && !timer)
+        timer = setTimeout(() => ((hung = true), child.kill('SIGKILL')), timeoutMs);
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const overall = setTimeout(() => ((hung = true), child.kill('SIGKILL')), 60_000);

@@ -32,7 +32,13 @@ describe('wake detector', () => {
   it('calls onWake only when the clock jumped more than interval + gap between two checks', () => {
     const t = fakeTimer();
     const wakes: number[] = [];
-    const stop = startWakeDetector({ onWake: (ms) => wakes.push(ms), checkEveryMs: 5000, sleepGapMs: 30_000, now: t.now, every: t.every });
+    const stop = startWakeDetector({
+      onWake: (ms) => wakes.push(ms),
+      checkEveryMs: 5000,
+      sleepGapMs: 30_000,
+      now: t.now,
+      every: t.every,
+    });
     t.tick(5000);
     t.tick(5100);
     t.tick(35_000); // 30 s late: exactly the gap, not beyond it
@@ -58,7 +64,9 @@ describe('schedule and wake through the core', () => {
     const schedule: Schedule = { outside: { action: 'run', bytesPerSecond: 3 * MiB }, windows: [] };
     expect(core.setSchedule(schedule)).toEqual({ running: true, bytesPerSecond: 3 * MiB });
     expect(core.engine.bandwidthLimit).toBe(3 * MiB);
-    expect(() => core.setSchedule({ outside: { action: 'run' }, windows: [{ startMinute: 60, endMinute: 60, action: 'pause' }] })).toThrow(expect.objectContaining({ code: 'invalid-schedule' }));
+    expect(() =>
+      core.setSchedule({ outside: { action: 'run' }, windows: [{ startMinute: 60, endMinute: 60, action: 'pause' }] }),
+    ).toThrow(expect.objectContaining({ code: 'invalid-schedule' }));
     await w.closeCore();
 
     const again = await w.open({ wakeDetector: false });
@@ -70,8 +78,15 @@ describe('schedule and wake through the core', () => {
     w = await CoreWorld.create();
     const t = fakeTimer();
     const core = await w.open({ wakeDetector: { now: t.now, every: t.every } });
-    const root = await core.watch.addRoot({ folder: w.folder, accountId: core.localAccountId!, bucket: 'local', options: { stabilityMs: 100 } });
-    const scans = () => w.events.filter((e) => e.type === 'watch' && e.event.type === 'scan-started' && e.event.rootId === root.id).length;
+    const root = await core.watch.addRoot({
+      folder: w.folder,
+      accountId: core.localAccountId!,
+      bucket: 'local',
+      options: { stabilityMs: 100 },
+    });
+    const scans = () =>
+      w.events.filter((e) => e.type === 'watch' && e.event.type === 'scan-started' && e.event.rootId === root.id)
+        .length;
     await root.whenSettled();
     const before = scans();
     t.tick(5000);

@@ -36,19 +36,41 @@ describe('Fmgr and VCA through the core', () => {
     const tokenServer = await serve((req, res) => {
       const emu = ref.core!.embedded!.emulator;
       const q = new URL(req.url ?? '/', 'http://x').searchParams;
-      const persistentOps = buildFop({ op: 'copy', srcBucket: 'local', srcKey: q.get('key')!, bucket: 'local', key: `copies/${q.get('key')!}` });
-      const token = signUploadToken(emu.config.accessKey, emu.config.secretKey, { scope: `${q.get('bucket')}:${q.get('key')}`, deadline: Date.now() + 600_000, persistentOps: `copy/${persistentOps}` });
+      const persistentOps = buildFop({
+        op: 'copy',
+        srcBucket: 'local',
+        srcKey: q.get('key')!,
+        bucket: 'local',
+        key: `copies/${q.get('key')!}`,
+      });
+      const token = signUploadToken(emu.config.accessKey, emu.config.secretKey, {
+        scope: `${q.get('bucket')}:${q.get('key')}`,
+        deadline: Date.now() + 600_000,
+        persistentOps: `copy/${persistentOps}`,
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token }));
     });
     servers.push(tokenServer);
     const core = (ref.core = await w.open());
     const emu = core.embedded!.emulator;
-    const accountId = core.accounts.upsert({ name: 'token-url', uploadUrl: emu.uploadUrl, mgrUrl: emu.mgrUrl, downloadDomain: null, accessKey: null, secretRef: null, tokenUrl: `${tokenServer.url}/token` });
+    const accountId = core.accounts.upsert({
+      name: 'token-url',
+      uploadUrl: emu.uploadUrl,
+      mgrUrl: emu.mgrUrl,
+      downloadDomain: null,
+      accessKey: null,
+      secretRef: null,
+      tokenUrl: `${tokenServer.url}/token`,
+    });
     const file = path.join(w.tmp, 'report.pdf');
     writeFileSync(file, Buffer.alloc(300_000, 1));
-    const [id] = core.engine.enqueue([{ accountId, bucket: 'local', key: 'report.pdf', localPath: file, source: 'manual' }]);
+    const [id] = core.engine.enqueue([
+      { accountId, bucket: 'local', key: 'report.pdf', localPath: file, source: 'manual' },
+    ]);
 
-    const task = await w.waitFor(isType('fmgr-task-changed', (e) => e.task.origin === 'upload' && e.task.tracking === 'done'));
+    const task = await w.waitFor(
+      isType('fmgr-task-changed', (e) => e.task.origin === 'upload' && e.task.tracking === 'done'),
+    );
     expect(core.engine.get(id!)?.state).toBe('done');
     expect(task.task.accountId).toBe(accountId);
     expect(task.task.items.map((i) => i.code)).toEqual([3]);
@@ -69,10 +91,15 @@ describe('Fmgr and VCA through the core', () => {
     const emu = core.embedded!.emulator;
     emu.objects.putBuffer('local', 'old.txt', Buffer.from('old'), {});
 
-    const submitted = await core.fmgr.submit(core.localAccountId!, 'delete', [{ op: 'delete', bucket: 'local', key: 'old.txt' }]);
+    const submitted = await core.fmgr.submit(core.localAccountId!, 'delete', [
+      { op: 'delete', bucket: 'local', key: 'old.txt' },
+    ]);
     expect(submitted.notifyUrl).toBe(`${app.url}/bl/notify/fmgr`);
     // The fallback poll is 30 s away (FAST_POLICY.pushFallbackMs): only the push can end it now.
-    const done = await w.waitFor(isType('fmgr-task-changed', (e) => e.task.id === submitted.id && e.task.codeSource === 'notify'), 10_000);
+    const done = await w.waitFor(
+      isType('fmgr-task-changed', (e) => e.task.id === submitted.id && e.task.codeSource === 'notify'),
+      10_000,
+    );
     await vi.waitFor(() => expect(received).toContain(200));
     expect(done.task.items[0]?.code).toBeGreaterThanOrEqual(3);
     expect(core.fmgr.snapshots(submitted.id).some((s) => s.source === 'notify')).toBe(true);
@@ -80,7 +107,11 @@ describe('Fmgr and VCA through the core', () => {
 
     // A forged push is refused and changes nothing.
     const before = core.fmgr.snapshots(submitted.id).length;
-    const forged = await fetch(`${app.url}/bl/notify/fmgr`, { method: 'POST', headers: { authorization: `${emu.config.accessKey}:forged` }, body: 'e30' });
+    const forged = await fetch(`${app.url}/bl/notify/fmgr`, {
+      method: 'POST',
+      headers: { authorization: `${emu.config.accessKey}:forged` },
+      body: 'e30',
+    });
     expect(forged.status).toBe(401);
     expect(core.fmgr.snapshots(submitted.id).length).toBe(before);
   });
@@ -92,18 +123,33 @@ describe('Fmgr and VCA through the core', () => {
     const localSecret = emu.config.secretKey;
     // A CLI-style account whose SK was given by flag: same keys as the emulator, kept in memory only.
     const sessionSecret = localSecret;
-    const sessionId = core.useSessionAccount({ name: 'cli test', uploadUrl: emu.uploadUrl, mgrUrl: emu.mgrUrl, downloadDomain: `${emu.downloadBaseUrl}/local`, accessKey: emu.config.accessKey, secretKey: sessionSecret });
+    const sessionId = core.useSessionAccount({
+      name: 'cli test',
+      uploadUrl: emu.uploadUrl,
+      mgrUrl: emu.mgrUrl,
+      downloadDomain: `${emu.downloadBaseUrl}/local`,
+      accessKey: emu.config.accessKey,
+      secretKey: sessionSecret,
+    });
     expect(core.accounts.get(sessionId)!.secretRef).toBe('memory:cli test');
 
-    await core.watch.addRoot({ folder: w.folder, accountId: sessionId, bucket: 'local', options: { stabilityMs: 100, vcaForVideos: true, localDelete: 'delete-remote' } });
+    await core.watch.addRoot({
+      folder: w.folder,
+      accountId: sessionId,
+      bucket: 'local',
+      options: { stabilityMs: 100, vcaForVideos: true, localDelete: 'delete-remote' },
+    });
     writeFileSync(path.join(w.folder, 'v.mp4'), Buffer.alloc(5000, 3));
     await w.waitFor(isType('vca-job-changed', (e) => e.job.tracking === 'done'));
-    await core.fmgr.submit(sessionId, 'copy', [{ op: 'copy', srcBucket: 'local', srcKey: 'v.mp4', bucket: 'local', key: 'v2.mp4' }]);
+    await core.fmgr.submit(sessionId, 'copy', [
+      { op: 'copy', srcBucket: 'local', srcKey: 'v.mp4', bucket: 'local', key: 'v2.mp4' },
+    ]);
     await w.waitFor(isType('fmgr-task-changed', (e) => e.task.op === 'copy' && e.task.tracking === 'done'));
     await w.closeCore();
 
     const kinds = new Set(w.events.map((e) => e.type));
-    for (const k of ['transfer-changed', 'transfer-progress', 'watch', 'fmgr-task-changed', 'vca-job-changed']) expect(kinds).toContain(k);
+    for (const k of ['transfer-changed', 'transfer-progress', 'watch', 'fmgr-task-changed', 'vca-job-changed'])
+      expect(kinds).toContain(k);
     const all = JSON.stringify(w.events);
     expect(all).not.toContain(localSecret);
     // The database (and its WAL) never hold a secret either; the Local one is only in its key file.

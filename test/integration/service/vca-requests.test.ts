@@ -19,9 +19,16 @@ describe('VCA requests of watched videos', () => {
 
   async function dropVideo(name: string): Promise<void> {
     const core = w.core;
-    await core.watch.addRoot({ folder: w.folder, accountId: core.localAccountId!, bucket: 'local', options: { stabilityMs: 200, vcaForVideos: true } });
+    await core.watch.addRoot({
+      folder: w.folder,
+      accountId: core.localAccountId!,
+      bucket: 'local',
+      options: { stabilityMs: 200, vcaForVideos: true },
+    });
     await writeFile(path.join(w.folder, name), MP4_BYTES);
-    await w.waitFor(isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === name && e.event.status === 'uploaded'));
+    await w.waitFor(
+      isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === name && e.event.status === 'uploaded'),
+    );
   }
 
   it('the VCA endpoint answering 503 → retried with backoff; the job is created once the faults stop', async () => {
@@ -38,13 +45,24 @@ describe('VCA requests of watched videos', () => {
     await waitUntil(() => (core.vcaRequests.list()[0]?.attempts ?? 0) >= 3);
     const pending = core.vcaRequests.list();
     expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ state: 'pending', key: 'clip.mp4', bucket: 'local', origin: 'watch', lastErrorCode: 'http-503' });
+    expect(pending[0]).toMatchObject({
+      state: 'pending',
+      key: 'clip.mp4',
+      bucket: 'local',
+      origin: 'watch',
+      lastErrorCode: 'http-503',
+    });
     expect(core.vca.list()).toHaveLength(0);
     expect(emu.faultEvents().filter((f) => f.endpoint === 'vca' && f.status === 503).length).toBeGreaterThanOrEqual(3);
 
     emu.setFaults({});
     const job = await w.waitFor(isType('vca-job-changed', (e) => e.job.tracking === 'done'));
-    expect(job.job).toMatchObject({ origin: 'watch', bucket: 'local', code: 3, sourceUrl: `${emu.downloadBaseUrl}/local/clip.mp4` });
+    expect(job.job).toMatchObject({
+      origin: 'watch',
+      bucket: 'local',
+      code: 3,
+      sourceUrl: `${emu.downloadBaseUrl}/local/clip.mp4`,
+    });
     expect(core.vcaRequests.list()).toEqual([]);
     expect(core.vca.list()).toHaveLength(1);
   });
@@ -61,7 +79,11 @@ describe('VCA requests of watched videos', () => {
     // A new run: a new embedded emulator (another port, no faults), the same database.
     core = await w.open();
     const job = await w.waitFor(isType('vca-job-changed', (e) => e.job.tracking === 'done'));
-    expect(job.job).toMatchObject({ origin: 'watch', code: 3, sourceUrl: `${core.embedded!.emulator.downloadBaseUrl}/local/late.mp4` });
+    expect(job.job).toMatchObject({
+      origin: 'watch',
+      code: 3,
+      sourceUrl: `${core.embedded!.emulator.downloadBaseUrl}/local/late.mp4`,
+    });
     expect(core.vcaRequests.list()).toEqual([]);
     expect(core.vca.list()).toHaveLength(1);
   });
@@ -76,7 +98,9 @@ describe('VCA requests of watched videos', () => {
     expect(p.problem.message).toContain('Video analysis is not enabled for this account');
     // Many backoff periods of the test policy (20–200 ms) later: still one attempt, no job.
     await sleep(800);
-    expect(core.vcaRequests.list()).toMatchObject([{ state: 'failed', attempts: 1, lastErrorCode: 'service-not-enabled' }]);
+    expect(core.vcaRequests.list()).toMatchObject([
+      { state: 'failed', attempts: 1, lastErrorCode: 'service-not-enabled' },
+    ]);
     expect(w.events.filter((e) => e.type === 'problem')).toHaveLength(1);
     expect(core.vca.list()).toHaveLength(0);
 

@@ -14,11 +14,19 @@ describe('watch roots through the core', () => {
   it('a video dropped in a root with VCA on is uploaded, gets a VCA job, and its labels are stored', async () => {
     w = await CoreWorld.create();
     const core = await w.open();
-    const root = await core.watch.addRoot({ folder: w.folder, accountId: core.localAccountId!, bucket: 'local', prefix: 'cam/', options: { stabilityMs: 200, vcaForVideos: true } });
+    const root = await core.watch.addRoot({
+      folder: w.folder,
+      accountId: core.localAccountId!,
+      bucket: 'local',
+      prefix: 'cam/',
+      options: { stabilityMs: 200, vcaForVideos: true },
+    });
     await writeFile(path.join(w.folder, 'clip.mp4'), MP4_BYTES);
     await writeFile(path.join(w.folder, 'notes.txt'), 'not a video');
 
-    const done = await w.waitFor(isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === 'clip.mp4'));
+    const done = await w.waitFor(
+      isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === 'clip.mp4'),
+    );
     expect(done.event).toMatchObject({ status: 'uploaded', key: 'cam/clip.mp4', vcaRequested: true });
     const job = await w.waitFor(isType('vca-job-changed', (e) => e.job.tracking === 'done'));
     expect(job.job.origin).toBe('watch');
@@ -43,13 +51,33 @@ describe('watch roots through the core', () => {
     const emu = core.embedded!.emulator;
     await writeFile(path.join(w.folder, 'a.txt'), 'to be deleted');
     await writeFile(path.join(w.folder, 'b.txt'), 'to be renamed');
-    await core.watch.addRoot({ folder: w.folder, accountId: core.localAccountId!, bucket: 'local', options: { stabilityMs: 200, localDelete: 'delete-remote' } });
-    await w.waitFor(isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === 'a.txt' && e.event.status === 'uploaded'));
-    await w.waitFor(isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === 'b.txt' && e.event.status === 'uploaded'));
+    await core.watch.addRoot({
+      folder: w.folder,
+      accountId: core.localAccountId!,
+      bucket: 'local',
+      options: { stabilityMs: 200, localDelete: 'delete-remote' },
+    });
+    await w.waitFor(
+      isType(
+        'watch',
+        (e) => e.event.type === 'file-done' && e.event.relPath === 'a.txt' && e.event.status === 'uploaded',
+      ),
+    );
+    await w.waitFor(
+      isType(
+        'watch',
+        (e) => e.event.type === 'file-done' && e.event.relPath === 'b.txt' && e.event.status === 'uploaded',
+      ),
+    );
     expect(emu.objects.stat('local', 'a.txt')).toBeDefined();
 
     await rm(path.join(w.folder, 'a.txt'));
-    const deleted = await w.waitFor(isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === 'a.txt' && e.event.status !== 'uploaded'));
+    const deleted = await w.waitFor(
+      isType(
+        'watch',
+        (e) => e.event.type === 'file-done' && e.event.relPath === 'a.txt' && e.event.status !== 'uploaded',
+      ),
+    );
     expect(deleted.event).toMatchObject({ status: 'deleted' });
     const delTask = core.fmgr.list().find((t) => t.op === 'delete');
     expect(delTask).toBeDefined();
@@ -58,7 +86,9 @@ describe('watch roots through the core', () => {
     expect(core.fmgr.snapshots(delTask!.id).length).toBeGreaterThan(0);
     expect(emu.objects.stat('local', 'a.txt')).toBeUndefined();
     // Its states reached the event stream.
-    expect(w.events.some((e) => e.type === 'fmgr-task-changed' && e.task.id === delTask!.id && e.task.tracking === 'done')).toBe(true);
+    expect(
+      w.events.some((e) => e.type === 'fmgr-task-changed' && e.task.id === delTask!.id && e.task.tracking === 'done'),
+    ).toBe(true);
 
     await rename(path.join(w.folder, 'b.txt'), path.join(w.folder, 'c.txt'));
     const moved = await w.waitFor(isType('watch', (e) => e.event.type === 'file-done' && e.event.relPath === 'c.txt'));
@@ -72,10 +102,12 @@ describe('watch roots through the core', () => {
   it('a failed delete (object already gone) rejects with the item error and the task shows it', async () => {
     w = await CoreWorld.create();
     const core = await w.open();
-    const err = await core.remoteOps.deleteObject({ accountId: core.localAccountId!, bucket: 'local', key: 'never-uploaded.txt' }).then(
-      () => undefined,
-      (e: unknown) => e as { code: string; message: string },
-    );
+    const err = await core.remoteOps
+      .deleteObject({ accountId: core.localAccountId!, bucket: 'local', key: 'never-uploaded.txt' })
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code: string; message: string },
+      );
     expect(err?.code).toBe('fmgr-failed');
     const t = core.fmgr.list().find((x) => x.op === 'delete')!;
     expect(t.tracking).toBe('done');

@@ -11,7 +11,9 @@ async function writeBurst(h: SyncHarness): Promise<void> {
   for (let d = 0; d < FOLDERS; d++) {
     const dir = path.join(h.folder, `batch-${d}`);
     await mkdir(dir);
-    await Promise.all(Array.from({ length: FILES / FOLDERS }, (_, i) => writeFile(path.join(dir, `f${i}.txt`), `${d}/${i}`)));
+    await Promise.all(
+      Array.from({ length: FILES / FOLDERS }, (_, i) => writeFile(path.join(dir, `f${i}.txt`), `${d}/${i}`)),
+    );
   }
 }
 

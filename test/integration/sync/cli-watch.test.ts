@@ -32,10 +32,34 @@ interface Watch {
 }
 
 function watch(args: string[]): Watch {
-  const child = spawn(process.execPath, [BIN, 'watch', folder, '--bucket', emu.bucket, '--prefix', 'in/', '--db', path.join(dir, 'db', 'app.db'), '--json', '--stability-ms', '200', ...args], {
-    cwd: dir,
-    env: { ...process.env, BLOCKLIFT_UPLOAD_URL: emu.uploadUrl, BLOCKLIFT_MGR_URL: emu.mgrUrl, BLOCKLIFT_AK: emu.config.accessKey, BLOCKLIFT_SK: emu.config.secretKey },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'watch',
+      folder,
+      '--bucket',
+      emu.bucket,
+      '--prefix',
+      'in/',
+      '--db',
+      path.join(dir, 'db', 'app.db'),
+      '--json',
+      '--stability-ms',
+      '200',
+      ...args,
+    ],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        BLOCKLIFT_UPLOAD_URL: emu.uploadUrl,
+        BLOCKLIFT_MGR_URL: emu.mgrUrl,
+        BLOCKLIFT_AK: emu.config.accessKey,
+        BLOCKLIFT_SK: emu.config.secretKey,
+      },
+    },
+  );
   const lines: Array<Record<string, unknown>> = [];
   let out = '';
   let err = '';
@@ -79,7 +103,13 @@ describe('blocklift watch', () => {
       expect(await w.stop()).toBe(0);
     }
     const byPath = Object.fromEntries(w.lines.map((l) => [l.path, l]));
-    expect(byPath['first.txt']).toEqual({ path: 'first.txt', key: 'in/first.txt', hash: etagOfBuffer(Buffer.from('first')), size: 5, status: 'uploaded' });
+    expect(byPath['first.txt']).toEqual({
+      path: 'first.txt',
+      key: 'in/first.txt',
+      hash: etagOfBuffer(Buffer.from('first')),
+      size: 5,
+      status: 'uploaded',
+    });
     expect(byPath['second.txt']).toMatchObject({ key: 'in/second.txt', status: 'uploaded', size: 6 });
     expect(emu.objects.stat(emu.bucket, 'in/second.txt')?.hash).toBe(etagOfBuffer(Buffer.from('second')));
 
@@ -113,9 +143,17 @@ describe('blocklift watch', () => {
     }
     const jobs = w.lines.filter((l) => 'vcaJob' in l);
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ source: `${emu.downloadBaseUrl}/${emu.bucket}/in/clip.mp4`, state: 'analysis succeeded' });
+    expect(jobs[0]).toMatchObject({
+      source: `${emu.downloadBaseUrl}/${emu.bucket}/in/clip.mp4`,
+      state: 'analysis succeeded',
+    });
     expect((jobs[0]!.labels as unknown[]).length).toBeGreaterThan(0);
-    expect(w.lines.filter((l) => l.status === 'uploaded').map((l) => l.path).sort()).toEqual(['clip.mp4', 'clip.txt']);
+    expect(
+      w.lines
+        .filter((l) => l.status === 'uploaded')
+        .map((l) => l.path)
+        .sort(),
+    ).toEqual(['clip.mp4', 'clip.txt']);
   });
 
   it('refuses bad input with a clear message and exit code 2', async () => {
@@ -123,7 +161,11 @@ describe('blocklift watch', () => {
     const code = await new Promise<number | null>((r) => w.child.on('close', r));
     expect(code).toBe(2);
     expect(w.stderr()).toMatch(/option conflict/);
-    const inside = spawn(process.execPath, [BIN, 'watch', path.join(dir, 'db'), '--bucket', 'b', '--db', path.join(dir, 'db', 'app.db'), '--dry-run'], { cwd: dir });
+    const inside = spawn(
+      process.execPath,
+      [BIN, 'watch', path.join(dir, 'db'), '--bucket', 'b', '--db', path.join(dir, 'db', 'app.db'), '--dry-run'],
+      { cwd: dir },
+    );
     let err = '';
     inside.stderr.on('data', (d: Buffer) => (err += d.toString()));
     expect(await new Promise((r) => inside.on('close', r))).toBe(2);

@@ -26,13 +26,28 @@ describe('root indexer: recovery of a batch cut by a crash', () => {
     const root = await h.openRun({ backend: 'parcel', startEngine: false });
     const accountId = new AccountRepo(h.db!).byName('Local')!.id;
     // The crash state, written straight into SQLite: the row, and the transfer it never learned of.
-    const [orphan] = h.engine!.enqueue([{ accountId, bucket: h.emu.bucket, key: 'up/a.jpg', localPath: abs, source: 'watch' }]) as [number];
+    const [orphan] = h.engine!.enqueue([
+      { accountId, bucket: h.emu.bucket, key: 'up/a.jpg', localPath: abs, source: 'watch' },
+    ]) as [number];
     const { size, mtimeMs } = await import('node:fs/promises').then((f) => f.stat(abs));
-    h.repo!.putFiles(root.id, [{ relPath: 'a.jpg', size, mtimeMs: Math.trunc(mtimeMs), etag: null, remoteKey: null, state: 'queued', transferId: null, errorCode: null, errorMessage: null, missingSince: null }]);
+    h.repo!.putFiles(root.id, [
+      {
+        relPath: 'a.jpg',
+        size,
+        mtimeMs: Math.trunc(mtimeMs),
+        etag: null,
+        remoteKey: null,
+        state: 'queued',
+        transferId: null,
+        errorCode: null,
+        errorMessage: null,
+        missingSince: null,
+      },
+    ]);
 
     await root.start();
     await root.whenSettled();
-    const transfers = h.db!.prepare("SELECT id FROM transfers WHERE local_path = ?").all(abs) as Array<{ id: number }>;
+    const transfers = h.db!.prepare('SELECT id FROM transfers WHERE local_path = ?').all(abs) as Array<{ id: number }>;
     expect(transfers.map((t) => t.id)).toEqual([orphan]);
     expect(h.repo!.getFile(root.id, 'a.jpg')).toMatchObject({ state: 'queued', transferId: orphan });
 

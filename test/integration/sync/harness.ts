@@ -46,12 +46,22 @@ export class SyncHarness {
   }
 
   mgr(): MgrClient {
-    const c = new MgrClient({ mgrUrl: this.emu.mgrUrl, accessKey: this.emu.config.accessKey, secretKey: this.emu.config.secretKey });
+    const c = new MgrClient({
+      mgrUrl: this.emu.mgrUrl,
+      accessKey: this.emu.config.accessKey,
+      secretKey: this.emu.config.secretKey,
+    });
     this.clients.push(c);
     return c;
   }
 
-  async openRun(opts: { backend: WatcherBackend; options?: Record<string, unknown>; remote?: boolean; maxFiles?: number; startEngine?: boolean }): Promise<WatchRoot> {
+  async openRun(opts: {
+    backend: WatcherBackend;
+    options?: Record<string, unknown>;
+    remote?: boolean;
+    maxFiles?: number;
+    startEngine?: boolean;
+  }): Promise<WatchRoot> {
     const db = openAppDatabase(this.dbFile);
     this.db = db;
     const accountId = new AccountRepo(db).upsert({
@@ -73,7 +83,15 @@ export class SyncHarness {
     });
     this.engine.onTransferChange((t) => this.transfers.push(t));
     this.repo = new SyncRepo(db);
-    const record = this.repo.findRootByPath(this.folder) ?? this.repo.addRoot({ path: this.folder, accountId, bucket: this.emu.bucket, prefix: 'up/', options: opts.options ?? {} });
+    const record =
+      this.repo.findRootByPath(this.folder) ??
+      this.repo.addRoot({
+        path: this.folder,
+        accountId,
+        bucket: this.emu.bucket,
+        prefix: 'up/',
+        options: opts.options ?? {},
+      });
     const mgr = this.mgr();
     this.root = new WatchRoot({
       record,

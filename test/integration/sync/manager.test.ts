@@ -25,7 +25,14 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
   });
 
   const manager = () => {
-    m = new WatchManager({ repo: h.repo!, queue: h.engine!, control: h.engine!, throttle: engineThrottle(h.engine!, new SqliteTransferStore(h.db!)), dataDir: path.dirname(h.dbFile), backend: 'parcel' });
+    m = new WatchManager({
+      repo: h.repo!,
+      queue: h.engine!,
+      control: h.engine!,
+      throttle: engineThrottle(h.engine!, new SqliteTransferStore(h.db!)),
+      dataDir: path.dirname(h.dbFile),
+      backend: 'parcel',
+    });
     return m;
   };
   const accountId = () => new AccountRepo(h.db!).byName('Local')!.id;
@@ -43,11 +50,24 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
     await put('bad\u0002.jpg', 'x');
     const mgr = manager();
     const { plan } = await mgr.plan({ folder: path.join(h.folder, 'photos'), prefix: 'cam/' });
-    expect(plan).toMatchObject({ newFiles: 2, newBytes: 3000, ignoredFiles: 1, rejectedFiles: 1, filesToUpload: 2, bytesToUpload: 3000, unchangedFiles: 0 });
+    expect(plan).toMatchObject({
+      newFiles: 2,
+      newBytes: 3000,
+      ignoredFiles: 1,
+      rejectedFiles: 1,
+      filesToUpload: 2,
+      bytesToUpload: 3000,
+      unchangedFiles: 0,
+    });
     expect(plan.estimatedSeconds).toBeGreaterThan(0);
     expect(h.repo!.listRoots().map((r) => r.path)).not.toContain(path.join(h.folder, 'photos'));
 
-    const root = await mgr.addRoot({ folder: path.join(h.folder, 'photos'), accountId: accountId(), bucket: h.emu.bucket, prefix: 'cam/' });
+    const root = await mgr.addRoot({
+      folder: path.join(h.folder, 'photos'),
+      accountId: accountId(),
+      bucket: h.emu.bucket,
+      prefix: 'cam/',
+    });
     await root.whenSettled();
     await h.engine!.whenIdle();
     expect(h.takeUploads()).toEqual(['cam/a.jpg', 'cam/b/c.jpg']);
@@ -60,15 +80,24 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
     await mkdir(path.join(h.folder, 'photos/inner'), { recursive: true });
     const mgr = manager();
     await mgr.addRoot({ folder: path.join(h.folder, 'photos'), accountId: accountId(), bucket: h.emu.bucket });
-    await expect(mgr.addRoot({ folder: path.join(h.folder, 'photos/inner'), accountId: accountId(), bucket: h.emu.bucket })).rejects.toMatchObject({ code: 'root-inside-root' });
+    await expect(
+      mgr.addRoot({ folder: path.join(h.folder, 'photos/inner'), accountId: accountId(), bucket: h.emu.bucket }),
+    ).rejects.toMatchObject({ code: 'root-inside-root' });
     await expect(mgr.plan({ folder: path.join(path.dirname(h.dbFile)) })).rejects.toThrow(/data folder/);
-    await expect(mgr.addRoot({ folder: path.join(h.folder, 'nope'), accountId: accountId(), bucket: h.emu.bucket })).rejects.toThrow(/does not exist/);
+    await expect(
+      mgr.addRoot({ folder: path.join(h.folder, 'nope'), accountId: accountId(), bucket: h.emu.bucket }),
+    ).rejects.toThrow(/does not exist/);
   });
 
   it('a paused root queues nothing until resumed, and stays paused across a restart', async () => {
     await mkdir(path.join(h.folder, 'photos'), { recursive: true });
     const mgr = manager();
-    const root = await mgr.addRoot({ folder: path.join(h.folder, 'photos'), accountId: accountId(), bucket: h.emu.bucket, options: { stabilityMs: 100 } });
+    const root = await mgr.addRoot({
+      folder: path.join(h.folder, 'photos'),
+      accountId: accountId(),
+      bucket: h.emu.bucket,
+      options: { stabilityMs: 100 },
+    });
     await mgr.pauseAll();
     expect(root.state).toBe('paused');
     await put('while-paused.jpg', 'p');
@@ -95,7 +124,13 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
     const schedule = {
       outside: { action: 'run' as const },
       windows: [
-        { days: [1, 2, 3, 4, 5], startMinute: 9 * 60, endMinute: 12 * 60, action: 'run' as const, bytesPerSecond: 2 * MiB },
+        {
+          days: [1, 2, 3, 4, 5],
+          startMinute: 9 * 60,
+          endMinute: 12 * 60,
+          action: 'run' as const,
+          bytesPerSecond: 2 * MiB,
+        },
         { startMinute: 12 * 60, endMinute: 13 * 60, action: 'pause' as const },
       ],
     };

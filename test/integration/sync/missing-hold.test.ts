@@ -6,14 +6,19 @@ import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { WATCHER_BACKENDS } from '../../../src-main/sync/watcher';
 import { SyncHarness } from './harness';
 
-const write = (h: SyncHarness, rel: string, data: string) => mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() => writeFile(path.join(h.folder, rel), data));
+const write = (h: SyncHarness, rel: string, data: string) =>
+  mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() =>
+    writeFile(path.join(h.folder, rel), data),
+  );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Fmgr tasks the emulator received, by op name (read from its own SQLite file). */
 function fmgrOps(h: SyncHarness): string[] {
   const db = new Database(path.join(h.emu.dataDir, 'emulator.db'), { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('SELECT op FROM emu_fmgr_tasks ORDER BY created_at').all() as Array<{ op: string }>).map((r) => r.op);
+    return (db.prepare('SELECT op FROM emu_fmgr_tasks ORDER BY created_at').all() as Array<{ op: string }>).map(
+      (r) => r.op,
+    );
   } finally {
     db.close();
   }
@@ -56,13 +61,18 @@ describe.each(WATCHER_BACKENDS)('missing rows held at start, %s backend', (backe
 
     expect(h.takeUploads()).toEqual([]);
     expect(h.emu.objects.stat(h.emu.bucket, 'up/a/photo.jpg')).toBeUndefined();
-    expect(h.emu.objects.stat(h.emu.bucket, 'up/a/renamed.jpg')?.hash).toBe(etagOfBuffer(Buffer.from('jpeg bytes renamed while closed')));
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/a/renamed.jpg')?.hash).toBe(
+      etagOfBuffer(Buffer.from('jpeg bytes renamed while closed')),
+    );
     expect(h.emu.objects.stat(h.emu.bucket, 'up/a/other.jpg')).toBeDefined();
     expect(fmgrOps(h)).toEqual(['move']);
     const done = h.events.flatMap((e) => (e.type === 'file-done' ? [`${e.status} ${e.relPath}`] : []));
     expect(done).toEqual(['moved a/renamed.jpg']);
     expect(h.repo!.getFile(h.root!.id, 'a/photo.jpg')).toBeUndefined();
-    expect(h.repo!.getFile(h.root!.id, 'a/renamed.jpg')).toMatchObject({ state: 'uploaded', remoteKey: 'up/a/renamed.jpg' });
+    expect(h.repo!.getFile(h.root!.id, 'a/renamed.jpg')).toMatchObject({
+      state: 'uploaded',
+      remoteKey: 'up/a/renamed.jpg',
+    });
   });
 
   it('a root found empty deletes nothing remotely, even after the grace period; a file appearing again ends the hold', async () => {

@@ -36,11 +36,27 @@ describe('schedule: resumes only what it held', () => {
 
   it('the manager timer ends a one-minute pause window: held ones resume, user-paused root and hand-paused transfer stay paused', async () => {
     const accountId = new AccountRepo(h.db!).byName('Local')!.id;
-    m = new WatchManager({ repo: h.repo!, queue: h.engine!, control: h.engine!, throttle: engineThrottle(h.engine!, new SqliteTransferStore(h.db!)), backend: 'parcel' });
+    m = new WatchManager({
+      repo: h.repo!,
+      queue: h.engine!,
+      control: h.engine!,
+      throttle: engineThrottle(h.engine!, new SqliteTransferStore(h.db!)),
+      backend: 'parcel',
+    });
     await put('a/one.jpg');
     await put('b/two.jpg');
-    const a = await m.addRoot({ folder: path.join(h.folder, 'a'), accountId, bucket: h.emu.bucket, options: { stabilityMs: 100 } });
-    const b = await m.addRoot({ folder: path.join(h.folder, 'b'), accountId, bucket: h.emu.bucket, options: { stabilityMs: 100 } });
+    const a = await m.addRoot({
+      folder: path.join(h.folder, 'a'),
+      accountId,
+      bucket: h.emu.bucket,
+      options: { stabilityMs: 100 },
+    });
+    const b = await m.addRoot({
+      folder: path.join(h.folder, 'b'),
+      accountId,
+      bucket: h.emu.bucket,
+      options: { stabilityMs: 100 },
+    });
     const [manualRuns, manualByHand] = h.engine!.enqueue([
       { accountId, bucket: h.emu.bucket, key: 'm/1', localPath: path.join(h.folder, 'a/one.jpg'), source: 'manual' },
       { accountId, bucket: h.emu.bucket, key: 'm/2', localPath: path.join(h.folder, 'a/one.jpg'), source: 'manual' },
@@ -56,7 +72,10 @@ describe('schedule: resumes only what it held', () => {
     const offsetMs = target.getTime() - real.getTime();
     const clock = () => new Date(Date.now() + offsetMs);
     const minute = target.getHours() * 60 + target.getMinutes();
-    const state = m.setSchedule({ outside: { action: 'run' }, windows: [{ startMinute: minute, endMinute: minute + 1, action: 'pause' }] }, clock);
+    const state = m.setSchedule(
+      { outside: { action: 'run' }, windows: [{ startMinute: minute, endMinute: minute + 1, action: 'pause' }] },
+      clock,
+    );
     expect(state.running).toBe(false);
     expect(stateOf(a.id, 'one.jpg')).toBe('paused');
     expect(stateOf(b.id, 'two.jpg')).toBe('paused');

@@ -12,9 +12,13 @@ import { SyncHarness } from './harness';
  * real engine, real SQLite, real temp folders (see harness.ts).
  */
 
-const write = (h: SyncHarness, rel: string, data: string | Buffer) => mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() => writeFile(path.join(h.folder, rel), data));
+const write = (h: SyncHarness, rel: string, data: string | Buffer) =>
+  mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() =>
+    writeFile(path.join(h.folder, rel), data),
+  );
 /** Sets a file's mtime in the past so it is stable at first sight. */
-const old = (h: SyncHarness, rel: string) => utimes(path.join(h.folder, rel), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+const old = (h: SyncHarness, rel: string) =>
+  utimes(path.join(h.folder, rel), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
 const accountIdOf = (h: SyncHarness): number => new AccountRepo(h.db!).byName('Local')!.id;
 /** Settles, waits a little more for late watcher events, settles again. */
 const settleFully = async (h: SyncHarness) => {
@@ -24,7 +28,11 @@ const settleFully = async (h: SyncHarness) => {
 };
 /** Transfers of one local file, oldest first, as the transfers table has them. */
 const transfersOf = (h: SyncHarness, abs: string) =>
-  h.db!.prepare('SELECT id, source, state FROM transfers WHERE local_path = ? ORDER BY id').all(abs) as Array<{ id: number; source: string; state: string }>;
+  h.db!.prepare('SELECT id, source, state FROM transfers WHERE local_path = ? ORDER BY id').all(abs) as Array<{
+    id: number;
+    source: string;
+    state: string;
+  }>;
 
 describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backend) => {
   let h: SyncHarness;
@@ -57,8 +65,22 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     const absA = path.join(h.folder, 'a.txt');
     const absLog = path.join(h.folder, 'notes.log');
     const manualIds = h.engine!.enqueue([
-      { accountId: accountIdOf(h), bucket: h.emu.bucket, key: 'manual/a.txt', localPath: absA, source: 'manual', options: { conflict: 'overwrite' } },
-      { accountId: accountIdOf(h), bucket: h.emu.bucket, key: 'manual/notes.log', localPath: absLog, source: 'manual', options: { conflict: 'overwrite' } },
+      {
+        accountId: accountIdOf(h),
+        bucket: h.emu.bucket,
+        key: 'manual/a.txt',
+        localPath: absA,
+        source: 'manual',
+        options: { conflict: 'overwrite' },
+      },
+      {
+        accountId: accountIdOf(h),
+        bucket: h.emu.bucket,
+        key: 'manual/notes.log',
+        localPath: absLog,
+        source: 'manual',
+        options: { conflict: 'overwrite' },
+      },
     ]);
     await settleFully(h);
     expect(h.takeUploads()).toEqual(['manual/a.txt', 'manual/notes.log']);
@@ -75,13 +97,19 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     expect(transfersOf(h, absLog).map((t) => t.source)).toEqual(['manual']);
 
     // A reconciliation afterwards finds nothing to do either.
-    expect(await h.root!.rescan()).toMatchObject({ newFiles: 0, changedFiles: 0, retryFiles: 0, unchangedFiles: 1, ignoredFiles: 1 });
+    expect(await h.root!.rescan()).toMatchObject({
+      newFiles: 0,
+      changedFiles: 0,
+      retryFiles: 0,
+      unchangedFiles: 1,
+      ignoredFiles: 1,
+    });
     await h.settle();
     expect(h.takeUploads()).toEqual([]);
     expect(h.repo!.loadIndex(h.root!.id).get('a.txt')).toEqual(rowBefore);
   });
 
-  it('a manual transfer that finishes while the root\'s own transfer of the file is queued is not taken for it', async () => {
+  it("a manual transfer that finishes while the root's own transfer of the file is queued is not taken for it", async () => {
     await write(h, 'c.txt', 'content of c');
     await old(h, 'c.txt');
     // One file at a time, the manual transfer first (higher priority): it ends while the row is still `queued`.
@@ -90,15 +118,32 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     const own = h.repo!.getFile(h.root!.id, 'c.txt')!.transferId!;
     expect(own).toBeGreaterThan(0);
     const abs = path.join(h.folder, 'c.txt');
-    const [manual] = h.engine!.enqueue([{ accountId: accountIdOf(h), bucket: h.emu.bucket, key: 'manual/c.txt', localPath: abs, source: 'manual', priority: 10, options: { conflict: 'overwrite' } }]) as [number];
+    const [manual] = h.engine!.enqueue([
+      {
+        accountId: accountIdOf(h),
+        bucket: h.emu.bucket,
+        key: 'manual/c.txt',
+        localPath: abs,
+        source: 'manual',
+        priority: 10,
+        options: { conflict: 'overwrite' },
+      },
+    ]) as [number];
     h.engine!.start();
     await settleFully(h);
     const doneOrder = h.transfers.filter((t) => t.state === 'done').map((t) => t.id);
     expect(doneOrder).toEqual([manual, own]);
     expect(h.takeUploads()).toEqual(['manual/c.txt', 'up/c.txt']);
-    expect(h.repo!.getFile(h.root!.id, 'c.txt')).toMatchObject({ state: 'uploaded', transferId: own, remoteKey: 'up/c.txt', etag: etagOfBuffer(Buffer.from('content of c')) });
+    expect(h.repo!.getFile(h.root!.id, 'c.txt')).toMatchObject({
+      state: 'uploaded',
+      transferId: own,
+      remoteKey: 'up/c.txt',
+      etag: etagOfBuffer(Buffer.from('content of c')),
+    });
     const done = h.events.filter((e) => e.type === 'file-done');
-    expect(done.map((e) => e.type === 'file-done' && [e.relPath, e.key, e.status])).toEqual([['c.txt', 'up/c.txt', 'uploaded']]);
+    expect(done.map((e) => e.type === 'file-done' && [e.relPath, e.key, e.status])).toEqual([
+      ['c.txt', 'up/c.txt', 'uploaded'],
+    ]);
     expect(transfersOf(h, abs).map((t) => t.source)).toEqual(['watch', 'manual']);
   });
 
@@ -110,9 +155,31 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     await writeFile(abs, 'content of b');
     await old(h, 'b.jpg');
     const root = await h.openRun({ backend, startEngine: false });
-    const [manual] = h.engine!.enqueue([{ accountId: accountIdOf(h), bucket: h.emu.bucket, key: 'up/b.jpg', localPath: abs, source: 'manual', options: { conflict: 'overwrite' } }]) as [number];
+    const [manual] = h.engine!.enqueue([
+      {
+        accountId: accountIdOf(h),
+        bucket: h.emu.bucket,
+        key: 'up/b.jpg',
+        localPath: abs,
+        source: 'manual',
+        options: { conflict: 'overwrite' },
+      },
+    ]) as [number];
     const { size, mtimeMs } = await stat(abs);
-    h.repo!.putFiles(root.id, [{ relPath: 'b.jpg', size, mtimeMs: Math.trunc(mtimeMs), etag: null, remoteKey: null, state: 'queued', transferId: null, errorCode: null, errorMessage: null, missingSince: null }]);
+    h.repo!.putFiles(root.id, [
+      {
+        relPath: 'b.jpg',
+        size,
+        mtimeMs: Math.trunc(mtimeMs),
+        etag: null,
+        remoteKey: null,
+        state: 'queued',
+        transferId: null,
+        errorCode: null,
+        errorMessage: null,
+        missingSince: null,
+      },
+    ]);
 
     await root.start();
     await root.whenSettled();
@@ -126,34 +193,61 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     expect(h.engine!.get(manual)?.state).toBe('done');
     expect(h.engine!.get(own)?.state).toBe('done');
     // The row records its own transfer only; no third transfer.
-    expect(h.repo!.getFile(root.id, 'b.jpg')).toMatchObject({ state: 'uploaded', transferId: own, remoteKey: 'up/b.jpg', etag: etagOfBuffer(Buffer.from('content of b')) });
+    expect(h.repo!.getFile(root.id, 'b.jpg')).toMatchObject({
+      state: 'uploaded',
+      transferId: own,
+      remoteKey: 'up/b.jpg',
+      etag: etagOfBuffer(Buffer.from('content of b')),
+    });
     expect(transfersOf(h, abs)).toHaveLength(2);
-    expect(h.events.filter((e) => e.type === 'file-done').map((e) => e.type === 'file-done' && e.relPath)).toEqual(['b.jpg']);
+    expect(h.events.filter((e) => e.type === 'file-done').map((e) => e.type === 'file-done' && e.relPath)).toEqual([
+      'b.jpg',
+    ]);
   });
 
   it.each([
-    { includeHidden: true, expected: ['up/.dir/inside.txt', 'up/.dir/later.txt', 'up/.hidden.txt', 'up/.later.txt', 'up/plain.txt', 'up/plain2.txt'] },
+    {
+      includeHidden: true,
+      expected: [
+        'up/.dir/inside.txt',
+        'up/.dir/later.txt',
+        'up/.hidden.txt',
+        'up/.later.txt',
+        'up/plain.txt',
+        'up/plain2.txt',
+      ],
+    },
     { includeHidden: false, expected: ['up/plain.txt', 'up/plain2.txt'] },
-  ])('hidden files and folders with includeHidden $includeHidden: found by the scan and by the watcher', async ({ includeHidden, expected }) => {
-    await write(h, '.hidden.txt', 'dot file');
-    await write(h, '.dir/inside.txt', 'in a dot folder');
-    await write(h, 'plain.txt', 'plain');
-    for (const f of ['.hidden.txt', '.dir/inside.txt', 'plain.txt']) await old(h, f);
-    // includeHidden: false is the default; the off case passes no option at all.
-    await h.openRun({ backend, options: includeHidden ? { includeHidden: true } : {} });
-    const counts = await h.root!.start();
-    expect(counts).toMatchObject({ newFiles: includeHidden ? 3 : 1 });
-    await h.settle();
-    // Appearing while watched: a new dot file, a file in the existing dot folder, a plain one.
-    await write(h, '.later.txt', 'later dot file');
-    await write(h, '.dir/later.txt', 'later in dot folder');
-    await write(h, 'plain2.txt', 'plain later');
-    await settleFully(h);
-    expect(h.takeUploads()).toEqual(expected);
-    for (const key of expected) expect(h.emu.objects.stat(h.emu.bucket, key)).toBeDefined();
-    expect(h.emu.objects.list(h.emu.bucket, 'up/').map((o) => o.key).sort()).toEqual(expected);
-    expect([...h.repo!.loadIndex(h.root!.id).keys()].sort()).toEqual(expected.map((k) => k.slice('up/'.length)).sort());
-  });
+  ])(
+    'hidden files and folders with includeHidden $includeHidden: found by the scan and by the watcher',
+    async ({ includeHidden, expected }) => {
+      await write(h, '.hidden.txt', 'dot file');
+      await write(h, '.dir/inside.txt', 'in a dot folder');
+      await write(h, 'plain.txt', 'plain');
+      for (const f of ['.hidden.txt', '.dir/inside.txt', 'plain.txt']) await old(h, f);
+      // includeHidden: false is the default; the off case passes no option at all.
+      await h.openRun({ backend, options: includeHidden ? { includeHidden: true } : {} });
+      const counts = await h.root!.start();
+      expect(counts).toMatchObject({ newFiles: includeHidden ? 3 : 1 });
+      await h.settle();
+      // Appearing while watched: a new dot file, a file in the existing dot folder, a plain one.
+      await write(h, '.later.txt', 'later dot file');
+      await write(h, '.dir/later.txt', 'later in dot folder');
+      await write(h, 'plain2.txt', 'plain later');
+      await settleFully(h);
+      expect(h.takeUploads()).toEqual(expected);
+      for (const key of expected) expect(h.emu.objects.stat(h.emu.bucket, key)).toBeDefined();
+      expect(
+        h.emu.objects
+          .list(h.emu.bucket, 'up/')
+          .map((o) => o.key)
+          .sort(),
+      ).toEqual(expected);
+      expect([...h.repo!.loadIndex(h.root!.id).keys()].sort()).toEqual(
+        expected.map((k) => k.slice('up/'.length)).sort(),
+      );
+    },
+  );
 
   // Contract (options.ts conflict, engine file-upload.ts, reconcile.ts): with `skip`, a key
   // that already exists is left as it is; the row ends `skipped` with the file's size and
@@ -173,18 +267,37 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
       ['taken.txt', 'skipped'],
     ]);
     expect(h.emu.objects.stat(h.emu.bucket, 'up/taken.txt')?.hash).toBe(etagOfBuffer(existing));
-    expect(h.emu.objects.stat(h.emu.bucket, 'up/free.txt')?.hash).toBe(etagOfBuffer(Buffer.from('nobody has this key')));
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/free.txt')?.hash).toBe(
+      etagOfBuffer(Buffer.from('nobody has this key')),
+    );
     const local = await stat(path.join(h.folder, 'taken.txt'));
-    expect(h.repo!.getFile(h.root!.id, 'taken.txt')).toMatchObject({ state: 'skipped', remoteKey: 'up/taken.txt', size: local.size, mtimeMs: local.mtimeMs });
+    expect(h.repo!.getFile(h.root!.id, 'taken.txt')).toMatchObject({
+      state: 'skipped',
+      remoteKey: 'up/taken.txt',
+      size: local.size,
+      mtimeMs: local.mtimeMs,
+    });
     expect(transfersOf(h, path.join(h.folder, 'taken.txt')).map((t) => t.state)).toEqual(['skipped']);
 
     // A rescan, and a restart, queue nothing: the skipped file is unchanged.
     const eventsBefore = h.events.length;
-    expect(await h.root!.rescan()).toMatchObject({ newFiles: 0, changedFiles: 0, retryFiles: 0, inFlightFiles: 0, unchangedFiles: 2 });
+    expect(await h.root!.rescan()).toMatchObject({
+      newFiles: 0,
+      changedFiles: 0,
+      retryFiles: 0,
+      inFlightFiles: 0,
+      unchangedFiles: 2,
+    });
     await h.settle();
     await h.closeRun();
     await h.openRun({ backend, options: { conflict: 'skip' } });
-    expect(await h.root!.start()).toMatchObject({ newFiles: 0, changedFiles: 0, retryFiles: 0, inFlightFiles: 0, unchangedFiles: 2 });
+    expect(await h.root!.start()).toMatchObject({
+      newFiles: 0,
+      changedFiles: 0,
+      retryFiles: 0,
+      inFlightFiles: 0,
+      unchangedFiles: 2,
+    });
     await h.settle();
     expect(h.events.slice(eventsBefore).filter((e) => e.type === 'queued' || e.type === 'file-done')).toEqual([]);
     expect(transfersOf(h, path.join(h.folder, 'taken.txt'))).toHaveLength(1);

@@ -5,9 +5,15 @@ import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { WATCHER_BACKENDS } from '../../../src-main/sync/watcher';
 import { SyncHarness } from './harness';
 
-const write = (h: SyncHarness, rel: string, data: string | Buffer) => mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() => writeFile(path.join(h.folder, rel), data));
+const write = (h: SyncHarness, rel: string, data: string | Buffer) =>
+  mkdir(path.dirname(path.join(h.folder, rel)), { recursive: true }).then(() =>
+    writeFile(path.join(h.folder, rel), data),
+  );
 /** Sets a file's mtime in the past so it is stable at first sight. */
-const old = async (h: SyncHarness, rel: string) => import('node:fs/promises').then((f) => f.utimes(path.join(h.folder, rel), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000)));
+const old = async (h: SyncHarness, rel: string) =>
+  import('node:fs/promises').then((f) =>
+    f.utimes(path.join(h.folder, rel), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000)),
+  );
 
 describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %s backend', (backend) => {
   let h: SyncHarness;
@@ -38,7 +44,11 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     const finalGrow = await import('node:fs/promises').then((f) => f.readFile(growPath));
     expect(h.emu.objects.stat(h.emu.bucket, 'up/grow.bin')?.hash).toBe(etagOfBuffer(finalGrow));
     const rows = h.repo!.loadIndex(h.root!.id);
-    expect(rows.get('grow.bin')).toMatchObject({ state: 'uploaded', etag: etagOfBuffer(finalGrow), remoteKey: 'up/grow.bin' });
+    expect(rows.get('grow.bin')).toMatchObject({
+      state: 'uploaded',
+      etag: etagOfBuffer(finalGrow),
+      remoteKey: 'up/grow.bin',
+    });
   });
 
   it('a restart with no change uploads nothing; a modified file alone is uploaded again', async () => {
@@ -68,7 +78,9 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(third).toMatchObject({ changedFiles: 1, unchangedFiles: 4 });
     await h.settle();
     expect(h.takeUploads()).toEqual(['up/d/f3.txt']);
-    expect(h.emu.objects.stat(h.emu.bucket, 'up/d/f3.txt')?.hash).toBe(etagOfBuffer(Buffer.from('file 3, edited offline')));
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/d/f3.txt')?.hash).toBe(
+      etagOfBuffer(Buffer.from('file 3, edited offline')),
+    );
   });
 
   it('a restart while transfers are still queued continues them: each file uploaded once, no new transfer', async () => {
@@ -104,7 +116,8 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     const abs = path.join(h.folder, 'changing.bin');
     await writeFile(abs, Buffer.alloc(8 * MiB, 1));
     const t0 = Date.now();
-    while (!h.transfers.some((t) => t.key === 'up/changing.bin' && t.state === 'uploading') && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 20));
+    while (!h.transfers.some((t) => t.key === 'up/changing.bin' && t.state === 'uploading') && Date.now() - t0 < 10_000)
+      await new Promise((r) => setTimeout(r, 20));
     const final = Buffer.alloc(8 * MiB + 5, 2);
     await writeFile(abs, final);
     h.engine!.setBandwidthLimit(null);
@@ -112,7 +125,11 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     await new Promise((r) => setTimeout(r, 500));
     await h.settle();
     expect(h.emu.objects.stat(h.emu.bucket, 'up/changing.bin')?.hash).toBe(etagOfBuffer(final));
-    expect(h.repo!.getFile(h.root!.id, 'changing.bin')).toMatchObject({ state: 'uploaded', size: final.length, etag: etagOfBuffer(final) });
+    expect(h.repo!.getFile(h.root!.id, 'changing.bin')).toMatchObject({
+      state: 'uploaded',
+      size: final.length,
+      etag: etagOfBuffer(final),
+    });
   });
 
   it('a rename costs no upload: a server-side copy while deletes are kept, a move when they propagate', async () => {
@@ -130,7 +147,9 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(h.takeUploads()).toEqual([]);
     expect(h.emu.objects.stat(h.emu.bucket, 'up/a/renamed.jpg')?.hash).toBe(etagOfBuffer(Buffer.from('jpeg bytes 1')));
     expect(h.emu.objects.stat(h.emu.bucket, 'up/a/photo.jpg')).toBeUndefined();
-    expect(h.events.some((e) => e.type === 'file-done' && e.status === 'moved' && e.relPath === 'a/renamed.jpg')).toBe(true);
+    expect(h.events.some((e) => e.type === 'file-done' && e.status === 'moved' && e.relPath === 'a/renamed.jpg')).toBe(
+      true,
+    );
     await h.closeRun();
 
     // Renamed while not running, deletes kept: a copy, the old key stays.
@@ -146,7 +165,10 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
   });
 
   it('applies ignore rules, include-only and hidden files', async () => {
-    await h.openRun({ backend, options: { ignore: ['build/', '*.log'], includeOnly: ['**/*.txt', '*.txt', '**/*.tmp'] } });
+    await h.openRun({
+      backend,
+      options: { ignore: ['build/', '*.log'], includeOnly: ['**/*.txt', '*.txt', '**/*.tmp'] },
+    });
     await h.root!.start();
     await write(h, 'keep.txt', 'k');
     await write(h, 'deep/keep2.txt', 'k2');
@@ -229,7 +251,11 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(h.takeUploads()).toHaveLength(2);
     await unlink(path.join(h.folder, 'del/b.txt'));
     const t0 = Date.now();
-    while ((h.emu.objects.stat(h.emu.bucket, 'up/del/b.txt') || h.repo!.getFile(h.root!.id, 'del/b.txt')) && Date.now() - t0 < 8000) await new Promise((r) => setTimeout(r, 50));
+    while (
+      (h.emu.objects.stat(h.emu.bucket, 'up/del/b.txt') || h.repo!.getFile(h.root!.id, 'del/b.txt')) &&
+      Date.now() - t0 < 8000
+    )
+      await new Promise((r) => setTimeout(r, 50));
     expect(h.emu.objects.stat(h.emu.bucket, 'up/del/b.txt')).toBeUndefined();
     expect(h.repo!.getFile(h.root!.id, 'del/b.txt')).toBeUndefined();
     await h.closeRun();

@@ -43,7 +43,9 @@ describe('following Fmgr tasks', () => {
     w.fmgr.onChange((v) => {
       if (v.state && seen[seen.length - 1] !== v.state) seen.push(v.state);
     });
-    const t = await w.fmgr.submit(ACCOUNT_ID, 'copy', [{ op: 'copy', srcBucket: w.emu.bucket, srcKey: 'a', bucket: w.emu.bucket, key: 'b' }]);
+    const t = await w.fmgr.submit(ACCOUNT_ID, 'copy', [
+      { op: 'copy', srcBucket: w.emu.bucket, srcKey: 'a', bucket: w.emu.bucket, key: 'b' },
+    ]);
     const done = await w.fmgr.waitUntilSettled(t.id);
     expect(seen).toEqual(['pending', 'processing', 'processing finished']);
     const snaps = w.fmgr.snapshots(t.id);
@@ -56,7 +58,9 @@ describe('following Fmgr tasks', () => {
   it('receives the notification, verifies it, updates the task at once and ends at "notification succeeded"', async () => {
     w = await makeWorld({ receiver: true });
     w.emu.objects.putBuffer(w.emu.bucket, 'n/a', Buffer.from('a'), {});
-    const t = await w.fmgr.submit(ACCOUNT_ID, 'copy', [{ op: 'copy', srcBucket: w.emu.bucket, srcKey: 'n/a', bucket: w.emu.bucket, key: 'n/b' }]);
+    const t = await w.fmgr.submit(ACCOUNT_ID, 'copy', [
+      { op: 'copy', srcBucket: w.emu.bucket, srcKey: 'n/a', bucket: w.emu.bucket, key: 'n/b' },
+    ]);
     expect(t.notifyUrl).toBe(`${w.publicBaseUrl}/notify/fmgr`);
     const fromNotify = await until<FmgrTaskView>(w.fmgr, (v) => v.id === t.id && v.codeSource === 'notify');
     expect(fromNotify).toMatchObject({ code: 3, state: 'notification succeeded' });
@@ -73,14 +77,22 @@ describe('following Fmgr tasks', () => {
   it('separate=1 sends one notification per item; each updates the task', async () => {
     w = await makeWorld({ receiver: true });
     for (const k of ['s/1', 's/2']) w.emu.objects.putBuffer(w.emu.bucket, k, Buffer.from(k), {});
-    const t = await w.fmgr.submit(ACCOUNT_ID, 'delete', [
-      { op: 'delete', bucket: w.emu.bucket, key: 's/1' },
-      { op: 'delete', bucket: w.emu.bucket, key: 's/2' },
-    ], { separate: 1 });
+    const t = await w.fmgr.submit(
+      ACCOUNT_ID,
+      'delete',
+      [
+        { op: 'delete', bucket: w.emu.bucket, key: 's/1' },
+        { op: 'delete', bucket: w.emu.bucket, key: 's/2' },
+      ],
+      { separate: 1 },
+    );
     const done = await w.fmgr.waitUntilSettled(t.id);
     expect(done).toMatchObject({ code: 6, separate: '1' });
     expect(w.received.filter((r) => r.status === 200)).toHaveLength(2);
-    const notifyCodes = w.fmgr.snapshots(t.id).filter((s) => s.source === 'notify').map((s) => s.code);
+    const notifyCodes = w.fmgr
+      .snapshots(t.id)
+      .filter((s) => s.source === 'notify')
+      .map((s) => s.code);
     expect(notifyCodes).toHaveLength(2);
     expect(notifyCodes[notifyCodes.length - 1]).toBe(3);
   });
@@ -91,14 +103,28 @@ describe('following Fmgr tasks', () => {
     const t = await w.fmgr.submit(ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: w.emu.bucket, key: 'f/a' }]);
     const done = await w.fmgr.waitUntilSettled(t.id);
     const snapsBefore = w.fmgr.snapshots(t.id);
-    const forgedStatus = { id: t.persistentId, code: 2, desc: 'forged', separate: '0', items: [{ cmd: 'delete/x', code: 19, desc: 'x', error: 'forged' }] };
+    const forgedStatus = {
+      id: t.persistentId,
+      code: 2,
+      desc: 'forged',
+      separate: '0',
+      items: [{ cmd: 'delete/x', code: 19, desc: 'x', error: 'forged' }],
+    };
     const body = urlsafeB64Encode(JSON.stringify(forgedStatus));
     const url = `${w.publicBaseUrl}/notify/fmgr`;
     const ak = w.emu.config.accessKey;
     expect(await post(url, body, { Authorization: signNotification(ak, 'wrong-secret', url, body) })).toBe(401);
-    expect(await post(url, body, { Authorization: signNotification(ak, w.emu.config.secretKey, `${w.publicBaseUrl}/notify/vca`, body) })).toBe(401);
-    expect(await post(url, body, { Authorization: signNotification(ak, w.emu.config.secretKey, url, `${body}x`) })).toBe(401);
-    expect(await post(url, body, { Authorization: signNotification('other-ak', w.emu.config.secretKey, url, body) })).toBe(401);
+    expect(
+      await post(url, body, {
+        Authorization: signNotification(ak, w.emu.config.secretKey, `${w.publicBaseUrl}/notify/vca`, body),
+      }),
+    ).toBe(401);
+    expect(
+      await post(url, body, { Authorization: signNotification(ak, w.emu.config.secretKey, url, `${body}x`) }),
+    ).toBe(401);
+    expect(
+      await post(url, body, { Authorization: signNotification('other-ak', w.emu.config.secretKey, url, body) }),
+    ).toBe(401);
     expect(await post(url, body, {})).toBe(401);
     expect(w.fmgr.snapshots(t.id)).toEqual(snapsBefore);
     expect(w.fmgr.get(t.id)).toEqual(done);
@@ -119,14 +145,30 @@ describe('following Fmgr tasks', () => {
   it('a stale separate=1 notification (code 1) after the end is kept as history; the final state stays; pollNow re-reads', async () => {
     w = await makeWorld();
     w.emu.objects.putBuffer(w.emu.bucket, 'st/a', Buffer.from('a'), {});
-    const t = await w.fmgr.submit(ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: w.emu.bucket, key: 'st/a' }], { separate: 1 });
+    const t = await w.fmgr.submit(ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: w.emu.bucket, key: 'st/a' }], {
+      separate: 1,
+    });
     const done = await w.fmgr.waitUntilSettled(t.id);
     expect(done).toMatchObject({ tracking: 'done', code: 3 });
-    const stale = { id: t.persistentId, code: 1, desc: 'processing', separate: '1', items: [{ cmd: 'delete/x', code: 1, desc: 'processing' }] };
+    const stale = {
+      id: t.persistentId,
+      code: 1,
+      desc: 'processing',
+      separate: '1',
+      items: [{ cmd: 'delete/x', code: 1, desc: 'processing' }],
+    };
     const v = w.fmgr.applyNotification(ACCOUNT_ID, stale);
     expect(v).toEqual({ ...done, updatedAt: expect.any(Number) });
     expect(w.fmgr.get(t.id)).toEqual(v);
-    expect(w.fmgr.snapshots(t.id).map((s) => [s.source, s.code]).slice(-2)).toEqual([['poll', 3], ['notify', 1]]);
+    expect(
+      w.fmgr
+        .snapshots(t.id)
+        .map((s) => [s.source, s.code])
+        .slice(-2),
+    ).toEqual([
+      ['poll', 3],
+      ['notify', 1],
+    ]);
     // Nothing was scheduled for a done task; a poll the user asks for reads the service again.
     const again = await w.fmgr.pollNow(t.id);
     expect(again).toMatchObject({ tracking: 'done', code: 3, codeSource: 'poll', polls: done.polls + 1 });
@@ -148,7 +190,11 @@ describe('following Fmgr tasks', () => {
   it('server errors are visible on the task and polling continues until it succeeds', async () => {
     w = await makeWorld();
     w.emu.objects.putBuffer(w.emu.bucket, 'e/a', Buffer.from('a'), {});
-    const pid = w.emu.fmgr.submit('delete', `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('e/a')}`, {});
+    const pid = w.emu.fmgr.submit(
+      'delete',
+      `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('e/a')}`,
+      {},
+    );
     w.emu.setFaults({ errors: [{ endpoints: ['fmgr'], rate: 1, status: 503 }] });
     const t = w.fmgr.track(ACCOUNT_ID, pid);
     const failing = await until<FmgrTaskView>(w.fmgr, (v) => v.id === t.id && v.polls >= 3);
@@ -172,7 +218,11 @@ describe('following Fmgr tasks', () => {
 
   it('tracking by id is idempotent and can be stopped; ids are checked', async () => {
     w = await makeWorld({ emulator: { fmgrStepDelayMs: 500 } });
-    const pid = w.emu.fmgr.submit('delete', `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('x')}`, {});
+    const pid = w.emu.fmgr.submit(
+      'delete',
+      `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('x')}`,
+      {},
+    );
     const a = w.fmgr.track(ACCOUNT_ID, ` ${pid} `);
     const b = w.fmgr.track(ACCOUNT_ID, pid, 'upload');
     expect(b.id).toBe(a.id);
@@ -190,7 +240,11 @@ describe('following Fmgr tasks', () => {
 describe('disposal', () => {
   it('dispose() ends pending waits and stops polling', async () => {
     w = await makeWorld({ emulator: { fmgrStepDelayMs: 2_000 } });
-    const pid = w.emu.fmgr.submit('delete', `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('x')}`, {});
+    const pid = w.emu.fmgr.submit(
+      'delete',
+      `bucket/${urlsafeB64Encode(w.emu.bucket)}/key/${urlsafeB64Encode('x')}`,
+      {},
+    );
     const t = w.fmgr.track(ACCOUNT_ID, pid);
     const waiting = w.fmgr.waitUntilSettled(t.id);
     await w.fmgr.dispose();

@@ -32,14 +32,27 @@ describe('Fmgr operations against the emulator', () => {
     const up = new UploadClient({ uploadUrl: w.emu.uploadUrl });
     try {
       const data = Buffer.from('fetched content');
-      const ctx = await up.mkblk({ token: w.emu.token({ scope: `${w.emu.bucket}:src/fetch-me.txt` }), blockSize: data.length, blockOrder: 0, batch: 'b-fetch', chunk: data });
-      await up.mkfile({ token: w.emu.token({ scope: `${w.emu.bucket}:src/fetch-me.txt` }), fileSize: data.length, batch: 'b-fetch', ctxs: [ctx.ctx] });
+      const ctx = await up.mkblk({
+        token: w.emu.token({ scope: `${w.emu.bucket}:src/fetch-me.txt` }),
+        blockSize: data.length,
+        blockOrder: 0,
+        batch: 'b-fetch',
+        chunk: data,
+      });
+      await up.mkfile({
+        token: w.emu.token({ scope: `${w.emu.bucket}:src/fetch-me.txt` }),
+        fileSize: data.length,
+        batch: 'b-fetch',
+        ctxs: [ctx.ctx],
+      });
     } finally {
       up.close();
     }
     const url = w.emu.objectUrl(w.emu.bucket, 'src/fetch-me.txt');
     const md5 = createHash('md5').update('fetched content').digest('hex');
-    const t = await run(ACCOUNT_ID, 'fetch', [{ op: 'fetch', fetchURL: url, bucket: w.emu.bucket, key: 'fetched/one.txt', md5 }]);
+    const t = await run(ACCOUNT_ID, 'fetch', [
+      { op: 'fetch', fetchURL: url, bucket: w.emu.bucket, key: 'fetched/one.txt', md5 },
+    ]);
     expect(t.items).toHaveLength(1);
     expect(t.items[0]).toMatchObject({ code: 3, state: 'processing succeeded', key: 'fetched/one.txt', fsize: 15 });
     expect(t.items[0]!.hash).toBe(stat('src/fetch-me.txt')!.hash);
@@ -49,11 +62,15 @@ describe('Fmgr operations against the emulator', () => {
   it('copy keeps the source, move removes it', async () => {
     put('cm/a.txt', 'aaa');
     put('cm/b.txt', 'bbb');
-    const c = await run(ACCOUNT_ID, 'copy', [{ op: 'copy', srcBucket: w.emu.bucket, srcKey: 'cm/a.txt', bucket: w.emu.bucket, key: 'cm/a-copy.txt' }]);
+    const c = await run(ACCOUNT_ID, 'copy', [
+      { op: 'copy', srcBucket: w.emu.bucket, srcKey: 'cm/a.txt', bucket: w.emu.bucket, key: 'cm/a-copy.txt' },
+    ]);
     expect(c.items[0]).toMatchObject({ code: 3, key: 'cm/a-copy.txt' });
     expect(stat('cm/a.txt')).toBeDefined();
     expect(stat('cm/a-copy.txt')?.hash).toBe(stat('cm/a.txt')?.hash);
-    const m = await run(ACCOUNT_ID, 'move', [{ op: 'move', srcBucket: w.emu.bucket, srcKey: 'cm/b.txt', bucket: w.emu.bucket, key: 'cm/b-moved.txt' }]);
+    const m = await run(ACCOUNT_ID, 'move', [
+      { op: 'move', srcBucket: w.emu.bucket, srcKey: 'cm/b.txt', bucket: w.emu.bucket, key: 'cm/b-moved.txt' },
+    ]);
     expect(m.items[0]).toMatchObject({ code: 3, key: 'cm/b-moved.txt' });
     expect(stat('cm/b.txt')).toBeUndefined();
     expect(stat('cm/b-moved.txt')?.size).toBe(3);
@@ -87,7 +104,9 @@ describe('Fmgr operations against the emulator', () => {
     put('hls/seg0.ts', 'zero');
     put('hls/seg1.ts', 'one');
     put('hls/other.ts', 'keep');
-    const t = await run(ACCOUNT_ID, 'deletem3u8', [{ op: 'deletem3u8', bucket: w.emu.bucket, key: 'hls/index.m3u8', deletets: 1 }]);
+    const t = await run(ACCOUNT_ID, 'deletem3u8', [
+      { op: 'deletem3u8', bucket: w.emu.bucket, key: 'hls/index.m3u8', deletets: 1 },
+    ]);
     expect(t.items[0]!.code).toBe(3);
     expect(w.emu.objects.list(w.emu.bucket, 'hls/').map((o) => o.key)).toEqual(['hls/other.ts']);
   });
@@ -96,7 +115,9 @@ describe('Fmgr operations against the emulator', () => {
     put('dl/a', 'a');
     put('dl/b', 'b');
     const before = w.emu.clock.now();
-    const t = await run(ACCOUNT_ID, 'setdeadline', [{ op: 'setdeadline', bucket: w.emu.bucket, prefix: 'dl/', deadline: 2 }]);
+    const t = await run(ACCOUNT_ID, 'setdeadline', [
+      { op: 'setdeadline', bucket: w.emu.bucket, prefix: 'dl/', deadline: 2 },
+    ]);
     expect(t.items[0]!.code).toBe(3);
     for (const k of ['dl/a', 'dl/b']) {
       const exp = stat(k)!.expiresAt!;
@@ -108,7 +129,15 @@ describe('Fmgr operations against the emulator', () => {
   it('compress zips the keys into saveas', async () => {
     put('zip/a.txt', 'alpha');
     put('zip/b.txt', 'beta');
-    const t = await run(ACCOUNT_ID, 'compress', [{ op: 'compress', bucket: w.emu.bucket, keys: ['zip/a.txt', 'zip/b.txt'], saveAsBucket: w.emu.bucket, saveAsKey: 'zip/out.zip' }]);
+    const t = await run(ACCOUNT_ID, 'compress', [
+      {
+        op: 'compress',
+        bucket: w.emu.bucket,
+        keys: ['zip/a.txt', 'zip/b.txt'],
+        saveAsBucket: w.emu.bucket,
+        saveAsKey: 'zip/out.zip',
+      },
+    ]);
     expect(t.items[0]).toMatchObject({ code: 3, key: 'zip/out.zip' });
     const dl = await w.client.download(w.emu.objectUrl(w.emu.bucket, 'zip/out.zip'));
     expect(dl.status).toBe(200);
@@ -122,7 +151,12 @@ describe('Fmgr operations against the emulator', () => {
     await w.closeApp();
     w.reopenApp();
     const again = w.fmgr.get(t.id)!;
-    expect(again).toMatchObject({ persistentId: t.persistentId, tracking: 'done', code: 3, state: 'processing finished' });
+    expect(again).toMatchObject({
+      persistentId: t.persistentId,
+      tracking: 'done',
+      code: 3,
+      state: 'processing finished',
+    });
     expect(again.items[0]).toMatchObject({ code: 3, state: 'processing succeeded' });
     const snaps = w.fmgr.snapshots(t.id);
     expect(snaps.length).toBeGreaterThan(0);
@@ -130,14 +164,20 @@ describe('Fmgr operations against the emulator', () => {
   });
 
   it('refuses an invalid operation before sending it, with a message', async () => {
-    await expect(w.fmgr.submit(ACCOUNT_ID, 'setdeadline', [{ op: 'setdeadline', bucket: w.emu.bucket, deadline: -5 }])).rejects.toMatchObject({ code: 'bad-operation' });
+    await expect(
+      w.fmgr.submit(ACCOUNT_ID, 'setdeadline', [{ op: 'setdeadline', bucket: w.emu.bucket, deadline: -5 }]),
+    ).rejects.toMatchObject({ code: 'bad-operation' });
     await expect(w.fmgr.submit(ACCOUNT_ID, 'delete', [])).rejects.toMatchObject({ code: 'bad-operation' });
-    await expect(w.fmgr.submit(999, 'delete', [{ op: 'delete', bucket: 'b', key: 'k' }])).rejects.toMatchObject({ code: 'no-account' });
+    await expect(w.fmgr.submit(999, 'delete', [{ op: 'delete', bucket: 'b', key: 'k' }])).rejects.toMatchObject({
+      code: 'no-account',
+    });
   });
 
   it('a submission the service refuses becomes a TaskError and records nothing', async () => {
     const before = w.fmgr.list().length;
-    const e = await w.fmgr.submit(BAD_KEY_ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: w.emu.bucket, key: 'k' }]).catch((x: unknown) => x);
+    const e = await w.fmgr
+      .submit(BAD_KEY_ACCOUNT_ID, 'delete', [{ op: 'delete', bucket: w.emu.bucket, key: 'k' }])
+      .catch((x: unknown) => x);
     expect(e).toMatchObject({ name: 'TaskError', code: 'http-401' });
     expect((e as Error).message).toMatch(/not accepted.*credentials/);
     expect(w.fmgr.list().length).toBe(before);
@@ -154,7 +194,13 @@ describe('an upload whose policy has persistentOps', () => {
   it('is followed from the mkfile reply to the end of its task', async () => {
     const up = new UploadClient({ uploadUrl: w.emu.uploadUrl });
     const data = Buffer.from('uploaded with persistentOps');
-    const persistentOps = fopCommand({ op: 'copy', srcBucket: w.emu.bucket, srcKey: 'po/src.txt', bucket: w.emu.bucket, key: 'po/copy.txt' });
+    const persistentOps = fopCommand({
+      op: 'copy',
+      srcBucket: w.emu.bucket,
+      srcKey: 'po/src.txt',
+      bucket: w.emu.bucket,
+      key: 'po/copy.txt',
+    });
     const token = w.emu.token({ scope: `${w.emu.bucket}:po/src.txt`, persistentOps });
     let body: Record<string, unknown>;
     try {

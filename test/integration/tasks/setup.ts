@@ -42,11 +42,17 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function makeWorld(opts: { receiver?: boolean; policy?: PollPolicy; emulator?: Parameters<typeof startTestEmulator>[0] } = {}): Promise<World> {
+export async function makeWorld(
+  opts: { receiver?: boolean; policy?: PollPolicy; emulator?: Parameters<typeof startTestEmulator>[0] } = {},
+): Promise<World> {
   const emu = await startTestEmulator(opts.emulator);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-tasks-'));
   const dbFile = path.join(dir, 'app.db');
-  const client = new MgrClient({ mgrUrl: emu.mgrUrl, accessKey: emu.config.accessKey, secretKey: emu.config.secretKey });
+  const client = new MgrClient({
+    mgrUrl: emu.mgrUrl,
+    accessKey: emu.config.accessKey,
+    secretKey: emu.config.secretKey,
+  });
   const badClient = new MgrClient({ mgrUrl: emu.mgrUrl, accessKey: emu.config.accessKey, secretKey: 'not-the-secret' });
   const received: World['received'] = [];
   let server: http.Server | undefined;
@@ -56,7 +62,12 @@ export async function makeWorld(opts: { receiver?: boolean; policy?: PollPolicy;
     w.db = openDatabase(dbFile, MIGRATIONS);
     const deps = {
       db: w.db,
-      account: (id: number) => (id === ACCOUNT_ID ? { client, mgrUrl: emu.mgrUrl } : id === BAD_KEY_ACCOUNT_ID ? { client: badClient, mgrUrl: emu.mgrUrl } : undefined),
+      account: (id: number) =>
+        id === ACCOUNT_ID
+          ? { client, mgrUrl: emu.mgrUrl }
+          : id === BAD_KEY_ACCOUNT_ID
+            ? { client: badClient, mgrUrl: emu.mgrUrl }
+            : undefined,
       publicBaseUrl: () => publicBaseUrl,
       policy: opts.policy ?? FAST_POLICY,
     };
@@ -68,7 +79,8 @@ export async function makeWorld(opts: { receiver?: boolean; policy?: PollPolicy;
     server = http.createServer((req, res) => {
       const handler = createNotificationHandler({
         publicBaseUrl: () => publicBaseUrl,
-        accountByAccessKey: (ak) => (ak === emu.config.accessKey ? { accountId: ACCOUNT_ID, secretKey: emu.config.secretKey } : undefined),
+        accountByAccessKey: (ak) =>
+          ak === emu.config.accessKey ? { accountId: ACCOUNT_ID, secretKey: emu.config.secretKey } : undefined,
         fmgr: w.fmgr,
         vca: w.vca,
       });

@@ -27,7 +27,9 @@ async function world(answer: (jobId: string) => unknown) {
       res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":"no route"}');
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer(u.searchParams.get('jobId') ?? '')));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify(answer(u.searchParams.get('jobId') ?? '')));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
@@ -39,8 +41,20 @@ async function world(answer: (jobId: string) => unknown) {
   const dbFile = path.join(dir, 'app.db');
   const open = () => {
     const db: Db = openDatabase(dbFile, MIGRATIONS);
-    const vca = new VcaTracker({ db, account: (id) => (id === ACCOUNT ? { client, mgrUrl } : undefined), publicBaseUrl: () => undefined, policy: FAST_POLICY });
-    return { db, vca, close: async () => { await vca.dispose(); db.close(); } };
+    const vca = new VcaTracker({
+      db,
+      account: (id) => (id === ACCOUNT ? { client, mgrUrl } : undefined),
+      publicBaseUrl: () => undefined,
+      policy: FAST_POLICY,
+    });
+    return {
+      db,
+      vca,
+      close: async () => {
+        await vca.dispose();
+        db.close();
+      },
+    };
   };
   return { open };
 }
@@ -48,7 +62,10 @@ async function world(answer: (jobId: string) => unknown) {
 describe('VCA results of a type the spec does not list', () => {
   it('are kept, stored, shown raw after the known types, reviewable and exported; they survive a restart', async () => {
     const w = await world((jobId) => ({
-      jobId, code: 3, desc: 'ok', notifyResult: 0,
+      jobId,
+      code: 3,
+      desc: 'ok',
+      notifyResult: 0,
       results: [
         { type: 'ocr', result: [{ attribute: 'EXIT', confidence: 0.9 }] },
         { type: 'scenario', result: [{ attribute: 'street', confidence: 0.8 }] },
@@ -59,7 +76,10 @@ describe('VCA results of a type the spec does not list', () => {
     const j = a.vca.track(ACCOUNT, 'job-ocr');
     const done = await a.vca.waitUntilSettled(j.id);
     expect(done).toMatchObject({ tracking: 'done', code: 3, error: null });
-    expect(done.results.map((g) => [g.type, g.labels.map((l) => l.attribute)])).toEqual([['scenario', ['street']], ['ocr', ['EXIT']]]);
+    expect(done.results.map((g) => [g.type, g.labels.map((l) => l.attribute)])).toEqual([
+      ['scenario', ['street']],
+      ['ocr', ['EXIT']],
+    ]);
     const ocr = done.results[1]!.labels[0]!;
     a.vca.decide(ocr.id, 'corrected', 'Exit sign');
     await a.close();
@@ -68,7 +88,10 @@ describe('VCA results of a type the spec does not list', () => {
     const b = w.open();
     cleanups.push(b.close);
     const again = b.vca.get(j.id)!;
-    expect(again.results[1]).toMatchObject({ type: 'ocr', labels: [{ attribute: 'EXIT', decision: 'corrected', correctedText: 'Exit sign' }] });
+    expect(again.results[1]).toMatchObject({
+      type: 'ocr',
+      labels: [{ attribute: 'EXIT', decision: 'corrected', correctedText: 'Exit sign' }],
+    });
     const csv = exportCsv(b.vca.exportRows([j.id]));
     expect(csv).toContain(',ocr,Exit sign,EXIT,0.9,corrected');
   });
@@ -79,6 +102,13 @@ describe('VCA results of a type the spec does not list', () => {
     cleanups.push(a.close);
     const j = a.vca.track(ACCOUNT, 'job-failed');
     const done = await a.vca.waitUntilSettled(j.id);
-    expect(done).toMatchObject({ tracking: 'done', code: 2, state: 'analysis failed', description: 'video cannot be decoded', results: [], error: null });
+    expect(done).toMatchObject({
+      tracking: 'done',
+      code: 2,
+      state: 'analysis failed',
+      description: 'video cannot be decoded',
+      results: [],
+      error: null,
+    });
   });
 });

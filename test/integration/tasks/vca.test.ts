@@ -34,30 +34,59 @@ async function labelFile(content: unknown): Promise<string> {
 function rawCreate(world: World, form: string): Promise<{ status: number; body: Buffer }> {
   const token = signManagementToken(world.emu.config.accessKey, world.emu.config.secretKey, '/v1/vca', form);
   return new Promise((resolve, reject) => {
-    const req = http.request(`${world.emu.mgrUrl}/v1/vca`, { method: 'POST', headers: { Authorization: token, 'Content-Type': 'application/x-www-form-urlencoded' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-    });
+    const req = http.request(
+      `${world.emu.mgrUrl}/v1/vca`,
+      { method: 'POST', headers: { Authorization: token, 'Content-Type': 'application/x-www-form-urlencoded' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on('error', reject);
     req.end(form);
   });
 }
 
-const putVideo = (world: World, key: string) => world.emu.objects.putBuffer(world.emu.bucket, key, Buffer.from(`video bytes of ${key}`), { mimeType: 'video/mp4' });
+const putVideo = (world: World, key: string) =>
+  world.emu.objects.putBuffer(world.emu.bucket, key, Buffer.from(`video bytes of ${key}`), { mimeType: 'video/mp4' });
 
 describe('VCA jobs against the emulator', () => {
   it('analyses an uploaded video by its access URL and keeps the labels by type', async () => {
     w = await makeWorld();
     putVideo(w, 'videos/beach.mp4');
-    const created = await w.vca.createForObject({ accountId: ACCOUNT_ID, bucket: w.emu.bucket, key: 'videos/beach.mp4', downloadDomain: `${w.emu.downloadBaseUrl}/${w.emu.bucket}`, transferId: 42 });
-    expect(created).toMatchObject({ origin: 'transfer', transferId: 42, sourceUrl: w.emu.objectUrl(w.emu.bucket, 'videos/beach.mp4') });
+    const created = await w.vca.createForObject({
+      accountId: ACCOUNT_ID,
+      bucket: w.emu.bucket,
+      key: 'videos/beach.mp4',
+      downloadDomain: `${w.emu.downloadBaseUrl}/${w.emu.bucket}`,
+      transferId: 42,
+    });
+    expect(created).toMatchObject({
+      origin: 'transfer',
+      transferId: 42,
+      sourceUrl: w.emu.objectUrl(w.emu.bucket, 'videos/beach.mp4'),
+    });
     const done = await w.vca.waitUntilSettled(created.id);
-    expect(done).toMatchObject({ tracking: 'done', code: 3, state: 'analysis succeeded', notifyResult: 0, notifyState: 'not notified', error: null });
+    expect(done).toMatchObject({
+      tracking: 'done',
+      code: 3,
+      state: 'analysis succeeded',
+      notifyResult: 0,
+      notifyState: 'not notified',
+      error: null,
+    });
     // The service's own answer, label for label.
     const remote = await w.client.vcaSearch(done.jobId);
-    expect(done.results.map((g) => ({ type: g.type, result: g.labels.map((l) => ({ attribute: l.attribute, confidence: l.confidence })) }))).toEqual(
-      [...remote.results].sort((a, b) => (VCA_TYPES as readonly string[]).indexOf(a.type) - (VCA_TYPES as readonly string[]).indexOf(b.type)),
+    expect(
+      done.results.map((g) => ({
+        type: g.type,
+        result: g.labels.map((l) => ({ attribute: l.attribute, confidence: l.confidence })),
+      })),
+    ).toEqual(
+      [...remote.results].sort(
+        (a, b) => (VCA_TYPES as readonly string[]).indexOf(a.type) - (VCA_TYPES as readonly string[]).indexOf(b.type),
+      ),
     );
     expect(done.results.length).toBeGreaterThan(0);
     for (const g of done.results) for (const l of g.labels) expect(l.confidence).toBeGreaterThan(0);
@@ -65,7 +94,11 @@ describe('VCA jobs against the emulator', () => {
 
   it('a video that cannot be fetched ends "analysis failed" with the reason', async () => {
     w = await makeWorld();
-    const created = await w.vca.create({ accountId: ACCOUNT_ID, bucket: w.emu.bucket, source: w.emu.objectUrl(w.emu.bucket, 'videos/missing.mp4') });
+    const created = await w.vca.create({
+      accountId: ACCOUNT_ID,
+      bucket: w.emu.bucket,
+      source: w.emu.objectUrl(w.emu.bucket, 'videos/missing.mp4'),
+    });
     const done = await w.vca.waitUntilSettled(created.id);
     expect(done).toMatchObject({ tracking: 'done', code: 2, state: 'analysis failed', results: [] });
     expect(done.description).toMatch(/cannot be fetched/);
@@ -75,15 +108,23 @@ describe('VCA jobs against the emulator', () => {
     const file = await labelFile({ jobs: [{ match: '*broken*', error: 'the video stream cannot be decoded' }] });
     w = await makeWorld({ emulator: { vcaLabelsFile: file } });
     putVideo(w, 'broken.mp4');
-    const created = await w.vca.create({ accountId: ACCOUNT_ID, bucket: w.emu.bucket, source: w.emu.objectUrl(w.emu.bucket, 'broken.mp4') });
+    const created = await w.vca.create({
+      accountId: ACCOUNT_ID,
+      bucket: w.emu.bucket,
+      source: w.emu.objectUrl(w.emu.bucket, 'broken.mp4'),
+    });
     const done = await w.vca.waitUntilSettled(created.id);
     expect(done).toMatchObject({ code: 2, description: 'the video stream cannot be decoded' });
   });
 
   it('turns every row of the VCA error table into a message a person understands', async () => {
     w = await makeWorld({ emulator: { buckets: ['media', 'closed'], smartMediaDisabledBuckets: ['closed'] } });
-    const create = (bucket: string, source: string) => w!.vca.create({ accountId: ACCOUNT_ID, bucket, source }).catch((e: unknown) => e);
-    expect(await create('no-such-bucket', 'http://example.com/v.mp4')).toMatchObject({ code: 'bucket-not-found', message: expect.stringMatching(/bucket "no-such-bucket" does not exist/) });
+    const create = (bucket: string, source: string) =>
+      w!.vca.create({ accountId: ACCOUNT_ID, bucket, source }).catch((e: unknown) => e);
+    expect(await create('no-such-bucket', 'http://example.com/v.mp4')).toMatchObject({
+      code: 'bucket-not-found',
+      message: expect.stringMatching(/bucket "no-such-bucket" does not exist/),
+    });
     // Refused locally with the table's own code before a request is sent.
     expect(await create(' ', 'http://example.com/v.mp4')).toMatchObject({ code: 'bucket-missing' });
     expect(await create(w.emu.bucket, 'not a url')).toMatchObject({ code: 'bad-input' });
@@ -94,8 +135,14 @@ describe('VCA jobs against the emulator', () => {
       [`source=${urlsafeB64Encode('http://example.com/v.mp4')}`, 'bucket-missing'],
       [`bucket=${w.emu.bucket}`, 'source-missing'],
       [`bucket=${w.emu.bucket}&source=%25%25not-base64`, 'source-invalid'],
-      [`bucket=${w.emu.bucket}&source=${urlsafeB64Encode('http://example.com/v.mp4')}&notifyUrl=%25%25bad`, 'notify-url-invalid'],
-      [`bucket=${w.emu.bucket}&source=${urlsafeB64Encode('http://example.com/v.mp4')}&type=scenario,smell`, 'type-not-supported'],
+      [
+        `bucket=${w.emu.bucket}&source=${urlsafeB64Encode('http://example.com/v.mp4')}&notifyUrl=%25%25bad`,
+        'notify-url-invalid',
+      ],
+      [
+        `bucket=${w.emu.bucket}&source=${urlsafeB64Encode('http://example.com/v.mp4')}&type=scenario,smell`,
+        'type-not-supported',
+      ],
       [`bucket=nope&source=${urlsafeB64Encode('http://example.com/v.mp4')}`, 'bucket-not-found'],
       [`bucket=closed&source=${urlsafeB64Encode('http://example.com/v.mp4')}`, 'service-not-enabled'],
     ];
@@ -119,7 +166,11 @@ describe('VCA jobs against the emulator', () => {
   it('receives the signed VCA notification and ends with notifyResult "notification succeeded"', async () => {
     w = await makeWorld({ receiver: true });
     putVideo(w, 'videos/n.mp4');
-    const created = await w.vca.create({ accountId: ACCOUNT_ID, bucket: w.emu.bucket, source: w.emu.objectUrl(w.emu.bucket, 'videos/n.mp4') });
+    const created = await w.vca.create({
+      accountId: ACCOUNT_ID,
+      bucket: w.emu.bucket,
+      source: w.emu.objectUrl(w.emu.bucket, 'videos/n.mp4'),
+    });
     expect(created.notifyUrl).toBe(`${w.publicBaseUrl}/notify/vca`);
     const done = await w.vca.waitUntilSettled(created.id);
     expect(done).toMatchObject({ code: 3, notifyResult: 3, notifyState: 'notification succeeded' });
@@ -131,10 +182,20 @@ describe('VCA jobs against the emulator', () => {
     const url = `${w.publicBaseUrl}/notify/vca`;
     const body = JSON.stringify({ jobId: done.jobId, code: 2, desc: 'forged', results: [] });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: signNotification(w!.emu.config.accessKey, 'wrong', url, body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Authorization: signNotification(w!.emu.config.accessKey, 'wrong', url, body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -149,18 +210,30 @@ describe('VCA jobs against the emulator', () => {
 
   it('review decisions and the threshold survive a restart; the CSV export parses back to the accepted labels', async () => {
     const file = await labelFile({
-      jobs: [{
-        match: '*review.mp4',
-        results: {
-          scenario: [{ attribute: 'beach', confidence: 0.97 }, { attribute: 'desert', confidence: 0.62 }],
-          entity: [{ attribute: 'surf, board', confidence: 0.81 }, { attribute: 'dog', confidence: 0.3 }],
-          figure: [{ attribute: 'Jon "JD" Doe', confidence: 0.55 }],
+      jobs: [
+        {
+          match: '*review.mp4',
+          results: {
+            scenario: [
+              { attribute: 'beach', confidence: 0.97 },
+              { attribute: 'desert', confidence: 0.62 },
+            ],
+            entity: [
+              { attribute: 'surf, board', confidence: 0.81 },
+              { attribute: 'dog', confidence: 0.3 },
+            ],
+            figure: [{ attribute: 'Jon "JD" Doe', confidence: 0.55 }],
+          },
         },
-      }],
+      ],
     });
     w = await makeWorld({ emulator: { vcaLabelsFile: file } });
     putVideo(w, 'review.mp4');
-    const created = await w.vca.create({ accountId: ACCOUNT_ID, bucket: w.emu.bucket, source: w.emu.objectUrl(w.emu.bucket, 'review.mp4') });
+    const created = await w.vca.create({
+      accountId: ACCOUNT_ID,
+      bucket: w.emu.bucket,
+      source: w.emu.objectUrl(w.emu.bucket, 'review.mp4'),
+    });
     const done = await w.vca.waitUntilSettled(created.id);
     const byName = new Map(done.results.flatMap((g) => g.labels.map((l) => [l.attribute, l.id] as const)));
     w.vca.decide(byName.get('desert')!, 'rejected');
@@ -183,7 +256,12 @@ describe('VCA jobs against the emulator', () => {
 
     // A later poll (new results) keeps the decisions.
     await w.vca.pollNow(created.id);
-    expect(w.vca.get(created.id)!.results.flatMap((g) => g.labels).find((l) => l.attribute === 'dog')!.decision).toBe('accepted');
+    expect(
+      w.vca
+        .get(created.id)!
+        .results.flatMap((g) => g.labels)
+        .find((l) => l.attribute === 'dog')!.decision,
+    ).toBe('accepted');
 
     const csvFile = path.join(w.dir, 'labels.csv');
     await writeFile(csvFile, exportCsv(w.vca.exportRows([created.id])));
@@ -206,7 +284,10 @@ describe('VCA jobs against the emulator', () => {
   it('job ids typed in are fetched and stored (show/export of a job made elsewhere)', async () => {
     w = await makeWorld();
     putVideo(w, 'v/elsewhere.mp4');
-    const { jobId } = await w.client.vcaCreate({ bucket: w.emu.bucket, source: w.emu.objectUrl(w.emu.bucket, 'v/elsewhere.mp4') });
+    const { jobId } = await w.client.vcaCreate({
+      bucket: w.emu.bucket,
+      source: w.emu.objectUrl(w.emu.bucket, 'v/elsewhere.mp4'),
+    });
     const j = w.vca.track(ACCOUNT_ID, jobId);
     const done: VcaJobView = await w.vca.waitUntilSettled(j.id);
     expect(done).toMatchObject({ origin: 'typed', code: 3, sourceUrl: null });

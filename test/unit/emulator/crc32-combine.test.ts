@@ -6,7 +6,14 @@ import { crc32Combine } from '../../../src-main/emulator/crc32-combine';
 describe('emulator: crc32Combine', () => {
   it('equals the CRC-32 of the concatenation, for many split points and sizes', () => {
     const data = randomBytes(300_000);
-    for (const [a, b] of [[0, 10], [1, 1], [7, 300_000], [65_536, 131_072], [299_999, 300_000], [123, 123]] as const) {
+    for (const [a, b] of [
+      [0, 10],
+      [1, 1],
+      [7, 300_000],
+      [65_536, 131_072],
+      [299_999, 300_000],
+      [123, 123],
+    ] as const) {
       const left = data.subarray(0, a);
       const right = data.subarray(a, b);
       expect(crc32Combine(crc32(left), crc32(right), right.length)).toBe(crc32(data.subarray(0, b)));

@@ -23,7 +23,12 @@ describe('m3u8SegmentKeys', () => {
       'seg0.ts',
       '',
     ].join('\r\n');
-    expect(m3u8SegmentKeys(text, 'videos/list.m3u8', own, 'b1')).toEqual(['videos/seg0.ts', 'videos/sub/seg1.ts', 'root/seg2.ts', 'videos/seg 3.ts']);
+    expect(m3u8SegmentKeys(text, 'videos/list.m3u8', own, 'b1')).toEqual([
+      'videos/seg0.ts',
+      'videos/sub/seg1.ts',
+      'root/seg2.ts',
+      'videos/seg 3.ts',
+    ]);
   });
 
   it('resolves against the bucket root for a top-level playlist', () => {

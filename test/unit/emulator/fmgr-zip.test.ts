@@ -25,7 +25,12 @@ describe('writeZip', () => {
     const text = Buffer.from('hello zip '.repeat(1000)); // compresses: deflated entry
     const random = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919 + 13) % 251)); // barely compresses
     const empty = Buffer.alloc(0);
-    const entries = [await source('a/hello.txt', text), await source('b/bytes.bin', random), await source('empty', empty), await source('ünï/名前.txt', Buffer.from('utf8 name'))];
+    const entries = [
+      await source('a/hello.txt', text),
+      await source('b/bytes.bin', random),
+      await source('empty', empty),
+      await source('ünï/名前.txt', Buffer.from('utf8 name')),
+    ];
     const out = path.join(dir, 'out.zip');
     await writeZip(out, entries);
     expect(execFileSync('unzip', ['-tq', out]).toString()).toMatch(/No errors detected/);
@@ -56,7 +61,9 @@ describe('writeZip', () => {
 
   it('refuses more input than the cap before writing anything', async () => {
     const out = path.join(dir, 'big.zip');
-    await expect(writeZip(out, [{ name: 'x', path: '/nonexistent', size: 2 * 1024 ** 3, mtimeMs: 0 }])).rejects.toBeInstanceOf(ZipLimitError);
+    await expect(
+      writeZip(out, [{ name: 'x', path: '/nonexistent', size: 2 * 1024 ** 3, mtimeMs: 0 }]),
+    ).rejects.toBeInstanceOf(ZipLimitError);
   });
 
   it('encodes DOS date and time, clamping before 1980', () => {

@@ -1,7 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notifyRetryDelayMs, parseNotifyUrl, NotifyUrlError, sendNotification } from '../../../src-main/emulator/notify';
+import {
+  notifyRetryDelayMs,
+  parseNotifyUrl,
+  NotifyUrlError,
+  sendNotification,
+} from '../../../src-main/emulator/notify';
 import { verifyNotification } from '../../../src-main/protocol/tokens';
 
 const signer = { accessKey: 'ak-n', secretKey: 'sk-n' };
@@ -17,7 +22,11 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const fullUrl = `http://${req.headers.host}${req.url}`;
-      seen.push({ ok: verifyNotification(req.headers.authorization, signer.accessKey, signer.secretKey, fullUrl, body), type: req.headers['content-type'], body: body.toString() });
+      seen.push({
+        ok: verifyNotification(req.headers.authorization, signer.accessKey, signer.secretKey, fullUrl, body),
+        type: req.headers['content-type'],
+        body: body.toString(),
+      });
       res.writeHead(answers.shift() ?? 200).end();
     });
   });
@@ -53,7 +62,10 @@ describe('sendNotification', () => {
   it('signs the POST so the receiver verifies it, retrying until a 200', async () => {
     seen = [];
     answers = [500, 404, 200];
-    const ok = await sendNotification(new URL(`${base}/hook?x=1`), Buffer.from('payload'), 'text/plain', signer, { attempts: 5, baseDelayMs: 5 });
+    const ok = await sendNotification(new URL(`${base}/hook?x=1`), Buffer.from('payload'), 'text/plain', signer, {
+      attempts: 5,
+      baseDelayMs: 5,
+    });
     expect(ok).toBe(true);
     expect(seen.map((s) => s.ok)).toEqual([true, true, true]);
     expect(seen[0]).toMatchObject({ type: 'text/plain', body: 'payload' });
@@ -62,7 +74,10 @@ describe('sendNotification', () => {
   it('gives up after the configured attempts', async () => {
     seen = [];
     answers = [503, 503, 503, 200];
-    const ok = await sendNotification(new URL(`${base}/hook`), Buffer.from('x'), 'application/json', signer, { attempts: 3, baseDelayMs: 5 });
+    const ok = await sendNotification(new URL(`${base}/hook`), Buffer.from('x'), 'application/json', signer, {
+      attempts: 3,
+      baseDelayMs: 5,
+    });
     expect(ok).toBe(false);
     expect(seen).toHaveLength(3);
     answers = [];
@@ -73,9 +88,21 @@ describe('sendNotification', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const deadPort = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    expect(await sendNotification(new URL(`http://127.0.0.1:${deadPort}/`), Buffer.from('x'), 'text/plain', signer, { attempts: 2, baseDelayMs: 1 })).toBe(false);
+    expect(
+      await sendNotification(new URL(`http://127.0.0.1:${deadPort}/`), Buffer.from('x'), 'text/plain', signer, {
+        attempts: 2,
+        baseDelayMs: 1,
+      }),
+    ).toBe(false);
     const ac = new AbortController();
-    const p = sendNotification(new URL(`http://127.0.0.1:${deadPort}/`), Buffer.from('x'), 'text/plain', signer, { attempts: 5, baseDelayMs: 10_000 }, ac.signal);
+    const p = sendNotification(
+      new URL(`http://127.0.0.1:${deadPort}/`),
+      Buffer.from('x'),
+      'text/plain',
+      signer,
+      { attempts: 5, baseDelayMs: 10_000 },
+      ac.signal,
+    );
     setTimeout(() => ac.abort(), 20);
     expect(await p).toBe(false);
   });

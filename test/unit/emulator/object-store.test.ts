@@ -31,7 +31,15 @@ describe('SqliteObjectStore', () => {
 
   it('stores bytes under generated names, never the key; a replace removes the old bytes', () => {
     const o = store.putBuffer('b', '../../escape', Buffer.from('one'), { mimeType: 'text/plain' });
-    expect(o).toMatchObject({ bucket: 'b', key: '../../escape', size: 3, hash: etagOfBuffer(Buffer.from('one')), mimeType: 'text/plain', putTime: 1_000_000, expiresAt: null });
+    expect(o).toMatchObject({
+      bucket: 'b',
+      key: '../../escape',
+      size: 3,
+      hash: etagOfBuffer(Buffer.from('one')),
+      mimeType: 'text/plain',
+      putTime: 1_000_000,
+      expiresAt: null,
+    });
     expect(existsSync(path.join(dir, '..', 'escape'))).toBe(false);
     expect(objectFiles()).toHaveLength(1);
     expect(objectFiles()[0]).toMatch(/^[0-9a-f]{32}$/);

@@ -3,13 +3,23 @@ import { batchTag, CtxError, CtxSigner } from '../../../src-main/emulator/ctx';
 import { parseRange } from '../../../src-main/emulator/download';
 import { FaultConfigError, FaultInjector, parseFaultConfig } from '../../../src-main/emulator/faults';
 import { HttpError } from '../../../src-main/emulator/http-util';
-import { mkfileReply, renderCallbackBody, renderTemplate, returnBodyProblem } from '../../../src-main/emulator/return-body';
+import {
+  mkfileReply,
+  renderCallbackBody,
+  renderTemplate,
+  returnBodyProblem,
+} from '../../../src-main/emulator/return-body';
 import { checkUploadToken } from '../../../src-main/emulator/upload-auth';
 import { signUploadToken, type UploadPolicy } from '../../../src-main/protocol/tokens';
 
 describe('ctx signer', () => {
   const signer = new CtxSigner(Buffer.alloc(32, 7));
-  const claims = { blockId: '00112233445566778899aabbccddeeff', blockOrder: 3, offset: 4 * 1024 * 1024 - 1, batch: 'b-1' };
+  const claims = {
+    blockId: '00112233445566778899aabbccddeeff',
+    blockOrder: 3,
+    offset: 4 * 1024 * 1024 - 1,
+    batch: 'b-1',
+  };
 
   it('round-trips its claims and is path-safe', () => {
     const ctx = signer.sign(claims);
@@ -122,7 +132,12 @@ describe('returnBody and callbackBody', () => {
   });
 
   it('a JSON returnBody template works too, and a broken one is reported', () => {
-    expect(mkfileReply('{"n":$(fname),"s":"$(fsize)"}', vars, 'k', 'h')).toEqual({ n: 'b.txt', s: '12', key: 'k', hash: 'h' });
+    expect(mkfileReply('{"n":$(fname),"s":"$(fsize)"}', vars, 'k', 'h')).toEqual({
+      n: 'b.txt',
+      s: '12',
+      key: 'k',
+      hash: 'h',
+    });
     expect(returnBodyProblem('{"n":$(fname)')).toMatch(/JSON/);
     expect(returnBodyProblem('a=$(key)')).toBeUndefined();
   });
@@ -146,10 +161,19 @@ describe('checkUploadToken', () => {
   };
 
   it('accepts the protocol-notes vector before its deadline and refuses it after', () => {
-    const token = 'ak:MjdkM2IwMDVjMjg5ODliYzI2NzM0MjU3ODQ3NDZhODM1MzJiYWUxOQ==:eyJzY29wZSI6ImJ1Y2tldDprZXkiLCJkZWFkbGluZSI6IjE3MDAwMDAwMDAwMDAifQ==';
-    expect(token.split(':')[2]).toBe(Buffer.from('{"scope":"bucket:key","deadline":"1700000000000"}').toString('base64'));
+    const token =
+      'ak:MjdkM2IwMDVjMjg5ODliYzI2NzM0MjU3ODQ3NDZhODM1MzJiYWUxOQ==:eyJzY29wZSI6ImJ1Y2tldDprZXkiLCJkZWFkbGluZSI6IjE3MDAwMDAwMDAwMDAifQ==';
+    expect(token.split(':')[2]).toBe(
+      Buffer.from('{"scope":"bucket:key","deadline":"1700000000000"}').toString('base64'),
+    );
     const grant = checkUploadToken(token, config, now - 1);
-    expect(grant).toMatchObject({ bucket: 'bucket', scopeKey: 'key', deadlineMs: now, overwrite: false, fsizeLimit: 0 });
+    expect(grant).toMatchObject({
+      bucket: 'bucket',
+      scopeKey: 'key',
+      deadlineMs: now,
+      overwrite: false,
+      fsizeLimit: 0,
+    });
     expect(status(() => checkUploadToken(token, config, now))).toBe(401);
     expect(status(() => checkUploadToken(`UpToken ${token}`, config, now - 1))).toBe(200);
   });
@@ -158,12 +182,22 @@ describe('checkUploadToken', () => {
     const ok = (p: Record<string, unknown> | string) => signUploadToken('ak', 'sk', p as UploadPolicy | string);
     expect(status(() => checkUploadToken(undefined, config, now))).toBe(401);
     expect(status(() => checkUploadToken('a:b', config, now))).toBe(401);
-    expect(status(() => checkUploadToken(signUploadToken('x', 'sk', { scope: 'b', deadline: now + 1 }), config, now))).toBe(401);
-    expect(status(() => checkUploadToken(signUploadToken('ak', 'x', { scope: 'b', deadline: now + 1 }), config, now))).toBe(401);
+    expect(
+      status(() => checkUploadToken(signUploadToken('x', 'sk', { scope: 'b', deadline: now + 1 }), config, now)),
+    ).toBe(401);
+    expect(
+      status(() => checkUploadToken(signUploadToken('ak', 'x', { scope: 'b', deadline: now + 1 }), config, now)),
+    ).toBe(401);
     expect(status(() => checkUploadToken(ok('{oops'), config, now))).toBe(400);
     expect(status(() => checkUploadToken(ok({ scope: 'b' }), config, now))).toBe(400);
-    expect(status(() => checkUploadToken(ok({ scope: 'b', deadline: now + 1, fsizeLimit: -1 }), config, now))).toBe(400);
-    expect(status(() => checkUploadToken(ok({ scope: 'b', deadline: now + 1, callbackUrl: 'ftp://x' }), config, now))).toBe(400);
-    expect(checkUploadToken(ok({ scope: 'b', deadline: String(now + 1), overwrite: 1, fsizeLimit: 10 }), config, now)).toMatchObject({ overwrite: true, fsizeLimit: 10 });
+    expect(status(() => checkUploadToken(ok({ scope: 'b', deadline: now + 1, fsizeLimit: -1 }), config, now))).toBe(
+      400,
+    );
+    expect(
+      status(() => checkUploadToken(ok({ scope: 'b', deadline: now + 1, callbackUrl: 'ftp://x' }), config, now)),
+    ).toBe(400);
+    expect(
+      checkUploadToken(ok({ scope: 'b', deadline: String(now + 1), overwrite: 1, fsizeLimit: 10 }), config, now),
+    ).toMatchObject({ overwrite: true, fsizeLimit: 10 });
   });
 });

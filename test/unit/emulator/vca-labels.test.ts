@@ -3,7 +3,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_VOCABULARIES, defaultResults, globToRegExp, VcaLabels, VcaLabelsError } from '../../../src-main/emulator/vca-labels';
+import {
+  DEFAULT_VOCABULARIES,
+  defaultResults,
+  globToRegExp,
+  VcaLabels,
+  VcaLabelsError,
+} from '../../../src-main/emulator/vca-labels';
 import { VCA_TYPES } from '../../../src-main/protocol/types';
 
 const fixture = path.resolve(__dirname, '../../fixtures/vca-labels.json');
@@ -16,7 +22,13 @@ describe('VcaLabels from the fixture file', () => {
     expect(o).toEqual({
       kind: 'results',
       results: [
-        { type: 'scenario', result: [{ attribute: 'beach', confidence: 0.97 }, { attribute: 'outdoor', confidence: 0.88 }] },
+        {
+          type: 'scenario',
+          result: [
+            { attribute: 'beach', confidence: 0.97 },
+            { attribute: 'outdoor', confidence: 0.88 },
+          ],
+        },
         { type: 'entity', result: [{ attribute: 'surfboard', confidence: 0.81 }] },
         { type: 'location', result: [{ attribute: 'Bondi', confidence: 0.64 }] },
       ],
@@ -25,12 +37,21 @@ describe('VcaLabels from the fixture file', () => {
 
   it('filters by the requested types', () => {
     const o = labels.analyse('http://127.0.0.1:1/x/videos/beach-1.mp4', ['entity', 'figure']);
-    expect(o).toEqual({ kind: 'results', results: [{ type: 'entity', result: [{ attribute: 'surfboard', confidence: 0.81 }] }] });
+    expect(o).toEqual({
+      kind: 'results',
+      results: [{ type: 'entity', result: [{ attribute: 'surfboard', confidence: 0.81 }] }],
+    });
   });
 
   it('gives the entry error for an entry with error, and ? matches exactly one character', () => {
-    expect(labels.analyse('http://127.0.0.1:9/dl/videos/corrupt.mp4')).toEqual({ kind: 'error', message: 'the video stream cannot be decoded' });
-    expect(labels.analyse('http://127.0.0.1:9/served/talk1.mp4')).toMatchObject({ kind: 'results', results: [{ type: 'figure' }, { type: 'keyword' }] });
+    expect(labels.analyse('http://127.0.0.1:9/dl/videos/corrupt.mp4')).toEqual({
+      kind: 'error',
+      message: 'the video stream cannot be decoded',
+    });
+    expect(labels.analyse('http://127.0.0.1:9/served/talk1.mp4')).toMatchObject({
+      kind: 'results',
+      results: [{ type: 'figure' }, { type: 'keyword' }],
+    });
     const noMatch = labels.analyse('http://127.0.0.1:9/served/talk12.mp4');
     expect(noMatch).toEqual({ kind: 'results', results: defaultResults('http://127.0.0.1:9/served/talk12.mp4') });
   });
@@ -44,7 +65,10 @@ describe('the default labels', () => {
     const scenario = groups.find((g) => g.type === 'scenario')!;
     const n = DEFAULT_VOCABULARIES.scenario.length;
     expect(scenario.result).toHaveLength(1 + (h[0]! % 2));
-    expect(scenario.result[0]).toEqual({ attribute: DEFAULT_VOCABULARIES.scenario[h[1]! % n], confidence: Math.round((0.5 + (0.49 * h[1]!) / 255) * 1000) / 1000 });
+    expect(scenario.result[0]).toEqual({
+      attribute: DEFAULT_VOCABULARIES.scenario[h[1]! % n],
+      confidence: Math.round((0.5 + (0.49 * h[1]!) / 255) * 1000) / 1000,
+    });
     expect(groups.map((g) => g.type).slice(0, 3)).toEqual(['scenario', 'entity', 'keyword']);
     for (const g of groups) {
       expect(VCA_TYPES).toContain(g.type);
@@ -67,7 +91,10 @@ describe('label file validation', () => {
   it.each([
     [{ jobs: [{ match: 'x' }] }, /exactly one of "results" or "error"/],
     [{ jobs: [{ match: 'x', results: { colour: [] } }] }, /jobs\.0\.results/],
-    [{ jobs: [{ match: 'x', results: { scenario: [{ attribute: 'a', confidence: 1.5 }] } }] }, /jobs\.0\.results\.scenario\.0\.confidence/],
+    [
+      { jobs: [{ match: 'x', results: { scenario: [{ attribute: 'a', confidence: 1.5 }] } }] },
+      /jobs\.0\.results\.scenario\.0\.confidence/,
+    ],
     [{ entries: [] }, /expected shape/],
   ])('refuses %j with a message naming the place', (raw, msg) => {
     expect(() => VcaLabels.fromJson(raw)).toThrow(VcaLabelsError);
@@ -75,7 +102,9 @@ describe('label file validation', () => {
   });
 
   it('names the file when it is missing or not JSON', async () => {
-    expect(() => VcaLabels.fromFile('/nonexistent/labels.json')).toThrow(/cannot read the VCA label file \/nonexistent\/labels.json/);
+    expect(() => VcaLabels.fromFile('/nonexistent/labels.json')).toThrow(
+      /cannot read the VCA label file \/nonexistent\/labels.json/,
+    );
     const dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-vca-'));
     try {
       const f = path.join(dir, 'bad.json');

@@ -34,7 +34,9 @@ beforeAll(async () => {
     const handler = routes.get(`${req.method} ${url.pathname}`);
     void Promise.resolve()
       .then(() => (handler ? handler(req, res, {}, url.searchParams) : sendError(res, 404, 'no route')))
-      .catch((e: unknown) => (e instanceof HttpError ? sendError(res, e.status, e.message, e.codeStyle) : sendError(res, 500, String(e))));
+      .catch((e: unknown) =>
+        e instanceof HttpError ? sendError(res, e.status, e.message, e.codeStyle) : sendError(res, 500, String(e)),
+      );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -61,7 +63,11 @@ afterAll(async () => {
 
 describe('mountVca options', () => {
   it('answers 401 Smart Media Service Not Enabled for a bucket configured without it', async () => {
-    await expect(mgr.vcaCreate({ bucket: 'closed', source: 'http://127.0.0.1:1/v.mp4' })).rejects.toMatchObject({ status: 401, code: '401', message: expect.stringContaining('Smart Media Service Not Enabled') });
+    await expect(mgr.vcaCreate({ bucket: 'closed', source: 'http://127.0.0.1:1/v.mp4' })).rejects.toMatchObject({
+      status: 401,
+      code: '401',
+      message: expect.stringContaining('Smart Media Service Not Enabled'),
+    });
     const { jobId } = await mgr.vcaCreate({ bucket: 'open', source: 'http://127.0.0.1:1/v.mp4' });
     expect(jobId).toMatch(/^vca-/);
   });

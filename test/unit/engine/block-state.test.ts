@@ -47,21 +47,40 @@ describe('BlockState', () => {
     const a = new BlockState(1, 4 * MiB, 8 * MiB);
     const part = data.subarray(4 * MiB);
     feed(a, part, 1536 * 1024, 5 * MiB + 512 * 1024); // 1 unit done + 1.5 MiB of the next
-    const row = { index: 1, size: 8 * MiB, nextOffset: a.nextOffset, lastCtx: a.lastCtx, ctxTimeMs: 5, unitSha1s: a.unitSha1s() };
+    const row = {
+      index: 1,
+      size: 8 * MiB,
+      nextOffset: a.nextOffset,
+      lastCtx: a.lastCtx,
+      ctxTimeMs: 5,
+      unitSha1s: a.unitSha1s(),
+    };
     const fh = await open(file, 'r');
     try {
       const b = new BlockState(1, 4 * MiB, 8 * MiB);
       expect(await b.restore(row, fh, Buffer.alloc(MiB))).toBe(true);
       expect(b.nextOffset).toBe(row.nextOffset);
       feed(b, part, MiB);
-      expect(etagFromUnitDigests(b.unitDigests())).toBe(etagFromUnitDigests([...(function* () {
-        const c = new BlockState(1, 4 * MiB, 8 * MiB);
-        feed(c, part, 4 * MiB);
-        yield* c.unitDigests();
-      })()]));
+      expect(etagFromUnitDigests(b.unitDigests())).toBe(
+        etagFromUnitDigests([
+          ...(function* () {
+            const c = new BlockState(1, 4 * MiB, 8 * MiB);
+            feed(c, part, 4 * MiB);
+            yield* c.unitDigests();
+          })(),
+        ]),
+      );
       // Inconsistent rows are refused, so the block starts over.
-      expect(await new BlockState(1, 4 * MiB, 8 * MiB).restore({ ...row, unitSha1s: Buffer.alloc(0) }, fh, Buffer.alloc(MiB))).toBe(false);
-      expect(await new BlockState(1, 4 * MiB, 8 * MiB).restore({ ...row, lastCtx: null }, fh, Buffer.alloc(MiB))).toBe(false);
+      expect(
+        await new BlockState(1, 4 * MiB, 8 * MiB).restore(
+          { ...row, unitSha1s: Buffer.alloc(0) },
+          fh,
+          Buffer.alloc(MiB),
+        ),
+      ).toBe(false);
+      expect(await new BlockState(1, 4 * MiB, 8 * MiB).restore({ ...row, lastCtx: null }, fh, Buffer.alloc(MiB))).toBe(
+        false,
+      );
     } finally {
       await fh.close();
     }

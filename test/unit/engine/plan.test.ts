@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkSizer, MIN_CHUNK_SIZE_BYTES, PlanError, chunkLimitBytes, planBlocks } from '../../../src-main/engine/plan';
+import {
+  ChunkSizer,
+  MIN_CHUNK_SIZE_BYTES,
+  PlanError,
+  chunkLimitBytes,
+  planBlocks,
+} from '../../../src-main/engine/plan';
 import { BufferPool } from '../../../src-main/engine/buffers';
 import { renamedKey } from '../../../src-main/engine/conflict';
 import { ProgressTracker } from '../../../src-main/engine/progress';
@@ -33,7 +39,7 @@ describe('ChunkSizer', () => {
     s.observe(1000, 1); // a tail chunk says little
     expect(s.chunkBytes).toBe(MIN_CHUNK_SIZE_BYTES);
   });
-  it('grows up to the transfer\'s block size, not a fixed 4 MiB, and never past it', () => {
+  it("grows up to the transfer's block size, not a fixed 4 MiB, and never past it", () => {
     expect(chunkLimitBytes(16 * MiB)).toBe(16 * MiB);
     expect(chunkLimitBytes(16 * MiB, 8 * MiB)).toBe(8 * MiB);
     expect(chunkLimitBytes(4 * MiB, 64 * MiB)).toBe(4 * MiB);

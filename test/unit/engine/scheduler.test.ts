@@ -6,9 +6,18 @@ describe('PrioritySemaphore', () => {
     const s = new PrioritySemaphore(1);
     const first = await s.acquire(1, 0);
     const order: string[] = [];
-    const low = s.acquire(1, 0).then((r) => { order.push('low'); r(); });
-    const low2 = s.acquire(1, 0).then((r) => { order.push('low2'); r(); });
-    const high = s.acquire(1, 10).then((r) => { order.push('high'); r(); });
+    const low = s.acquire(1, 0).then((r) => {
+      order.push('low');
+      r();
+    });
+    const low2 = s.acquire(1, 0).then((r) => {
+      order.push('low2');
+      r();
+    });
+    const high = s.acquire(1, 10).then((r) => {
+      order.push('high');
+      r();
+    });
     expect(s.inUse).toBe(1);
     first();
     await Promise.all([low, low2, high]);
@@ -20,7 +29,10 @@ describe('PrioritySemaphore', () => {
     const s = new PrioritySemaphore(10);
     const a = await s.acquire(6);
     let bGot = false;
-    const b = s.acquire(6).then((r) => { bGot = true; return r; });
+    const b = s.acquire(6).then((r) => {
+      bGot = true;
+      return r;
+    });
     await Promise.resolve();
     expect(bGot).toBe(false);
     a();

@@ -35,7 +35,9 @@ describe('LocalTokenSigner', () => {
     expect((await s.get({ bucket: 'b', key: 'a/b.txt', overwrite: true })).token).toBe(t.token);
     now += 20_000;
     expect((await s.get({ bucket: 'b', key: 'a/b.txt', overwrite: true })).token).not.toBe(t.token);
-    expect((await s.get({ bucket: 'b', key: 'a/b.txt', overwrite: true }, { fresh: true })).deadlineMs).toBe(now + 60_000);
+    expect((await s.get({ bucket: 'b', key: 'a/b.txt', overwrite: true }, { fresh: true })).deadlineMs).toBe(
+      now + 60_000,
+    );
   });
 
   it('needs both keys', () => {
@@ -55,7 +57,10 @@ describe('RemoteTokenProvider', () => {
     let bare = false;
     const url = await serve((u) => {
       calls++;
-      const token = signUploadToken('ak', 'sk', { scope: `${u.searchParams.get('bucket')}:${u.searchParams.get('key')}`, deadline: 4_000_000_000_000 });
+      const token = signUploadToken('ak', 'sk', {
+        scope: `${u.searchParams.get('bucket')}:${u.searchParams.get('key')}`,
+        deadline: 4_000_000_000_000,
+      });
       return { status: 200, body: bare ? token : JSON.stringify({ token }) };
     });
     const p = new RemoteTokenProvider(url);
@@ -72,7 +77,10 @@ describe('RemoteTokenProvider', () => {
     let status = 403;
     const url = await serve(() => ({ status, body: status === 200 ? 'hello' : 'forbidden' }));
     const p = new RemoteTokenProvider(url);
-    await expect(p.get({ bucket: 'b', key: 'k', overwrite: false })).rejects.toMatchObject({ endpoint: 'token', status: 403 });
+    await expect(p.get({ bucket: 'b', key: 'k', overwrite: false })).rejects.toMatchObject({
+      endpoint: 'token',
+      status: 403,
+    });
     status = 200;
     const e = await p.get({ bucket: 'b', key: 'k', overwrite: false }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ServiceError);

@@ -40,7 +40,9 @@ describe('UploadToken: which token a refusal counts against', () => {
 
 describe('tokenHasCallback', () => {
   it('reads callbackUrl from the policy; unreadable tokens count as none', () => {
-    expect(tokenHasCallback(signUploadToken('ak', 'sk', { scope: 'b', deadline: 1, callbackUrl: 'http://127.0.0.1/cb' }))).toBe(true);
+    expect(
+      tokenHasCallback(signUploadToken('ak', 'sk', { scope: 'b', deadline: 1, callbackUrl: 'http://127.0.0.1/cb' })),
+    ).toBe(true);
     expect(tokenHasCallback(signUploadToken('ak', 'sk', { scope: 'b', deadline: 1 }))).toBe(false);
     expect(tokenHasCallback('not-a-token')).toBe(false);
   });

@@ -68,7 +68,9 @@ describe('UploadClient', () => {
     const chunk = Buffer.from('second part');
     const c = new UploadClient({ uploadUrl: base });
     script = (_q, body, res) => json(res, 200, { ctx: 'c2', crc32: crc32(body, crc32(before)), offset: 22 });
-    await expect(c.bput({ token: 't:s:p', ctx: 'c1', offset: 11, batch: 'b', chunk, crcBefore: crc32(before) })).resolves.toMatchObject({ ctx: 'c2' });
+    await expect(
+      c.bput({ token: 't:s:p', ctx: 'c1', offset: 11, batch: 'b', chunk, crcBefore: crc32(before) }),
+    ).resolves.toMatchObject({ ctx: 'c2' });
     script = (_q, _b, res) => json(res, 200, { ctx: 'c2', crc32: 12345, offset: 22 });
     const e = await failure(c.bput({ token: 't:s:p', ctx: 'c1', offset: 11, batch: 'b', chunk }));
     expect(e.kind).toBe('bad-reply');
@@ -81,7 +83,14 @@ describe('UploadClient', () => {
     const args = { token: 't:s:p', blockSize: 4, blockOrder: 0, batch: 'b', chunk: Buffer.from('abcd') };
     script = (_q, _b, res) => json(res, 401, { code: '401', message: 'invalid ctx' }, { 'X-Reqid': 'rid-9' });
     let e = await failure(c.mkblk(args));
-    expect(e).toMatchObject({ kind: 'service', status: 401, code: '401', serviceMessage: 'invalid ctx', requestId: 'rid-9', endpoint: 'mkblk' });
+    expect(e).toMatchObject({
+      kind: 'service',
+      status: 401,
+      code: '401',
+      serviceMessage: 'invalid ctx',
+      requestId: 'rid-9',
+      endpoint: 'mkblk',
+    });
     script = (_q, _b, res) => {
       res.writeHead(502);
       res.end('<html>Bad Gateway</html>');
@@ -105,14 +114,24 @@ describe('UploadClient', () => {
     seen = [];
     script = (_q, _b, res) => json(res, 200, { hash: 'Fh', key: 'k', name: 'n' });
     const c = new UploadClient({ uploadUrl: `${base}/prefix/` });
-    const r = await c.mkfile({ token: 't:s:p', fileSize: 10, batch: 'b', ctxs: ['a', 'b'], mimeType: 'video/mp4', deadlineDays: 3, vars: { user: 'ü', 'x:two': '2' } });
+    const r = await c.mkfile({
+      token: 't:s:p',
+      fileSize: 10,
+      batch: 'b',
+      ctxs: ['a', 'b'],
+      mimeType: 'video/mp4',
+      deadlineDays: 3,
+      vars: { user: 'ü', 'x:two': '2' },
+    });
     expect(r).toEqual({ hash: 'Fh', key: 'k', body: { hash: 'Fh', key: 'k', name: 'n' } });
     const s = seen[0]!;
     expect(s.url).toBe('/prefix/mkfile/10/x:user/w7w=/x:two/Mg==');
     expect(s.body.toString()).toBe('a,b');
     expect(s.headers.mimetype).toBe('video/mp4');
     expect(s.headers.deadline).toBe('3');
-    await expect(c.mkfile({ token: 't', fileSize: 1, batch: 'b', ctxs: [], vars: { 'bad name': 'v' } })).rejects.toThrow(/custom variable/);
+    await expect(
+      c.mkfile({ token: 't', fileSize: 1, batch: 'b', ctxs: [], vars: { 'bad name': 'v' } }),
+    ).rejects.toThrow(/custom variable/);
     c.close();
   });
 
@@ -134,7 +153,9 @@ describe('UploadClient', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
     const c = new UploadClient({ uploadUrl: `http://127.0.0.1:${port}` });
-    const e = await failure(c.mkblk({ token: 't', blockSize: 4, blockOrder: 0, batch: 'b', chunk: Buffer.from('abcd') }));
+    const e = await failure(
+      c.mkblk({ token: 't', blockSize: 4, blockOrder: 0, batch: 'b', chunk: Buffer.from('abcd') }),
+    );
     expect(e.kind).toBe('network');
     expect(e.message).toMatch(/nothing listens/);
     c.close();
@@ -146,7 +167,12 @@ describe('MgrClient', () => {
     seen = [];
     script = (req, _b, res) =>
       req.url?.startsWith('/fmgr/status')
-        ? json(res, 200, { id: 'p1', code: 0, desc: 'pending', items: [{ cmd: 'delete/x', code: '3', desc: 'ok', fsize: '12' }] })
+        ? json(res, 200, {
+            id: 'p1',
+            code: 0,
+            desc: 'pending',
+            items: [{ cmd: 'delete/x', code: '3', desc: 'ok', fsize: '12' }],
+          })
         : json(res, 200, { persistentId: 'p1' });
     const c = new MgrClient({ mgrUrl: base, accessKey: 'ak', secretKey: 'sk' });
     const { persistentId } = await c.fmgrSubmit('delete', [{ op: 'delete', bucket: 'b', key: 'k' }]);
@@ -161,8 +187,17 @@ describe('MgrClient', () => {
   it('validates VCA replies', async () => {
     const c = new MgrClient({ mgrUrl: base, accessKey: 'ak', secretKey: 'sk' });
     // A type the spec does not list is kept as sent (refusing it would lose the job's labels).
-    script = (_q, _b, res) => json(res, 200, { jobId: 'j', code: 3, desc: '', notifyResult: 0, results: [{ type: 'weird', result: [{ attribute: 'x', confidence: 0.5 }] }] });
-    expect((await c.vcaSearch('j')).results).toEqual([{ type: 'weird', result: [{ attribute: 'x', confidence: 0.5 }] }]);
+    script = (_q, _b, res) =>
+      json(res, 200, {
+        jobId: 'j',
+        code: 3,
+        desc: '',
+        notifyResult: 0,
+        results: [{ type: 'weird', result: [{ attribute: 'x', confidence: 0.5 }] }],
+      });
+    expect((await c.vcaSearch('j')).results).toEqual([
+      { type: 'weird', result: [{ attribute: 'x', confidence: 0.5 }] },
+    ]);
     // A job still analysing or failed may come without `results`: none.
     for (const code of [1, 2]) {
       script = (_q, _b, res) => json(res, 200, { jobId: 'j', code, desc: 'd' });
@@ -180,7 +215,10 @@ describe('MgrClient', () => {
 
 describe('errorFromReply', () => {
   it('reads {code, message} and {error}', () => {
-    expect(errorFromReply('fmgr-status', 404, Buffer.from('{"code":404,"message":"no such task"}'))).toMatchObject({ code: 404, serviceMessage: 'no such task' });
+    expect(errorFromReply('fmgr-status', 404, Buffer.from('{"code":404,"message":"no such task"}'))).toMatchObject({
+      code: 404,
+      serviceMessage: 'no such task',
+    });
     expect(errorFromReply('mkfile', 400, Buffer.from('{"error":"bad"}'))).toMatchObject({ serviceMessage: 'bad' });
     expect(errorFromReply('mkfile', 500, Buffer.alloc(0)).serviceMessage).toBe('empty error reply');
   });

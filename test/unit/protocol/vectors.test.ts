@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { urlsafeB64Decode, urlsafeB64Encode, urlsafeB64DecodeText, encodeEntry, decodeEntry, Base64Error } from '../../../src-main/protocol/base64';
-import { signUploadToken, signManagementToken, parseUploadToken, signNotification, verifyNotification, TokenFormatError } from '../../../src-main/protocol/tokens';
+import {
+  urlsafeB64Decode,
+  urlsafeB64Encode,
+  urlsafeB64DecodeText,
+  encodeEntry,
+  decodeEntry,
+  Base64Error,
+} from '../../../src-main/protocol/base64';
+import {
+  signUploadToken,
+  signManagementToken,
+  parseUploadToken,
+  signNotification,
+  verifyNotification,
+  TokenFormatError,
+} from '../../../src-main/protocol/tokens';
 import { EtagHasher, etagOfBuffer, ETAG_UNIT_BYTES } from '../../../src-main/protocol/etag';
 
 describe('URL-safe Base64', () => {

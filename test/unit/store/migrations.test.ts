@@ -3,7 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, type Migration, MigrationError, migrate, openDatabase, schemaVersion } from '../../../src-main/store/db';
+import {
+  type Db,
+  type Migration,
+  MigrationError,
+  migrate,
+  openDatabase,
+  schemaVersion,
+} from '../../../src-main/store/db';
 import { MIGRATIONS } from '../../../src-main/store/migrations/index';
 import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
 import { AccountRepo } from '../../../src-main/store/account-repo';
@@ -26,10 +33,17 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const LATEST = MIGRATIONS.length;
 
 type Row = Record<string, unknown>;
-interface ColumnInfo { name: string; dflt_value: string | null; pk: number }
+interface ColumnInfo {
+  name: string;
+  dflt_value: string | null;
+  pk: number;
+}
 
 function userTables(db: Db): string[] {
-  return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[]);
+  return db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .pluck()
+    .all() as string[];
 }
 
 function columns(db: Db, table: string): ColumnInfo[] {
@@ -38,7 +52,10 @@ function columns(db: Db, table: string): ColumnInfo[] {
 
 /** Primary-key columns of a table, or rowid for a table without one. */
 function keyColumns(db: Db, table: string): string[] {
-  const pk = columns(db, table).filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+  const pk = columns(db, table)
+    .filter((c) => c.pk > 0)
+    .sort((a, b) => a.pk - b.pk)
+    .map((c) => c.name);
   return pk.length > 0 ? pk : ['rowid'];
 }
 
@@ -48,7 +65,10 @@ function snapshot(db: Db): Map<string, Row[]> {
   for (const t of userTables(db)) {
     const key = keyColumns(db, t);
     const extra = key[0] === 'rowid' ? 'rowid, ' : '';
-    out.set(t, db.prepare(`SELECT ${extra}* FROM "${t}" ORDER BY ${key.map((c) => `"${c}"`).join(', ')}`).all() as Row[]);
+    out.set(
+      t,
+      db.prepare(`SELECT ${extra}* FROM "${t}" ORDER BY ${key.map((c) => `"${c}"`).join(', ')}`).all() as Row[],
+    );
   }
   return out;
 }
@@ -56,7 +76,9 @@ function snapshot(db: Db): Map<string, Row[]> {
 /** The schema as (table → columns with type, notnull, default, pk) plus index names. */
 function schemaShape(db: Db): unknown {
   const tables = userTables(db).map((t) => [t, db.pragma(`table_info("${t}")`)]);
-  const indexes = db.prepare(`SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all();
+  const indexes = db
+    .prepare(`SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all();
   return { tables, indexes };
 }
 
@@ -106,7 +128,9 @@ function expectRowsSurvived(db: Db, since: number, before: Map<string, Row[]>): 
     const key = keyColumns(db, table);
     const count = db.prepare(`SELECT count(*) FROM "${table}"`).pluck().get();
     expect(count, `row count of ${table}`).toBe(rows.length);
-    const byKey = db.prepare(`SELECT ${key[0] === 'rowid' ? 'rowid, ' : ''}* FROM "${table}" WHERE ${key.map((c) => `"${c}" IS ?`).join(' AND ')}`);
+    const byKey = db.prepare(
+      `SELECT ${key[0] === 'rowid' ? 'rowid, ' : ''}* FROM "${table}" WHERE ${key.map((c) => `"${c}" IS ?`).join(' AND ')}`,
+    );
     for (const old of rows) {
       const now = byKey.get(...key.map((c) => old[c])) as Row | undefined;
       const where = `${table} ${key.map((c) => `${c}=${String(old[c])}`).join(',')}`;
@@ -144,7 +168,8 @@ describe('app database migrations', () => {
       const before = readSnapshot(file);
       expect(before.version).toBe(k);
       // the seeders put rows into every table that exists at version k
-      for (const [table, rows] of before.rows) expect(rows.length, `no seed rows in ${table} at version ${k}`).toBeGreaterThan(0);
+      for (const [table, rows] of before.rows)
+        expect(rows.length, `no seed rows in ${table} at version ${k}`).toBeGreaterThan(0);
 
       const db = openDatabase(file, MIGRATIONS);
       try {
@@ -155,10 +180,18 @@ describe('app database migrations', () => {
         if (k >= 1) {
           // today's repositories read rows written by version k
           const store = new SqliteTransferStore(db);
-          expect(store.getTransfer(1)).toMatchObject({ bucket: 'bucket-a', key: 'dir/file (1).bin', state: 'done', size: 6442450944 });
+          expect(store.getTransfer(1)).toMatchObject({
+            bucket: 'bucket-a',
+            key: 'dir/file (1).bin',
+            state: 'done',
+            size: 6442450944,
+          });
           expect(store.getTransfer(3)).toMatchObject({ state: 'queued', size: 0, mtimeMs: 0, batch: null });
           expect(store.listBlocks(2)[1]).toMatchObject({ index: 1, nextOffset: 262144, lastCtx: 'ctx-1' });
-          expect(new AccountRepo(db).byName('Équipe remote')).toMatchObject({ tokenUrl: 'https://tokens.example.com/t', accessKey: null });
+          expect(new AccountRepo(db).byName('Équipe remote')).toMatchObject({
+            tokenUrl: 'https://tokens.example.com/t',
+            accessKey: null,
+          });
         }
       } finally {
         db.close();

@@ -16,14 +16,30 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'bl-repo-'));
   db = openAppDatabase(path.join(dir, 'app.db'));
   store = new SqliteTransferStore(db);
-  accountId = new AccountRepo(db).upsert({ name: 'a', uploadUrl: 'http://127.0.0.1:1', mgrUrl: null, downloadDomain: null, accessKey: 'ak', secretRef: null, tokenUrl: null });
+  accountId = new AccountRepo(db).upsert({
+    name: 'a',
+    uploadUrl: 'http://127.0.0.1:1',
+    mgrUrl: null,
+    downloadDomain: null,
+    accessKey: 'ak',
+    secretRef: null,
+    tokenUrl: null,
+  });
 });
 afterEach(() => {
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const req = (key: string, priority = 0) => ({ accountId, bucket: 'b', key, localPath: `/tmp/${key}`, source: 'manual' as const, priority, options: { vars: { user: 'x' } } });
+const req = (key: string, priority = 0) => ({
+  accountId,
+  bucket: 'b',
+  key,
+  localPath: `/tmp/${key}`,
+  source: 'manual' as const,
+  priority,
+  options: { vars: { user: 'x' } },
+});
 
 describe('SqliteTransferStore', () => {
   it('inserts in one transaction and lists runnable transfers by priority then age', () => {
@@ -36,7 +52,11 @@ describe('SqliteTransferStore', () => {
 
   it('patches only the given fields and keeps errors and returnBody', () => {
     const [id] = store.insertTransfers([req('a')], { blockSize: 4 << 20, conflict: 'skip' });
-    store.updateTransfer(id!, { state: 'failed', lastError: { code: 'file-missing', message: 'gone' }, returnBody: { who: 'x' } });
+    store.updateTransfer(id!, {
+      state: 'failed',
+      lastError: { code: 'file-missing', message: 'gone' },
+      returnBody: { who: 'x' },
+    });
     const t = store.getTransfer(id!)!;
     expect(t.state).toBe('failed');
     expect(t.lastError).toEqual({ code: 'file-missing', message: 'gone' });

@@ -78,7 +78,13 @@ describe('validateKey', () => {
     }
   });
 
-  it.each([['x'.repeat(MAX_KEY_BYTES)], ['é'.repeat(MAX_KEY_BYTES / 2)], ['emoji 😀/ok'], ['spaces and #?&.txt'], ['a..b/c.']])('accepts %j', (key) => {
+  it.each([
+    ['x'.repeat(MAX_KEY_BYTES)],
+    ['é'.repeat(MAX_KEY_BYTES / 2)],
+    ['emoji 😀/ok'],
+    ['spaces and #?&.txt'],
+    ['a..b/c.'],
+  ])('accepts %j', (key) => {
     expect(validateKey(key)).toEqual({ ok: true, key });
   });
 });

@@ -28,7 +28,12 @@ describe('classifyFile', () => {
     ['failed, same', row({ state: 'failed' }), undefined, 'retry'],
     ['failed, changed', row({ state: 'failed', size: 1 }), undefined, 'changed'],
     ['queued, transfer running', row({ state: 'queued', transferId: 1 }), 'uploading', 'in-flight'],
-    ['queued, transfer running, file changed meanwhile', row({ state: 'queued', transferId: 1, size: 1 }), 'queued', 'in-flight'],
+    [
+      'queued, transfer running, file changed meanwhile',
+      row({ state: 'queued', transferId: 1, size: 1 }),
+      'queued',
+      'in-flight',
+    ],
     ['queued, transfer done', row({ state: 'queued', transferId: 1 }), 'done', 'unchanged'],
     ['queued, transfer done, file changed', row({ state: 'queued', transferId: 1, size: 1 }), 'done', 'changed'],
     ['queued, transfer failed', row({ state: 'queued', transferId: 1 }), 'failed', 'retry'],

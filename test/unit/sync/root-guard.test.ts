@@ -28,7 +28,11 @@ describe('checkNewRoot', () => {
   ])('refuses %s (existing roots %j) with %s', async (folder, roots, code, msg) => {
     await mkdir(path.join(dir, 'data/x'), { recursive: true });
     await writeFile(path.join(dir, 'file.txt'), 'x');
-    const err = await checkNewRoot(path.join(dir, folder), roots.map((r) => path.join(dir, r)), path.join(dir, 'data')).catch((e: unknown) => e);
+    const err = await checkNewRoot(
+      path.join(dir, folder),
+      roots.map((r) => path.join(dir, r)),
+      path.join(dir, 'data'),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'RootRefusedError', code });
     expect((err as Error).message).toMatch(msg);
   });

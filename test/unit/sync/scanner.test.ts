@@ -16,11 +16,15 @@ async function collect(root: string, symlinks: 'skip' | 'follow' = 'skip'): Prom
 }
 async function scanAsNobody(root: string): Promise<DirScan[]> {
   await chmod(root, 0o755);
-  const { stdout } = await promisify(execFile)(process.execPath, ['bin/run-ts.mjs', 'test/unit/sync/helpers/scan-child.ts', root], {
-    uid: 65534,
-    gid: 65534,
-    env: { ...process.env, HOME: os.tmpdir() },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['bin/run-ts.mjs', 'test/unit/sync/helpers/scan-child.ts', root],
+    {
+      uid: 65534,
+      gid: 65534,
+      env: { ...process.env, HOME: os.tmpdir() },
+    },
+  );
   return JSON.parse(stdout) as DirScan[];
 }
 const files = (scans: DirScan[]) => scans.flatMap((d) => d.files.map((f) => f.relPath)).sort();
@@ -72,10 +76,17 @@ describe('scanTree', () => {
       const followed = await collect(dir, 'follow');
       expect(files(followed)).toEqual(['ext/o.txt', 'filelink.txt', 'real/sub/f.txt']);
       const p = problems(followed);
-      expect(p.filter((x) => x.code === 'symlink-loop').map((x) => x.relPath).sort()).toEqual(['real/sub/loop', 'real/sub/up']);
+      expect(
+        p
+          .filter((x) => x.code === 'symlink-loop')
+          .map((x) => x.relPath)
+          .sort(),
+      ).toEqual(['real/sub/loop', 'real/sub/up']);
       expect(p.filter((x) => x.code === 'broken-symlink').map((x) => x.relPath)).toEqual(['broken']);
       const linked = followed.flatMap((d) => (d.linkedDir ? [d.linkedDir] : []));
-      expect(linked).toEqual([{ relDir: 'ext', realPath: await import('node:fs/promises').then((f) => f.realpath(outside)) }]);
+      expect(linked).toEqual([
+        { relDir: 'ext', realPath: await import('node:fs/promises').then((f) => f.realpath(outside)) },
+      ]);
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
@@ -94,7 +105,10 @@ describe('scanTree', () => {
   });
 
   it('throws a typed error when the root is missing or a file', async () => {
-    await expect(collect(path.join(dir, 'nope'))).rejects.toMatchObject({ name: 'RootUnavailableError', code: 'root-missing' });
+    await expect(collect(path.join(dir, 'nope'))).rejects.toMatchObject({
+      name: 'RootUnavailableError',
+      code: 'root-missing',
+    });
     await writeFile(path.join(dir, 'file'), 'x');
     const e = await collect(path.join(dir, 'file')).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(RootUnavailableError);
@@ -106,7 +120,8 @@ describe('scanTree', () => {
     await writeFile(path.join(dir, 'x/y/1'), '1');
     await writeFile(path.join(dir, 'top'), 't');
     const out: string[] = [];
-    for await (const d of scanTree({ root: dir, filter, symlinks: 'skip', startRelDir: 'x' })) out.push(...d.files.map((f) => f.relPath));
+    for await (const d of scanTree({ root: dir, filter, symlinks: 'skip', startRelDir: 'x' }))
+      out.push(...d.files.map((f) => f.relPath));
     expect(out).toEqual(['x/y/1']);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ALWAYS_RUN, checkSchedule, parseClock, scheduleAt, scheduleStateAt, type Schedule } from '../../../src-main/sync/schedule';
+import {
+  ALWAYS_RUN,
+  checkSchedule,
+  parseClock,
+  scheduleAt,
+  scheduleStateAt,
+  type Schedule,
+} from '../../../src-main/sync/schedule';
 
 const MiB = 1024 * 1024;
 // Work hours Mon–Fri 09:00–18:00 limited to 1 MiB/s; nights 23:00–06:00 every day unlimited;
@@ -31,7 +38,10 @@ describe('scheduleStateAt', () => {
   });
 
   it('a window crossing midnight limited to some days covers the next morning of those days only', () => {
-    const fri: Schedule = { outside: { action: 'pause' }, windows: [{ days: [5], startMinute: 22 * 60, endMinute: 2 * 60, action: 'run' }] };
+    const fri: Schedule = {
+      outside: { action: 'pause' },
+      windows: [{ days: [5], startMinute: 22 * 60, endMinute: 2 * 60, action: 'run' }],
+    };
     expect(scheduleStateAt(fri, 5, 23 * 60).running).toBe(true);
     expect(scheduleStateAt(fri, 6, 60).running).toBe(true); // Saturday 01:00
     expect(scheduleStateAt(fri, 5, 60).running).toBe(false); // Friday 01:00 belongs to Thursday

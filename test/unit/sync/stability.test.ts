@@ -12,7 +12,13 @@ describe('stabilityVerdict', () => {
     ['same, not long enough', { size: 5, mtimeMs: 4500, sinceMs: 5000 }, { size: 5, mtimeMs: 4500 }, 5999, false],
     ['grew', { size: 5, mtimeMs: 4500, sinceMs: 5000 }, { size: 9, mtimeMs: 4500 }, 7000, false],
     ['touched', { size: 5, mtimeMs: 4500, sinceMs: 5000 }, { size: 5, mtimeMs: 4600 }, 7000, false],
-    ['changed long ago but seen changing now', { size: 5, mtimeMs: 0, sinceMs: 5000 }, { size: 6, mtimeMs: 1 }, 9000, false],
+    [
+      'changed long ago but seen changing now',
+      { size: 5, mtimeMs: 0, sinceMs: 5000 },
+      { size: 6, mtimeMs: 1 },
+      9000,
+      false,
+    ],
   ])('%s', (_name, prev, obs, now, ready) => {
     expect(stabilityVerdict(prev, obs, now, W).ready).toBe(ready);
   });
@@ -24,7 +30,10 @@ describe('stabilityVerdict', () => {
 describe('StabilityTracker', () => {
   it('hands on a file only after it stops changing, and reports one that vanished', async () => {
     let clock = 10_000;
-    const current = new Map<string, FileObservation>([['grow.bin', { size: 1, mtimeMs: 10_000 }], ['gone.bin', { size: 1, mtimeMs: 10_000 }]]);
+    const current = new Map<string, FileObservation>([
+      ['grow.bin', { size: 1, mtimeMs: 10_000 }],
+      ['gone.bin', { size: 1, mtimeMs: 10_000 }],
+    ]);
     const ready: string[] = [];
     const gone: string[] = [];
     const t = new StabilityTracker({
@@ -62,9 +71,17 @@ describe('StabilityTracker', () => {
 describe('StabilityTracker.observe', () => {
   it('decides once for a path listed twice in one call', () => {
     const ready: string[] = [];
-    const t = new StabilityTracker({ windowMs: 100, now: () => 10_000, stat: async () => null, onReady: (f) => ready.push(...f.map((x) => x.relPath)) });
+    const t = new StabilityTracker({
+      windowMs: 100,
+      now: () => 10_000,
+      stat: async () => null,
+      onReady: (f) => ready.push(...f.map((x) => x.relPath)),
+    });
     try {
-      t.observe([{ relPath: 'a', obs: { size: 1, mtimeMs: 0 } }, { relPath: 'a', obs: { size: 1, mtimeMs: 0 } }]);
+      t.observe([
+        { relPath: 'a', obs: { size: 1, mtimeMs: 0 } },
+        { relPath: 'a', obs: { size: 1, mtimeMs: 0 } },
+      ]);
       expect(ready).toEqual(['a']);
       expect(t.waiting).toBe(0);
     } finally {

@@ -35,10 +35,29 @@ afterEach(async () => {
 
 describe('SyncRepo', () => {
   it('adds, finds, updates and removes roots; a second root on the same path is refused', () => {
-    const r = repo.addRoot({ path: '/data/photos', accountId: 1, bucket: 'b', prefix: 'p/', options: { stabilityMs: 5 } });
-    expect(r).toMatchObject({ path: '/data/photos', bucket: 'b', prefix: 'p/', options: { stabilityMs: 5 }, paused: false, unavailableReason: null, createdAt: 42 });
-    expect(() => repo.addRoot({ path: '/data/photos', accountId: 1, bucket: 'b', prefix: '', options: {} })).toThrow(expect.objectContaining({ code: 'root-exists' }));
-    expect(repo.updateRoot(r.id, { paused: true, unavailableReason: 'gone' })).toMatchObject({ paused: true, unavailableReason: 'gone' });
+    const r = repo.addRoot({
+      path: '/data/photos',
+      accountId: 1,
+      bucket: 'b',
+      prefix: 'p/',
+      options: { stabilityMs: 5 },
+    });
+    expect(r).toMatchObject({
+      path: '/data/photos',
+      bucket: 'b',
+      prefix: 'p/',
+      options: { stabilityMs: 5 },
+      paused: false,
+      unavailableReason: null,
+      createdAt: 42,
+    });
+    expect(() => repo.addRoot({ path: '/data/photos', accountId: 1, bucket: 'b', prefix: '', options: {} })).toThrow(
+      expect.objectContaining({ code: 'root-exists' }),
+    );
+    expect(repo.updateRoot(r.id, { paused: true, unavailableReason: 'gone' })).toMatchObject({
+      paused: true,
+      unavailableReason: 'gone',
+    });
     expect(repo.findRootByPath('/data/photos')?.id).toBe(r.id);
     expect(() => repo.updateRoot(999, { paused: true })).toThrow(expect.objectContaining({ code: 'no-such-root' }));
     repo.putFiles(r.id, [row('a')]);
@@ -60,9 +79,19 @@ describe('SyncRepo', () => {
     expect(idx.get('a/1.txt')?.mtimeMs).toBe(1700000000123.456);
     expect(repo.findByTransfer(7)).toMatchObject({ rootId: r.id, file: { relPath: 'a/1.txt' } });
     expect(repo.findByTransfer(8)).toBeUndefined();
-    expect(repo.missingWithSize(r.id, 99).map((f) => f.relPath).sort()).toEqual(['a0.txt', 'b/3.txt']);
+    expect(
+      repo
+        .missingWithSize(r.id, 99)
+        .map((f) => f.relPath)
+        .sort(),
+    ).toEqual(['a0.txt', 'b/3.txt']);
     expect(repo.missingSince(r.id, 10).map((f) => f.relPath)).toEqual(['a0.txt']);
-    expect(repo.filesUnder(r.id, 'a').map((f) => f.relPath).sort()).toEqual(['a/1.txt', 'a/2.txt']);
+    expect(
+      repo
+        .filesUnder(r.id, 'a')
+        .map((f) => f.relPath)
+        .sort(),
+    ).toEqual(['a/1.txt', 'a/2.txt']);
     expect(repo.countByState(r.id)).toMatchObject({ queued: 1, uploaded: 1, missing: 2, failed: 0 });
     repo.putFiles(r.id, [row('a/1.txt', { state: 'uploaded', etag: 'Z' })]);
     expect(repo.getFile(r.id, 'a/1.txt')).toMatchObject({ state: 'uploaded', etag: 'Z', transferId: null });
@@ -73,7 +102,9 @@ describe('SyncRepo', () => {
   it('refuses a row with an unknown state instead of guessing', () => {
     const r = repo.addRoot({ path: '/y', accountId: 1, bucket: 'b', prefix: '', options: {} });
     db.pragma('ignore_check_constraints = ON');
-    db.prepare("INSERT INTO sync_files (root_id, rel_path, size, mtime_ms, state, updated_at) VALUES (?, 'x', 1, 1, 'weird', 1)").run(r.id);
+    db.prepare(
+      "INSERT INTO sync_files (root_id, rel_path, size, mtime_ms, state, updated_at) VALUES (?, 'x', 1, 1, 'weird', 1)",
+    ).run(r.id);
     expect(() => repo.loadIndex(r.id)).toThrow(/unknown state weird/);
   });
 });

@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countInotifyWatches } from '../../../src-main/sync/os-watch-handles';
-import { WATCHER_BACKENDS, startFolderWatcher, type FolderWatcher, type WatchEvent } from '../../../src-main/sync/watcher';
+import {
+  WATCHER_BACKENDS,
+  startFolderWatcher,
+  type FolderWatcher,
+  type WatchEvent,
+} from '../../../src-main/sync/watcher';
 
 async function until(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
   const start = Date.now();

@@ -77,20 +77,48 @@ describe('RFC 4180 CSV', () => {
   });
 
   it('neutralises formulas, writes a UTF-8 BOM and RFC 4180 quoting: checked by an independent reader', () => {
-    const labels = ['=cmd|"/c calc"!A1', '+1', '-2+3', '@SUM(A1)', '\tTAB', '\rCR', 'a, comma', 'say "hi"', 'two\nlines', 'café', 'plain-dash'];
+    const labels = [
+      '=cmd|"/c calc"!A1',
+      '+1',
+      '-2+3',
+      '@SUM(A1)',
+      '\tTAB',
+      '\rCR',
+      'a, comma',
+      'say "hi"',
+      'two\nlines',
+      'café',
+      'plain-dash',
+    ];
     const text = toCsv(['label', 'confidence'], [...labels.map((l) => [l, 0.5]), ['neg', -0.5]]);
     const bytes = Buffer.from(text, 'utf8');
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const records = rfc4180(bytes.subarray(3).toString('utf8'));
     expect(records[0]).toEqual(['label', 'confidence']);
-    expect(records.slice(1).map((r) => r[0])).toEqual(["'=cmd|\"/c calc\"!A1", "'+1", "'-2+3", "'@SUM(A1)", "'\tTAB", "'\rCR", 'a, comma', 'say "hi"', 'two\nlines', 'café', 'plain-dash', 'neg']);
+    expect(records.slice(1).map((r) => r[0])).toEqual([
+      '\'=cmd|"/c calc"!A1',
+      "'+1",
+      "'-2+3",
+      "'@SUM(A1)",
+      "'\tTAB",
+      "'\rCR",
+      'a, comma',
+      'say "hi"',
+      'two\nlines',
+      'café',
+      'plain-dash',
+      'neg',
+    ]);
     // Numbers stay numbers.
     expect(records[records.length - 1]).toEqual(['neg', '-0.5']);
     expect(records.every((r) => r.length === 2)).toBe(true);
   });
 
   it('parses LF files and a last record without a line break', () => {
-    expect(parseCsv('a,b\n1,2')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(parseCsv('a,b\n1,2')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
     expect(parseCsv('a,,\r\n')).toEqual([['a', '', '']]);
   });
 
@@ -102,13 +130,49 @@ describe('RFC 4180 CSV', () => {
 });
 
 const job = (over: Partial<VcaJobRow> = {}): VcaJobRow => ({
-  id: 1, accountId: 1, mgrUrl: null, jobId: 'job-1', bucket: 'media', sourceUrl: 'http://dl/v,1.mp4', origin: 'created', transferId: null,
-  notifyUrl: null, code: 3, description: '', notifyResult: 0, minConfidence: 0.5, tracking: 'done', errorCode: null, errorMessage: null,
-  errorAt: null, consecutiveErrors: 0, notFoundSince: null, polls: 1, nextPollAt: null, createdAt: 0, updatedAt: 0, finishedAt: 0, ...over,
+  id: 1,
+  accountId: 1,
+  mgrUrl: null,
+  jobId: 'job-1',
+  bucket: 'media',
+  sourceUrl: 'http://dl/v,1.mp4',
+  origin: 'created',
+  transferId: null,
+  notifyUrl: null,
+  code: 3,
+  description: '',
+  notifyResult: 0,
+  minConfidence: 0.5,
+  tracking: 'done',
+  errorCode: null,
+  errorMessage: null,
+  errorAt: null,
+  consecutiveErrors: 0,
+  notFoundSince: null,
+  polls: 1,
+  nextPollAt: null,
+  createdAt: 0,
+  updatedAt: 0,
+  finishedAt: 0,
+  ...over,
 });
 let nextId = 1;
-const label = (type: VcaLabelRow['type'], attribute: string, confidence: number, decision: VcaLabelRow['decision'] = 'pending', correctedText: string | null = null): VcaLabelRow => ({
-  id: nextId++, jobRow: 1, type, attribute, confidence, position: nextId, decision, correctedText, decidedAt: decision === 'pending' ? null : 1,
+const label = (
+  type: VcaLabelRow['type'],
+  attribute: string,
+  confidence: number,
+  decision: VcaLabelRow['decision'] = 'pending',
+  correctedText: string | null = null,
+): VcaLabelRow => ({
+  id: nextId++,
+  jobRow: 1,
+  type,
+  attribute,
+  confidence,
+  position: nextId,
+  decision,
+  correctedText,
+  decidedAt: decision === 'pending' ? null : 1,
 });
 
 describe('review model', () => {
@@ -139,7 +203,16 @@ describe('review model', () => {
     ]);
     const parsed = parseCsv(exportCsv(rows));
     expect(parsed[0]).toEqual([...EXPORT_COLUMNS]);
-    expect(parsed[3]).toEqual(['job-1', 'http://dl/v,1.mp4', 'media', 'figure', 'John Doe, Jr.', 'Jon "the" Doe', '0.7', 'corrected']);
+    expect(parsed[3]).toEqual([
+      'job-1',
+      'http://dl/v,1.mp4',
+      'media',
+      'figure',
+      'John Doe, Jr.',
+      'Jon "the" Doe',
+      '0.7',
+      'corrected',
+    ]);
     const json = JSON.parse(exportJson(rows)) as { confidence: number; label: string }[];
     expect(json).toHaveLength(3);
     expect(json[1]).toMatchObject({ label: 'dog', confidence: 0.2 });

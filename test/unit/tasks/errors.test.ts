@@ -3,8 +3,12 @@ import { ServiceError, errorFromReply } from '../../../src-main/protocol/errors'
 import { classifyPollError } from '../../../src-main/tasks/poll-errors';
 import { explainVcaError, VCA_ERROR_ROWS } from '../../../src-main/tasks/vca-errors';
 
-const reply = (endpoint: 'vca-create' | 'vca-search' | 'fmgr-status', status: number, code: string | number, message: string) =>
-  errorFromReply(endpoint, status, Buffer.from(JSON.stringify({ code, message })));
+const reply = (
+  endpoint: 'vca-create' | 'vca-search' | 'fmgr-status',
+  status: number,
+  code: string | number,
+  message: string,
+) => errorFromReply(endpoint, status, Buffer.from(JSON.stringify({ code, message })));
 
 describe('VCA error table', () => {
   it.each([
@@ -28,7 +32,9 @@ describe('VCA error table', () => {
   });
 
   it('matches despite spacing and case changes', () => {
-    expect(explainVcaError(reply('vca-create', 401, '401', 'type invalid, type is not supported')).code).toBe('type-not-supported');
+    expect(explainVcaError(reply('vca-create', 401, '401', 'type invalid, type is not supported')).code).toBe(
+      'type-not-supported',
+    );
   });
 
   it('does not take a row under another status', () => {
@@ -36,8 +42,12 @@ describe('VCA error table', () => {
   });
 
   it('explains failures outside the table', () => {
-    expect(explainVcaError(reply('vca-create', 401, '401', 'bad token: signature does not match')).code).toBe('http-401');
-    expect(explainVcaError(new ServiceError({ kind: 'network', endpoint: 'vca-create', message: 'ECONNREFUSED' })).message).toMatch(/Could not reach/);
+    expect(explainVcaError(reply('vca-create', 401, '401', 'bad token: signature does not match')).code).toBe(
+      'http-401',
+    );
+    expect(
+      explainVcaError(new ServiceError({ kind: 'network', endpoint: 'vca-create', message: 'ECONNREFUSED' })).message,
+    ).toMatch(/Could not reach/);
     expect(explainVcaError(new Error('boom')).code).toBe('internal');
   });
 });

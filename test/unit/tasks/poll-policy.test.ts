@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLL_POLICY, nextPollDelayMs, shouldGiveUpNotFound, type PollPolicy } from '../../../src-main/tasks/poll-policy';
+import {
+  DEFAULT_POLL_POLICY,
+  nextPollDelayMs,
+  shouldGiveUpNotFound,
+  type PollPolicy,
+} from '../../../src-main/tasks/poll-policy';
 
 const P: PollPolicy = DEFAULT_POLL_POLICY;
 const noJitter = () => 0.999999999;
