@@ -1,30 +1,12 @@
+import { FMGR_OPS, type FmgrOp, type FmgrOpName } from '../shared/fmgr-ops';
 import { urlsafeB64Encode, urlsafeB64DecodeText } from './base64';
 
 /**
  * Fmgr operations (protocol-notes "Fmgr"): typed descriptions, and the one place that turns
  * them into the fops grammar and back. Nothing else builds fops strings.
  */
-export type FmgrOp =
-  | { op: 'fetch'; fetchURL: string; bucket: string; key?: string; prefix?: string; md5?: string }
-  | { op: 'copy' | 'move'; srcBucket: string; srcKey: string; bucket: string; key?: string; prefix?: string }
-  | { op: 'delete'; bucket: string; key: string }
-  | { op: 'deletePrefix'; bucket: string; prefix: string; output?: string }
-  | { op: 'deletem3u8'; bucket: string; key: string; deletets?: 0 | 1 }
-  | { op: 'setdeadline'; bucket: string; prefix?: string; deadline: number }
-  | { op: 'compress'; bucket: string; keys: string[]; saveAsBucket: string; saveAsKey: string };
-
-export type FmgrOpName = FmgrOp['op'];
-
-export const FMGR_OPS: readonly FmgrOpName[] = [
-  'fetch',
-  'copy',
-  'move',
-  'delete',
-  'deletePrefix',
-  'deletem3u8',
-  'setdeadline',
-  'compress',
-];
+export type { FmgrOp, FmgrOpName };
+export { FMGR_OPS };
 
 export class FopsSyntaxError extends Error {
   override readonly name = 'FopsSyntaxError';

@@ -1,0 +1,533 @@
+/**
+ * The one contract between Blocklift's app service and every front end (the Electron
+ * renderer through IPC, the headless web UI through a WebSocket, the CLI in-process).
+ * Types and constants only; imported by the renderer too.
+ *
+ * Shape: `AppApi` is a map of areas, each a map of verbs. Every verb takes exactly one
+ * argument (an object, or `void`) and resolves to a `Result`: it never rejects, so a door
+ * never has to turn an exception into something a screen can show. `API_VERBS` lists the
+ * same verbs at run time; the doors (IPC handlers, preload, WebSocket/HTTP router) and the
+ * renderer bridge are derived from it, never from a hand-written channel list.
+ *
+ * What a front end receives is `AppEvents`: already batched for a UI (at most 10 flushes a
+ * second whatever the number of transfers), and sent only after the change committed.
+ *
+ * Nothing here ever carries a secret: an account's secret key is write-only (`AccountInput`)
+ * and comes back only as `hasSecret`.
+ */
+import type { ErrorCode } from './errors';
+import type { FmgrOp, FmgrOpName } from './fmgr-ops';
+import type { ConflictPolicy, TransferOptions, TransferSnapshot, TransferSource, TransferState } from './models';
+import type { Schedule } from './schedule';
+import type { FmgrTaskView, VcaJobView, VcaLabelDecision } from './task-views';
+import type { WatchRootOptionsInput, WatchRootState, WatchScanCounts } from './watch-views';
+
+// ---------------------------------------------------------------------------------------
+// The envelope
+
+/** A failure a front end can show and translate: branch on `code`, never on `message`. */
+export interface AppError {
+  code: ErrorCode;
+  /** English, for logs and the CLI; a UI translates `code` with `params` instead. */
+  message: string;
+  /** Values the translated message needs (a path, a key, a limit…). Never a secret. */
+  params: Record<string, string | number | boolean | null>;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: AppError };
+
+// ---------------------------------------------------------------------------------------
+// Transfers
+
+/** Why a transfer or a root is paused; a restart resumes only what the schedule paused. */
+export type PauseReason = 'user' | 'schedule' | 'root' | 'error';
+
+export type TransferSortField = 'createdAt' | 'updatedAt' | 'name' | 'size' | 'state' | 'progress';
+
+export interface TransferQuery {
+  /** Any of these states (empty or missing: all). */
+  states?: TransferState[];
+  accountId?: number;
+  source?: TransferSource;
+  rootId?: number;
+  /** Case-insensitive substring of the key or the local path. */
+  text?: string;
+  sort?: { field: TransferSortField; direction: 'asc' | 'desc' };
+  /** Rows to skip; default 0. */
+  offset?: number;
+  /** Rows to return, 1 … 1000; default 200. */
+  limit?: number;
+}
+
+/** Counts per state of every transfer matching the query's filters (not its paging). */
+export type TransferTotals = Record<TransferState, number>;
+
+/** A transfer as a list row shows it. */
+export interface TransferView extends TransferSnapshot {
+  /** The watch root it came from, when source is 'watch'. */
+  rootId: number | null;
+  /** Set while state is 'paused'. */
+  pausedBy: PauseReason | null;
+  attempts: number;
+  /** The service's hash equalled the etag computed while reading (false for done-but-unverified). */
+  verified: boolean;
+  remoteHash: string | null;
+}
+
+export interface TransferPage {
+  rows: TransferView[];
+  /** Rows matching the filters, before paging. */
+  total: number;
+  totals: TransferTotals;
+}
+
+export interface BlockView {
+  index: number;
+  size: number;
+  /** Bytes of this block the service has accepted (its committed offset). */
+  bytesDone: number;
+  state: 'waiting' | 'in-flight' | 'done';
+  /** Times this block started over (rejected or expired ctx). */
+  restarts: number;
+}
+
+export interface TransferDetail extends TransferView {
+  blocks: BlockView[];
+  blockSize: number;
+  options: TransferOptions;
+  /** Whether the service's hash was compared with the computed etag, and how it came out. */
+  etagCheck: 'pending' | 'matched' | 'mismatched' | 'not-returned';
+  /** The last reply of the service worth showing (mkfile's, or the last error's). */
+  lastReply: { status: number | null; requestId: string | null; body: string | null; at: number } | null;
+  /** The access URL of the object when the account has a download domain and the transfer is done. */
+  url: string | null;
+}
+
+/** What `transfers.add` uploads to. */
+export interface TransferTarget {
+  /** Missing: the default account (the Local one when the embedded emulator runs). */
+  accountId?: number;
+  bucket: string;
+  /** Put before every key (e.g. "photos/"). */
+  prefix?: string;
+  /** The exact key, for a single file. */
+  key?: string;
+}
+
+export interface AddTransfersInput {
+  /** Files or folders on this machine (folders upload their tree; keys are paths relative to them). */
+  paths: string[];
+  target: TransferTarget;
+  options?: TransferOptions & { blockSize?: number };
+  /** Default 'manual'. */
+  source?: Extract<TransferSource, 'manual' | 'cli'>;
+}
+
+export interface AddTransfersResult {
+  /** Transfers queued or continued (their ids; follow them through events). */
+  queued: number[];
+  /** Files already uploaded with the same size and mtime: nothing to send. */
+  alreadyUploaded: Array<{ path: string; key: string; transferId: number }>;
+  /** Paths not uploaded, and why (a symbolic link, an unreadable folder…). */
+  skipped: Array<{ path: string; code: ErrorCode; reason: string }>;
+}
+
+/** Ids of transfers, or every transfer the verb applies to. */
+export type TransferSelection = { ids: number[] } | { all: true };
+
+// ---------------------------------------------------------------------------------------
+// Watched folders
+
+export interface WatchRootCounts {
+  indexed: number;
+  waiting: number;
+  uploaded: number;
+  ignored: number;
+  rejected: number;
+  failed: number;
+  inFlight: number;
+}
+
+export interface WatchRootView {
+  id: number;
+  path: string;
+  accountId: number;
+  bucket: string;
+  prefix: string;
+  options: WatchRootOptionsInput;
+  state: WatchRootState;
+  /** Why it is paused or unavailable, in words (e.g. "the folder is missing"). */
+  reason: string | null;
+  pausedBy: PauseReason | null;
+  counts: WatchRootCounts;
+  /** Files seen so far by a running scan; null when no scan runs. */
+  scanning: { files: number } | null;
+  /** Rejected files with their reasons (the first 100). */
+  rejected: Array<{ relPath: string; code: string; message: string }>;
+  lastScanAt: number | null;
+}
+
+export interface RootInput {
+  path: string;
+  accountId?: number;
+  bucket: string;
+  prefix?: string;
+  options?: WatchRootOptionsInput;
+}
+
+/** The dry run of a root: what adding it would do, before anything uploads. */
+export interface RootPlan extends WatchScanCounts {
+  filesToUpload: number;
+  bytesToUpload: number;
+  estimatedSeconds: number | null;
+  assumedBytesPerSecond: number;
+  speedSource: 'measured' | 'default';
+}
+
+// ---------------------------------------------------------------------------------------
+// Fmgr tasks and VCA jobs
+
+export interface FmgrSubmitInput {
+  accountId?: number;
+  /** One or more operations of the same kind (`op` of every entry equal). */
+  ops: FmgrOp[];
+  force?: boolean;
+  separate?: boolean;
+}
+
+export interface FmgrTrackInput {
+  accountId?: number;
+  persistentId: string;
+}
+
+export interface TaskListQuery {
+  tracking?: Array<FmgrTaskView['tracking']>;
+  offset?: number;
+  limit?: number;
+}
+
+export interface VcaCreateInput {
+  accountId?: number;
+  /** A video by URL, or an object this app uploaded (its access URL is used). */
+  source: { url: string; bucket?: string } | { transferId: number };
+  /** Minimum confidence the service should return labels above (0 … 1). */
+  minConfidence?: number;
+}
+
+export interface VcaDecideInput {
+  /** The job's local id (VcaJobView.id). */
+  jobId: number;
+  labelId: number;
+  decision: VcaLabelDecision;
+  /** With decision 'corrected': the right text. */
+  correctedText?: string;
+}
+
+export interface VcaLabelQuery {
+  /** Case-insensitive substring of the label text. */
+  text?: string;
+  type?: string;
+  minConfidence?: number;
+  offset?: number;
+  limit?: number;
+}
+
+export interface VcaLabelHit {
+  jobId: number;
+  labelId: number;
+  type: string;
+  attribute: string;
+  confidence: number;
+  decision: VcaLabelDecision;
+  /** What the video is: its key or URL. */
+  source: string;
+}
+
+export interface VcaExportInput {
+  jobIds: number[];
+  format: 'csv' | 'json';
+}
+
+export interface ExportedFile {
+  fileName: string;
+  mimeType: string;
+  content: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Accounts and settings
+
+export interface AccountView {
+  id: number;
+  name: string;
+  uploadUrl: string;
+  mgrUrl: string | null;
+  downloadDomain: string | null;
+  accessKey: string | null;
+  tokenUrl: string | null;
+  /** A secret key is stored (it is never sent back). */
+  hasSecret: boolean;
+  /** The account of the embedded emulator. */
+  isLocal: boolean;
+  isDefault: boolean;
+  /** 'system' (environment variables), 'none', or a URL; per account. */
+  proxy: ProxySetting;
+}
+
+export interface AccountInput {
+  /** Missing: a new account. */
+  id?: number;
+  name: string;
+  uploadUrl: string;
+  mgrUrl?: string | null;
+  downloadDomain?: string | null;
+  accessKey?: string | null;
+  /** Write-only: a string sets it, null clears it, missing keeps what is stored. */
+  secretKey?: string | null;
+  tokenUrl?: string | null;
+  proxy?: ProxySetting;
+  isDefault?: boolean;
+}
+
+export interface AccountTestResult {
+  /** Which requests were signed and sent, and what the service answered to each. */
+  checks: Array<{
+    what: 'upload' | 'manage';
+    url: string;
+    ok: boolean;
+    status: number | null;
+    /** The service's own message, or why no answer came. */
+    message: string;
+    requestId: string | null;
+    elapsedMs: number;
+  }>;
+}
+
+export type ProxySetting = { mode: 'system' } | { mode: 'none' } | { mode: 'url'; url: string };
+
+export interface Settings {
+  /** Files uploading at once, and blocks in flight per file. */
+  concurrency: { files: number; blocksPerFile: number };
+  /** The user's limit in bytes per second; null: none. The effective limit is the smaller of this and the schedule's. */
+  bandwidthLimit: number | null;
+  /** The weekly upload schedule; null: always run. */
+  schedule: Schedule | null;
+  /** Block size of new transfers, a multiple of 4 MiB. */
+  blockSize: number;
+  /** Fixed chunk size in bytes; null: adapt between 256 KiB and the block size. */
+  chunkSize: number | null;
+  conflict: ConflictPolicy;
+  notifications: { batchFinished: boolean; failures: boolean };
+  language: 'system' | 'en' | 'zh-CN';
+  theme: 'system' | 'light' | 'dark';
+  keepAwake: boolean;
+  launchAtLogin: boolean;
+}
+
+export type SettingsPatch = Partial<Settings>;
+
+export interface AppStatus {
+  version: string;
+  /** Which door this front end talks through. */
+  door: 'electron' | 'headless' | 'in-process';
+  dataDir: string;
+  /** The embedded emulator, when it runs. */
+  emulator: { url: string; accountId: number } | null;
+  totals: TransferTotals;
+  throughput: number;
+  /** Uploading is held for everything, and why. */
+  paused: PauseReason | null;
+  /** What the schedule says now. */
+  schedule: { running: boolean; bytesPerSecond: number | null; nextChangeAt: number | null };
+  /** Door abilities a screen may offer. */
+  can: { openDataFolder: boolean; openPath: boolean; localPaths: boolean };
+  firstRun: boolean;
+}
+
+// ---------------------------------------------------------------------------------------
+// The API
+
+type Verb<I, O> = (input: I) => Promise<Result<O>>;
+
+export interface AppApi {
+  transfers: {
+    list: Verb<TransferQuery, TransferPage>;
+    get: Verb<{ id: number }, TransferDetail>;
+    add: Verb<AddTransfersInput, AddTransfersResult>;
+    pause: Verb<TransferSelection, { count: number }>;
+    resume: Verb<TransferSelection, { count: number }>;
+    cancel: Verb<TransferSelection, { count: number }>;
+    retry: Verb<TransferSelection, { count: number }>;
+    /** Removes finished rows from the list; active ones are canceled first. */
+    remove: Verb<TransferSelection, { count: number }>;
+  };
+  roots: {
+    list: Verb<void, WatchRootView[]>;
+    plan: Verb<RootInput, RootPlan>;
+    add: Verb<RootInput, WatchRootView>;
+    update: Verb<{ id: number; prefix?: string; options?: WatchRootOptionsInput }, WatchRootView>;
+    pause: Verb<{ id: number } | { all: true }, { count: number }>;
+    resume: Verb<{ id: number } | { all: true }, { count: number }>;
+    remove: Verb<{ id: number }, { removed: true }>;
+    rescan: Verb<{ id: number } | { all: true }, { count: number }>;
+    /** Which relative paths of a folder the given options would ignore (the rules editor's preview). */
+    previewIgnores: Verb<{ path: string; options: WatchRootOptionsInput; limit?: number }, IgnorePreview>;
+  };
+  fmgr: {
+    submit: Verb<FmgrSubmitInput, FmgrTaskView>;
+    track: Verb<FmgrTrackInput, FmgrTaskView>;
+    list: Verb<TaskListQuery, FmgrTaskView[]>;
+    get: Verb<{ id: number }, FmgrTaskView & { history: FmgrStatusSnapshot[] }>;
+  };
+  vca: {
+    create: Verb<VcaCreateInput, VcaJobView>;
+    track: Verb<{ accountId?: number; jobId: string; bucket?: string }, VcaJobView>;
+    list: Verb<TaskListQuery, VcaJobView[]>;
+    get: Verb<{ id: number }, VcaJobView>;
+    decide: Verb<VcaDecideInput, VcaJobView>;
+    /** Accepts every pending label at or above the job's threshold. */
+    acceptAbove: Verb<{ jobId: number }, VcaJobView>;
+    setThreshold: Verb<{ jobId: number; minConfidence: number }, VcaJobView>;
+    labels: Verb<VcaLabelQuery, { hits: VcaLabelHit[]; total: number }>;
+    export: Verb<VcaExportInput, ExportedFile>;
+  };
+  accounts: {
+    list: Verb<void, AccountView[]>;
+    save: Verb<AccountInput, AccountView>;
+    remove: Verb<{ id: number }, { removed: true }>;
+    test: Verb<{ id: number }, AccountTestResult>;
+  };
+  settings: {
+    get: Verb<void, Settings>;
+    set: Verb<SettingsPatch, Settings>;
+  };
+  app: {
+    status: Verb<void, AppStatus>;
+    /** Desktop only; elsewhere an error with code 'not-supported-here'. */
+    openDataFolder: Verb<void, { opened: true }>;
+  };
+}
+
+export interface IgnorePreview {
+  /** Relative paths the rules exclude (the first `limit`), and why. */
+  ignored: Array<{ relPath: string; reason: 'hidden' | 'ignore-rule' | 'not-included' }>;
+  ignoredCount: number;
+  includedCount: number;
+}
+
+export interface FmgrStatusSnapshot {
+  at: number;
+  code: number;
+  state: string;
+  source: 'poll' | 'notify';
+}
+
+export type ApiArea = keyof AppApi;
+export type ApiVerb<A extends ApiArea> = keyof AppApi[A] & string;
+/** "transfers.list", "roots.add", …: the name a door routes by. */
+export type ApiMethod = { [A in ApiArea]: `${A}.${ApiVerb<A>}` }[ApiArea];
+
+type MethodFn<M extends ApiMethod> = M extends `${infer A}.${infer V}`
+  ? A extends ApiArea
+    ? V extends keyof AppApi[A]
+      ? AppApi[A][V]
+      : never
+    : never
+  : never;
+export type ApiInput<M extends ApiMethod> = MethodFn<M> extends Verb<infer I, unknown> ? I : never;
+export type ApiOutput<M extends ApiMethod> = MethodFn<M> extends Verb<never, infer O> ? O : never;
+
+/**
+ * Every verb of `AppApi` at run time. The doors and the renderer bridge are derived from
+ * this list; `satisfies` makes the compiler refuse a list that misses or invents a verb.
+ */
+export const API_VERBS = {
+  transfers: ['list', 'get', 'add', 'pause', 'resume', 'cancel', 'retry', 'remove'],
+  roots: ['list', 'plan', 'add', 'update', 'pause', 'resume', 'remove', 'rescan', 'previewIgnores'],
+  fmgr: ['submit', 'track', 'list', 'get'],
+  vca: ['create', 'track', 'list', 'get', 'decide', 'acceptAbove', 'setThreshold', 'labels', 'export'],
+  accounts: ['list', 'save', 'remove', 'test'],
+  settings: ['get', 'set'],
+  app: ['status', 'openDataFolder'],
+} as const satisfies { [A in ApiArea]: ReadonlyArray<ApiVerb<A>> };
+
+type Exhaustive<A extends ApiArea> = Exclude<ApiVerb<A>, (typeof API_VERBS)[A][number]> extends never ? true : false;
+/** Compile-time check that API_VERBS lists every verb of every area. */
+export const API_VERBS_COMPLETE: { [A in ApiArea]: Exhaustive<A> } = {
+  transfers: true,
+  roots: true,
+  fmgr: true,
+  vca: true,
+  accounts: true,
+  settings: true,
+  app: true,
+};
+
+/** Every method name, in a stable order. */
+export const API_METHODS: readonly ApiMethod[] = (Object.keys(API_VERBS) as ApiArea[]).flatMap((area) =>
+  (API_VERBS[area] as readonly string[]).map((verb) => `${area}.${verb}` as ApiMethod),
+);
+
+// ---------------------------------------------------------------------------------------
+// Events
+
+/** Progress of a running transfer, as the transfers batch carries it. */
+export interface TransferProgressView {
+  id: number;
+  bytesDone: number;
+  size: number;
+  speed: number;
+  etaSeconds: number | null;
+}
+
+/** A problem the app met on its own (a VCA job it could not create, a root it could not watch…). */
+export interface ProblemView {
+  code: ErrorCode | (string & {});
+  message: string;
+  params: Record<string, string | number | boolean | null>;
+  at: number;
+  transferId?: number;
+  rootId?: number;
+  key?: string;
+}
+
+/**
+ * What a front end receives, by event name. Batches come at most 10 times a second; each
+ * holds the latest snapshot of everything that changed since the last one (a state seen in
+ * between may be skipped, the last state of every transfer always arrives).
+ */
+export interface AppEvents {
+  transfers: {
+    /** Transfers whose row changed (state, error…), latest snapshot each. */
+    changed: TransferView[];
+    /** Ids removed from the list. */
+    removed: number[];
+    /** Progress of the transfers that moved bytes since the last batch. */
+    progress: TransferProgressView[];
+    totals: TransferTotals;
+    /** Bytes per second over every transfer, now. */
+    throughput: number;
+  };
+  roots: { changed: WatchRootView[]; removed: number[] };
+  fmgr: { changed: FmgrTaskView[] };
+  vca: { changed: VcaJobView[] };
+  problems: { problems: ProblemView[] };
+  settings: Settings;
+  accounts: AccountView[];
+  /** A batch of manual transfers finished (for notifications): counts by outcome. */
+  batchFinished: { done: number; failed: number; skipped: number; canceled: number };
+}
+
+export type AppEventName = keyof AppEvents;
+export const APP_EVENT_NAMES: readonly AppEventName[] = [
+  'transfers',
+  'roots',
+  'fmgr',
+  'vca',
+  'problems',
+  'settings',
+  'accounts',
+  'batchFinished',
+];
+
+export type { FmgrOp, FmgrOpName };
