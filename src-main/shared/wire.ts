@@ -1,0 +1,41 @@
+/**
+ * How the contract (contract.ts) travels between a front end and a door. Types and
+ * constants only; the headless door, the Electron preload and the renderer bridge all
+ * follow this file, so none of them keeps a channel list of its own.
+ */
+import type { ApiMethod, AppEventName, AppEvents, Result } from './contract';
+
+/** Headless door: POST `${API_HTTP_PREFIX}<method>` with the input as the JSON body → a Result. */
+export const API_HTTP_PREFIX = '/api/';
+/** Headless door: the WebSocket endpoint (request/reply and events). */
+export const API_WS_PATH = '/api/ws';
+/** Headless door: the access token's query parameter (first visit) and cookie (after). */
+export const TOKEN_QUERY = 'token';
+export const TOKEN_COOKIE = 'blocklift_token';
+
+/** Renderer → door, one JSON text frame each. */
+export type ClientMessage =
+  | { type: 'call'; id: number; method: ApiMethod; input: unknown }
+  /** Which events to receive (default: all). */
+  | { type: 'subscribe'; events: AppEventName[] };
+
+/** Door → renderer, one JSON text frame each. */
+export type ServerMessage =
+  | { type: 'hello'; version: string; door: 'electron' | 'headless' }
+  | { type: 'reply'; id: number; result: Result<unknown> }
+  | { [N in AppEventName]: { type: 'event'; name: N; payload: AppEvents[N] } }[AppEventName];
+
+/** Electron door: the preload exposes this object as `window[PRELOAD_GLOBAL]`, and nothing else. */
+export const PRELOAD_GLOBAL = 'blocklift';
+/** Electron door: the IPC channel of calls (invoke) and of pushed events. */
+export const IPC_CALL_CHANNEL = 'blocklift:call';
+export const IPC_EVENT_CHANNEL = 'blocklift:event';
+
+export interface PreloadApi {
+  /** Calls one verb; resolves to its Result (never rejects for a refused call). */
+  invoke(method: ApiMethod, input: unknown): Promise<Result<unknown>>;
+  /** Receives every pushed event; returns the unsubscribe function. */
+  subscribe(listener: (name: AppEventName, payload: unknown) => void): () => void;
+  /** The local path of a dropped File (Electron's webUtils.getPathForFile); '' when it has none. */
+  pathForFile(file: unknown): string;
+}
