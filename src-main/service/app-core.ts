@@ -20,7 +20,7 @@ import type { PollPolicy } from '../tasks/poll-policy';
 import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
-import { Listeners } from '../tasks/deps';
+import { Emitter as Listeners } from '../base/emitter';
 import { HeadlessSecretStore, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';

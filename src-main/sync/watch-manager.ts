@@ -1,3 +1,4 @@
+import { Emitter } from '../base/emitter';
 import type { TransferControl, TransferQueue } from '../engine/api';
 import type { EngineStore } from '../engine/ports';
 import { RUNNING_STATES } from '../engine/snapshot';
@@ -60,7 +61,7 @@ export interface AddRootInput {
  */
 export class WatchManager {
   private readonly roots = new Map<number, WatchRoot>();
-  private readonly listeners = new Set<(e: WatchRootEvent) => void>();
+  private readonly events = new Emitter<WatchRootEvent>('watch manager listener');
   private schedule: Schedule = ALWAYS_RUN;
   private scheduleTimer: NodeJS.Timeout | undefined;
   private lastSchedule: ScheduleState | undefined;
@@ -78,8 +79,7 @@ export class WatchManager {
   }
 
   on(listener: (e: WatchRootEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.add(listener);
   }
 
   list(): WatchRoot[] {
@@ -102,9 +102,7 @@ export class WatchManager {
       remote: this.d.remote,
       backend: this.d.backend,
     });
-    root.on((e) => {
-      for (const l of this.listeners) l(e);
-    });
+    root.on((e) => this.events.emit(e));
     this.roots.set(id, root);
     if (record.paused) {
       // Stays paused across restarts until the user resumes it.
@@ -276,6 +274,6 @@ export class WatchManager {
     this.scheduleTimer = undefined;
     for (const r of this.roots.values()) await r.close();
     this.roots.clear();
-    this.listeners.clear();
+    this.events.clear();
   }
 }
