@@ -32,6 +32,20 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
+/**
+ * Bucket and key of a download path `/dl/<bucket>/<key…>`, each percent-decoded, the key
+ * exactly as the path spells it: trailing, leading and double slashes are part of the key
+ * (`/dl/b/photos/` is the key `photos/`, `/dl/b//` the key `/`). Undefined when the path is
+ * not a download path or names no key.
+ */
+export function downloadTarget(urlPath: string): { bucket: string; key: string } | undefined {
+  if (!urlPath.startsWith('/dl/')) return undefined;
+  const rest = urlPath.slice('/dl/'.length);
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1) return undefined;
+  return { bucket: decodeURIComponent(rest.slice(0, slash)), key: decodeURIComponent(rest.slice(slash + 1)) };
+}
+
 /** `GET|HEAD /dl/<bucket>/<key…>`: the object's bytes, with single-range support. */
 export function handleDownload(
   objects: ObjectStore,
@@ -80,7 +94,11 @@ export function handleDownload(
   });
 }
 
-/** The download URL of an object: each key segment percent-encoded; keys with `.`/`..` segments encoded whole (so no URL parser folds them). */
+/**
+ * The download URL of an object: each key segment percent-encoded, the slashes kept (an
+ * empty segment stays empty: `photos/` → `…/photos/`, `/` → `…//`); keys with `.`/`..`
+ * segments are encoded whole (so no URL parser folds them). `downloadTarget` reads it back.
+ */
 export function objectUrl(downloadBaseUrl: string, bucket: string, key: string): string {
   const segs = key.split('/');
   const path = segs.some((s) => s === '.' || s === '..')

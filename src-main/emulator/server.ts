@@ -14,7 +14,7 @@ import type { Clock, EmulatorConfig, EmulatorContext, ObjectStore, RouteHandler 
 import { answerPreflight, setCorsHeaders } from './cors';
 import { CtxSigner } from './ctx';
 import { lockDataDir } from './data-lock';
-import { handleDownload, objectUrl } from './download';
+import { downloadTarget, handleDownload, objectUrl } from './download';
 import { FaultInjector, type FaultConfig, type FaultEndpoint, type FaultEvent } from './faults';
 import { mountFmgr, type FmgrService } from './fmgr';
 import { HttpError, sendJson } from './http-util';
@@ -190,8 +190,11 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   addRoute('POST', '/bput/:ctx/:offset', 'bput', (req, res, params) => handleBput(chunkDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize/*', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
-  addRoute('GET', '/dl/:bucket/*', 'download', (req, res, params) => handleDownload(store, req, res, params));
-  addRoute('HEAD', '/dl/:bucket/*', 'download', (req, res, params) => handleDownload(store, req, res, params));
+  // Downloads are not in the router: it folds trailing slashes, which are part of a key.
+  const downloadEntry: RouteEntry = {
+    endpoint: 'download',
+    handler: (req, res, params) => handleDownload(store, req, res, params),
+  };
 
   const sweepNow = (): SweepResult => {
     const cutoff = clock.now() - purgeAgeMs;
@@ -208,6 +211,19 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     const p = dispatch(req, res).finally(() => inFlight.delete(p));
     inFlight.add(p);
   });
+
+  function findRoute(
+    method: string,
+    urlPath: string,
+  ): { store: RouteEntry; params: Record<string, string | undefined> } | undefined {
+    if (urlPath.startsWith('/dl/') && (method === 'GET' || method === 'HEAD')) {
+      const target = downloadTarget(urlPath);
+      if (!target) throw new HttpError(404, 'a download path is /dl/<bucket>/<key>');
+      return { store: downloadEntry, params: { bucket: target.bucket, '*': target.key } };
+    }
+    const found = router.find(method as 'GET', urlPath);
+    return found ? { store: found.store as RouteEntry, params: found.params } : undefined;
+  }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.setHeader('X-Reqid', randomBytes(8).toString('hex'));
@@ -231,9 +247,9 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       } catch {
         throw new HttpError(400, 'the path has malformed percent-encoding');
       }
-      const match = router.find((req.method ?? 'GET') as 'GET', urlPath);
+      const match = findRoute(req.method ?? 'GET', urlPath);
       if (!match) throw new HttpError(404, `no such endpoint: ${req.method} ${urlPath.slice(0, 200)}`);
-      const entry = match.store as RouteEntry;
+      const entry = match.store;
       if (entry.endpoint === 'fmgr') codeStyle = 'number';
       if (entry.endpoint && faults.active) {
         const delayMs = faults.latencyFor(entry.endpoint);
