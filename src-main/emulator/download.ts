@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { ObjectStore } from './contracts';
 import { HttpError } from './http-util';
 
@@ -46,13 +47,24 @@ export function downloadTarget(urlPath: string): { bucket: string; key: string }
   return { bucket: decodeURIComponent(rest.slice(0, slash)), key: decodeURIComponent(rest.slice(slash + 1)) };
 }
 
-/** `GET|HEAD /dl/<bucket>/<key…>`: the object's bytes, with single-range support. */
+/** What a download needs besides the request: the objects and the set of open file streams (closed on shutdown). */
+export interface DownloadDeps {
+  objects: ObjectStore;
+  /** Every file stream serving a download is in here while open; the server destroys them when it closes. */
+  openStreams: Set<Readable>;
+}
+
+/**
+ * `GET|HEAD /dl/<bucket>/<key…>`: the object's bytes, with single-range support. Settles
+ * once the reply is sent or abandoned (client gone, stream destroyed), never later.
+ */
 export function handleDownload(
-  objects: ObjectStore,
+  deps: DownloadDeps,
   req: IncomingMessage,
   res: ServerResponse,
   params: Record<string, string | undefined>,
 ): Promise<void> {
+  const objects = deps.objects;
   const bucket = params.bucket ?? '';
   const key = params['*'] ?? '';
   if (!objects.hasBucket(bucket)) throw new HttpError(404, `bucket "${bucket}" does not exist`);
@@ -82,14 +94,21 @@ export function handleDownload(
   }
   return new Promise((resolve) => {
     const stream = createReadStream(file, { start, end });
-    stream.on('error', () => {
-      res.destroy();
-      resolve();
-    });
-    res.on('close', () => {
+    deps.openStreams.add(stream);
+    const done = () => {
+      deps.openStreams.delete(stream);
       stream.destroy();
       resolve();
+    };
+    stream.on('error', () => {
+      res.destroy();
+      done();
     });
+    // A pipelined reply queued behind another may never emit 'close' once its client is
+    // gone; the stream's own close (destroyed on shutdown) ends the wait then.
+    stream.on('close', done);
+    res.on('close', done);
+    res.on('finish', done);
     stream.pipe(res);
   });
 }

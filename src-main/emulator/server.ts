@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import FindMyWay from 'find-my-way';
 import { openDatabase, type Db } from '../store/db';
@@ -33,6 +34,8 @@ export const DEFAULT_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 /** An unread request body up to this size is drained after an early error reply; a larger one closes the connection. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 const KEEP_ALIVE_TIMEOUT_MS = 30_000;
+/** On close, requests under way get this long to finish before their connections are destroyed. */
+const CLOSE_GRACE_MS = 1_000;
 
 export interface StartEmulatorOptions {
   /** 0 (the default here) picks a free port. */
@@ -190,10 +193,11 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   addRoute('POST', '/bput/:ctx/:offset', 'bput', (req, res, params) => handleBput(chunkDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize/*', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
+  const openStreams = new Set<Readable>();
   // Downloads are not in the router: it folds trailing slashes, which are part of a key.
   const downloadEntry: RouteEntry = {
     endpoint: 'download',
-    handler: (req, res, params) => handleDownload(store, req, res, params),
+    handler: (req, res, params) => handleDownload({ objects: store, openStreams }, req, res, params),
   };
 
   const sweepNow = (): SweepResult => {
@@ -210,6 +214,11 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   const server = http.createServer((req, res) => {
     const p = dispatch(req, res).finally(() => inFlight.delete(p));
     inFlight.add(p);
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
 
   function findRoute(
@@ -320,16 +329,25 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   sweepTimer.unref();
 
   let closing: Promise<void> | undefined;
+  // Always finishes, whatever clients left behind (the embedded emulator lives in the app's
+  // process): idle connections go at once, requests under way get CLOSE_GRACE_MS, then
+  // every connection and file stream is destroyed; the lock goes last, even after an error.
   const close = () => {
     closing ??= (async () => {
       clearInterval(sweepTimer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      await Promise.allSettled([...inFlight]);
-      for (const hook of closeHooks) await hook();
-      db.close();
-      unlock();
+      server.closeIdleConnections();
+      try {
+        await settledWithin([...inFlight], CLOSE_GRACE_MS);
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+        for (const stream of openStreams) stream.destroy();
+        await settledWithin([...inFlight, closed], CLOSE_GRACE_MS);
+        for (const hook of closeHooks) await hook();
+        db.close();
+      } finally {
+        unlock();
+      }
     })();
     return closing;
   };
@@ -354,6 +372,13 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     close,
   };
   return running;
+}
+
+/** Waits until every promise settled, or `ms` passed. */
+async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 /** Turns a thrown error into the JSON error reply; unexpected errors become 500 and are logged. */
