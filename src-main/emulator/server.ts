@@ -270,7 +270,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       await entry.handler(req, res, match.params, query);
     } catch (e) {
       try {
-        replyError(req, res, e, codeStyle);
+        await replyError(req, res, e, codeStyle);
       } catch (again) {
         process.stderr.write(`blocklift emulator: could not send an error reply: ${(again as Error).message}\n`);
         res.destroy();
@@ -381,8 +381,47 @@ async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Pro
   clearTimeout(timer);
 }
 
+/**
+ * Reads and discards the rest of a request body, up to `limit` bytes, so that a reply sent
+ * before the body was read is not lost to a reset when the connection closes with unread
+ * bytes in it. Resolves true once the whole body was read; false when it is larger than the
+ * limit or the request broke off (the connection must close then).
+ */
+export function drainBody(req: IncomingMessage, limit: number): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ok: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      if (!ok) req.pause();
+      resolve(ok);
+    };
+    const onData = (c: Buffer) => {
+      seen += c.length;
+      if (seen > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+    req.once('error', onClose);
+    req.resume();
+  });
+}
+
 /** Turns a thrown error into the JSON error reply; unexpected errors become 500 and are logged. */
-function replyError(req: IncomingMessage, res: ServerResponse, e: unknown, codeStyle: 'string' | 'number'): void {
+async function replyError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  e: unknown,
+  codeStyle: 'string' | 'number',
+): Promise<void> {
   // After a reset the request has no socket any more: nothing can be answered.
   const socket = req.socket as IncomingMessage['socket'] | null;
   if (!socket || socket.destroyed || res.destroyed) return;
@@ -399,14 +438,13 @@ function replyError(req: IncomingMessage, res: ServerResponse, e: unknown, codeS
   } else {
     process.stderr.write(`blocklift emulator: ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}\n`);
   }
-  if (!req.complete) {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (Number.isFinite(declared) && declared <= DRAIN_LIMIT_BYTES) req.resume();
-    else if (!res.headersSent) res.setHeader('Connection', 'close');
-  }
   if (res.headersSent) {
     res.destroy();
     return;
   }
+  // The reply waits for the unread body (bounded): a client still sending it would
+  // otherwise meet a reset or EPIPE instead of the reply when the connection closes.
+  if (!(await drainBody(req, DRAIN_LIMIT_BYTES))) res.setHeader('Connection', 'close');
+  if (res.destroyed || res.headersSent) return;
   sendJson(res, status, { code: style === 'number' ? status : String(status), message });
 }
