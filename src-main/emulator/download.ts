@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ObjectStore } from './contracts';
@@ -68,32 +68,45 @@ export function handleDownload(
   const bucket = params.bucket ?? '';
   const key = params['*'] ?? '';
   if (!objects.hasBucket(bucket)) throw new HttpError(404, `bucket "${bucket}" does not exist`);
-  const obj = objects.stat(bucket, key);
-  const file = obj && objects.contentPath(bucket, key);
-  if (!obj || !file) throw new HttpError(404, `no object "${key}" in bucket "${bucket}"`);
-  const range = parseRange(req.headers.range, obj.size);
-  const headers: Record<string, string | number> = {
-    'Accept-Ranges': 'bytes',
-    ETag: `"${obj.hash}"`,
-    'Last-Modified': new Date(obj.putTime).toUTCString(),
-    'Content-Type': obj.mimeType,
-  };
-  if (range === 'unsatisfiable') {
-    res.writeHead(416, { ...headers, 'Content-Type': 'application/json', 'Content-Range': `bytes */${obj.size}` });
-    res.end(JSON.stringify({ code: '416', message: `range not satisfiable: the object has ${obj.size} bytes` }));
-    return Promise.resolve();
+  // Opened with the lookup, before any overwrite can swap the object's file: the reader
+  // keeps the bytes it found (POSIX keeps an open file alive after its name goes).
+  const opened = objects.openContent(bucket, key);
+  if (!opened) throw new HttpError(404, `no object "${key}" in bucket "${bucket}"`);
+  const { object: obj, fd } = opened;
+  let streaming = false;
+  try {
+    const range = parseRange(req.headers.range, obj.size);
+    const headers: Record<string, string | number> = {
+      'Accept-Ranges': 'bytes',
+      ETag: `"${obj.hash}"`,
+      'Last-Modified': new Date(obj.putTime).toUTCString(),
+      'Content-Type': obj.mimeType,
+    };
+    if (range === 'unsatisfiable') {
+      res.writeHead(416, { ...headers, 'Content-Type': 'application/json', 'Content-Range': `bytes */${obj.size}` });
+      res.end(JSON.stringify({ code: '416', message: `range not satisfiable: the object has ${obj.size} bytes` }));
+      return Promise.resolve();
+    }
+    const { start, end } = range ?? { start: 0, end: obj.size - 1 };
+    const length = Math.max(0, end - start + 1);
+    if (range) headers['Content-Range'] = `bytes ${start}-${end}/${obj.size}`;
+    headers['Content-Length'] = length;
+    res.writeHead(range ? 206 : 200, headers);
+    if (req.method === 'HEAD' || length === 0) {
+      res.end();
+      return Promise.resolve();
+    }
+    streaming = true;
+    return streamFile(deps, fd, start, end, res);
+  } finally {
+    if (!streaming) closeSync(fd);
   }
-  const { start, end } = range ?? { start: 0, end: obj.size - 1 };
-  const length = Math.max(0, end - start + 1);
-  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${obj.size}`;
-  headers['Content-Length'] = length;
-  res.writeHead(range ? 206 : 200, headers);
-  if (req.method === 'HEAD' || length === 0) {
-    res.end();
-    return Promise.resolve();
-  }
+}
+
+/** Pipes bytes start…end (inclusive) of the open file `fd` into the reply; the stream closes fd. */
+function streamFile(deps: DownloadDeps, fd: number, start: number, end: number, res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
-    const stream = createReadStream(file, { start, end });
+    const stream = createReadStream('', { fd, start, end, autoClose: true });
     deps.openStreams.add(stream);
     const done = () => {
       deps.openStreams.delete(stream);
