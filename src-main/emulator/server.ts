@@ -280,6 +280,15 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
 
   // Longer than clients keep idle sockets, so a reused keep-alive socket is not closed under a request.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // An Expect other than 100-continue: 417 with the JSON error body every other error has
+  // (node's default answers without a body).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('X-Reqid', randomBytes(8).toString('hex'));
+    setCorsHeaders(req, res);
+    res.setHeader('Connection', 'close');
+    const expect = String(req.headers.expect ?? '').slice(0, 100);
+    sendJson(res, 417, { code: '417', message: `Expect "${expect}" is not supported (only 100-continue is)` });
+  });
   server.on('clientError', (_err, socket) => {
     if (socket.writable)
       socket.end(

@@ -74,3 +74,33 @@ describe('early error replies', () => {
     expect(failures).toEqual([]);
   });
 });
+
+describe('unusual Expect header', () => {
+  it('answers 417 with the JSON error body every other error has', async () => {
+    const emu = await startTestEmulator();
+    try {
+      const res = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const socket = net.connect(emu.port, '127.0.0.1');
+        let text = '';
+        socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head = '', body = ''] = text.split('\r\n\r\n');
+          resolve({
+            status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]),
+            type: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '',
+            body,
+          });
+        });
+        socket.write(
+          'POST /mkblk/4/0 HTTP/1.1\r\nHost: x\r\nExpect: 200-maybe\r\nContent-Length: 4\r\nConnection: close\r\n\r\nabcd',
+        );
+      });
+      expect(res.status).toBe(417);
+      expect(res.type).toBe('application/json');
+      expect(JSON.parse(res.body)).toMatchObject({ code: '417', message: expect.stringMatching(/200-maybe/) });
+    } finally {
+      await emu.close();
+    }
+  });
+});
