@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { UploadClient } from '../../protocol/client';
 import { UploadEngine } from '../../engine/engine';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
 import { PlanError, checkBlockSize } from '../../engine/plan';
 import type { ConflictPolicy, TransferOptions, TransferSnapshot } from '../../shared/models';
-import { AddFilesError, addFiles } from '../../service/add-files';
+import { AddFilesError, addFiles, type AddFilesResult } from '../../service/add-files';
+import { QueueInUseError, lockQueue } from '../../service/queue-lock';
+import { UploadReporter } from '../upload-report';
 import { openAppDatabase } from '../../store/app-db';
 import { AccountRepo } from '../../store/account-repo';
 import { SqliteTransferStore } from '../../store/transfer-repo';
@@ -105,16 +108,28 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   };
 }
 
+/** Opens the queue for this process: lock first (one uploading process per database), then the database. */
+function openQueue(dbFile: string) {
+  mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
+  let lock;
+  try {
+    lock = lockQueue(dbFile, 'blocklift upload');
+  } catch (e) {
+    if (e instanceof QueueInUseError) throw new CliError(e.message, 1);
+    throw new CliError(`cannot lock the queue database ${dbFile}: ${(e as Error).message}`, 1);
+  }
+  try {
+    return { db: openAppDatabase(dbFile), lock };
+  } catch (e) {
+    lock.release();
+    throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`, 1);
+  }
+}
+
 async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
   const flags = parseFlags(paths, opts);
   const { acc } = flags;
-  const dbFile = acc.db;
-  let db;
-  try {
-    db = openAppDatabase(dbFile);
-  } catch (e) {
-    throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`);
-  }
+  const { db, lock } = openQueue(acc.db);
   const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
   const tokens: TokenProvider = acc.tokenUrl
     ? new RemoteTokenProvider(acc.tokenUrl)
@@ -138,10 +153,13 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     defaultConflict: flags.options.conflict,
     bandwidthBytesPerSec: flags.limitBytesPerSec,
   });
-
-  // Re-running the same command continues what is unfinished instead of starting over, and
-  // reports files already uploaded (done, same size and mtime) without sending them again.
-  let added;
+  const closeAll = async () => {
+    await engine.close();
+    client.close();
+    db.close();
+    lock.release();
+  };
+  let added: AddFilesResult;
   try {
     added = await addFiles(
       { store, queue: engine },
@@ -157,23 +175,51 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
       },
     );
   } catch (e) {
-    await engine.close();
-    client.close();
-    db.close();
+    await closeAll();
     if (e instanceof AddFilesError) throw new CliError(e.message);
     throw e;
   }
-  for (const k of added.skipped) {
-    process.stdout.write(
-      acc.json
-        ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n`
-        : `skipped  ${k.path}: ${k.reason}\n`,
-    );
+  const out = new UploadReporter(
+    acc.json,
+    added.queued.length,
+    added.bytesQueued,
+    (id) => store.getTransfer(id)?.remoteHash ?? null,
+  );
+  for (const k of added.skipped) out.skipped(k);
+  for (const a of added.alreadyUploaded) out.unchanged(a);
+  let results: Map<number, TransferSnapshot>;
+  let interrupted: boolean;
+  try {
+    ({ results, interrupted } = await runQueued(engine, added.queued, out));
+  } finally {
+    await closeAll();
+    out.stop();
   }
-  const ids = [...added.queued, ...added.alreadyUploaded.map((a) => a.id)];
-  const mine = new Set(ids);
+  if (interrupted) {
+    process.stderr.write('blocklift: interrupted; run the same command again to continue\n');
+    return 130;
+  }
+  const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
+  const leftOut = added.skipped.filter((k) => k.code !== 'symlink-in-tree').length;
+  if (!acc.json) {
+    const parts = [
+      `${results.size - failed} of ${results.size} file(s) uploaded or skipped`,
+      added.alreadyUploaded.length ? `${added.alreadyUploaded.length} already uploaded` : '',
+      failed ? `${failed} failed` : '',
+      leftOut ? `${leftOut} could not be read or used (listed above)` : '',
+    ];
+    process.stderr.write(`${parts.filter(Boolean).join(', ')}\n`);
+  }
+  return failed || leftOut ? 1 : 0;
+}
 
-  const out = new Reporter(acc.json, ids.length, (id) => store.getTransfer(id)?.remoteHash ?? null);
+/** Starts the engine and waits until every id settled (or SIGINT/SIGTERM). */
+async function runQueued(
+  engine: UploadEngine,
+  ids: readonly number[],
+  out: UploadReporter,
+): Promise<{ results: Map<number, TransferSnapshot>; interrupted: boolean }> {
+  const mine = new Set(ids);
   const results = new Map<number, TransferSnapshot>();
   let resolveAll!: () => void;
   const allDone = new Promise<void>((r) => (resolveAll = r));
@@ -183,8 +229,8 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     out.finished(s);
     if (results.size === mine.size) resolveAll();
   };
-  engine.onTransferChange(onSettled);
-  engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone, p.size));
+  const offChange = engine.onTransferChange(onSettled);
+  const offProgress = engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone));
   let interrupted = false;
   const onSignal = () => {
     interrupted = true;
@@ -193,6 +239,10 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    for (const id of ids) {
+      const s = engine.get(id);
+      if (s) out.progress(id, s.bytesDone);
+    }
     engine.start();
     for (const id of ids) {
       const s = engine.get(id);
@@ -203,107 +253,8 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await engine.close();
-    out.stop();
-    client.close();
-    db.close();
+    offChange();
+    offProgress();
   }
-  if (interrupted) {
-    process.stderr.write('blocklift: interrupted; run the same command again to continue\n');
-    return 130;
-  }
-  const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
-  if (!acc.json)
-    process.stderr.write(
-      `${results.size - failed} of ${results.size} file(s) uploaded or skipped${failed ? `, ${failed} failed` : ''}\n`,
-    );
-  return failed ? 1 : 0;
-}
-
-/**
- * Output: with --json one JSON line per finished file on stdout ({key, hash, size, status,
- * verified, path, error?, warning?}; `verified` is true only when the service's hash equalled
- * the etag computed while reading: a 579 or a callback reply without hash is done but not
- * verified, and its text line says so); on a terminal a progress bar on stderr (per-file lines printed
- * when it stops); otherwise one text line per finished file.
- */
-class Reporter {
-  private readonly bar: cliProgress.SingleBar | undefined;
-  private readonly bytes = new Map<number, { done: number; size: number }>();
-  private readonly held: string[] = [];
-  private readonly startedMs = performance.now();
-  private finishedCount = 0;
-
-  constructor(
-    private readonly json: boolean,
-    private readonly fileCount: number,
-    /** The hash the service returned for a transfer, null when it returned none. */
-    private readonly remoteHashOf: (id: number) => string | null,
-  ) {
-    if (!json && process.stderr.isTTY) {
-      this.bar = new cliProgress.SingleBar(
-        {
-          format:
-            ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta_formatted} | {files}/{fileCount} files',
-          stream: process.stderr,
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      this.bar.start(1, 0, { doneMiB: '0', totalMiB: '?', speed: '0', files: 0, fileCount });
-    }
-  }
-
-  progress(id: number, done: number, size: number): void {
-    this.bytes.set(id, { done, size });
-    this.redraw();
-  }
-
-  finished(s: TransferSnapshot): void {
-    this.finishedCount++;
-    this.bytes.set(s.id, { done: s.size, size: s.size });
-    const verified = s.state === 'done' && s.etag !== null && this.remoteHashOf(s.id) === s.etag;
-    if (this.json) {
-      const line = {
-        key: s.key,
-        hash: s.state === 'done' ? s.etag : null,
-        size: s.size,
-        status: s.state,
-        verified,
-        path: s.localPath,
-        ...(s.lastError ? { error: s.lastError } : {}),
-        ...(s.warning ? { warning: s.warning } : {}),
-      };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
-      return;
-    }
-    const text = `${s.state.padEnd(8)} ${s.key} (${s.size} bytes)${s.state === 'done' ? ` ${s.etag}${verified ? '' : ' NOT VERIFIED'}` : ''}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
-    if (this.bar) this.held.push(text);
-    else process.stdout.write(`${text}\n`);
-    this.redraw();
-  }
-
-  private redraw(): void {
-    if (!this.bar) return;
-    let done = 0;
-    let total = 0;
-    for (const b of this.bytes.values()) {
-      done += b.done;
-      total += b.size;
-    }
-    const seconds = (performance.now() - this.startedMs) / 1000;
-    this.bar.setTotal(Math.max(1, total));
-    this.bar.update(done, {
-      doneMiB: (done / MiB).toFixed(1),
-      totalMiB: (total / MiB).toFixed(1),
-      speed: seconds > 0 ? (done / MiB / seconds).toFixed(1) : '0',
-      files: this.finishedCount,
-      fileCount: this.fileCount,
-    });
-  }
-
-  stop(): void {
-    this.bar?.stop();
-    for (const line of this.held) process.stdout.write(`${line}\n`);
-  }
+  return { results, interrupted };
 }
