@@ -5,7 +5,6 @@ import { AccountRepo } from '../../../src-main/store/account-repo';
 import { WatchManager } from '../../../src-main/sync/watch-manager';
 import { SyncHarness } from './harness';
 
-
 describe('watch manager: plan, refusals, pause', () => {
   let h: SyncHarness;
   let m: WatchManager | undefined;
