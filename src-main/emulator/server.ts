@@ -21,6 +21,7 @@ import { mountFmgr, type FmgrService } from './fmgr';
 import { HttpError, sendJson } from './http-util';
 import { MergeLog } from './merge';
 import { EMULATOR_MIGRATIONS } from './migrations';
+import { handleFormUpload } from './form-upload';
 import { handleMkfile, type MkfileDeps } from './mkfile';
 import type { NotifyRetry } from './notify';
 import { ObjectStoreError, SqliteObjectStore } from './object-store';
@@ -193,6 +194,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   addRoute('POST', '/bput/:ctx/:offset', 'bput', (req, res, params) => handleBput(chunkDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize/*', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
+  addRoute('POST', '/file/upload', 'form', (req, res) => handleFormUpload(mkfileDeps, req, res));
   const openStreams = new Set<Readable>();
   // Downloads are not in the router: it folds trailing slashes, which are part of a key.
   const downloadEntry: RouteEntry = {
