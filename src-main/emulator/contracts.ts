@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 
 /**
  * What the emulator's parts share. The server (server.ts) owns the HTTP listener, the

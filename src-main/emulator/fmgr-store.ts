@@ -1,4 +1,4 @@
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import type { FmgrOpName } from '../protocol/fops';
 import { FMGR_OPS } from '../protocol/fops';
 import { fmgrItemState, fmgrTaskState } from '../protocol/codes';

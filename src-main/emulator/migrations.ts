@@ -1,4 +1,4 @@
-import type { Migration } from '../store/db';
+import type { Migration } from '../base/sqlite';
 
 /**
  * Schema of the emulator's own database (<data>/emulator.db). Only the tables of the

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import FindMyWay from 'find-my-way';
-import { openDatabase, type Db } from '../store/db';
+import { openDatabase, type Db } from '../base/sqlite';
 import { handleAdmin, type SweepResult } from './admin';
 import { BlockStore } from './block-store';
 import { handleBput, handleMkblk, type ChunkDeps } from './chunk-routes';

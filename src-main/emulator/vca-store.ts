@@ -1,4 +1,4 @@
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import { VCA_TYPES, type VcaJob, type VcaResultGroup, type VcaType } from '../protocol/types';
 
 /**
