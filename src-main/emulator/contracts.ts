@@ -79,7 +79,7 @@ export type RouteHandler = (
 export interface EmulatorContext {
   config: EmulatorConfig;
   objects: ObjectStore;
-  /** The emulator's own metadata database; each part creates its own tables (CREATE TABLE IF NOT EXISTS). */
+  /** The emulator's own metadata database; every table comes from its migrations (migrations.ts). */
   db: Db;
   clock: Clock;
   /** Registers a route on the shared router; the server adds CORS headers and turns thrown errors into JSON 500s. */
