@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../base/logger';
 import type { Db } from '../base/sqlite';
 
 /**
@@ -84,6 +85,8 @@ export interface EmulatorContext {
   clock: Clock;
   /** Registers a route on the shared router; the server adds CORS headers and turns thrown errors into JSON 500s. */
   route(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RouteHandler): void;
+  /** Where the parts report what a caller cannot see (a task that stopped on an error). */
+  logger: Logger;
   /** Registers something to stop when the emulator closes (timers, pending notifications). */
   onClose(fn: () => void | Promise<void>): void;
   /** Public download URL of an object (used for Fmgr item url and VCA sources). */
