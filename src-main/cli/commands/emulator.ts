@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { stderrLogger } from '../../base/logger';
 import { DAY_MS } from '../../emulator/clock';
 import { FaultConfigError, parseFaultConfig, type FaultConfig } from '../../emulator/faults';
 import {
@@ -113,6 +114,7 @@ export function register(program: Command): void {
           smartMediaDisabledBuckets: o.vcaDisabled as string[] | undefined,
           purgeAgeMs: (o.purgeAgeDays as number) * DAY_MS,
           adminToken: o.adminToken as string | undefined,
+          logger: stderrLogger('blocklift emulator: '),
         });
       } catch (e) {
         const err = e as Error & { code?: string };
