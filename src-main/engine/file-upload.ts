@@ -59,8 +59,8 @@ export interface UploadHooks {
   phase(state: 'uploading' | 'completing'): void;
   /** Bytes acknowledged so far changed (after each chunk, or set back by a restart). */
   progress(bytesDone: number, totalBytes: number): void;
-  /** A retry happened: the engine counts attempts and logs. */
-  retried(reason: string): void;
+  /** A retry happened: the engine counts attempts, logs, and tells listeners when the next attempt is. */
+  retried(reason: string, delayMs: number): void;
 }
 
 const MAX_RESTARTS_ON_CHANGE = 2;
@@ -315,7 +315,7 @@ export class FileUpload {
           this.deps.crc.trackBlockCrc = true;
           d = { action: 'restart-block', delayMs: 0 };
         }
-        this.hooks.retried(`${e.message} → ${d.action}`);
+        this.hooks.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
         switch (d.action) {
           case 'retry':
           case 'resend-chunk':
@@ -420,7 +420,7 @@ export class FileUpload {
         if (!isServiceError(e)) throw e;
         attempt++;
         const d = this.decideOn(e, call, tok, attempt);
-        this.hooks.retried(`${e.message} → ${d.action}`);
+        this.hooks.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
         switch (d.action) {
           case 'retry':
           case 'resend-chunk':

@@ -8,6 +8,7 @@ import { PlanError, checkBlockSize } from '../../engine/plan';
 import type { ConflictPolicy, TransferOptions, TransferSnapshot } from '../../shared/models';
 import { AddFilesError, addFiles, type AddFilesResult } from '../../service/add-files';
 import { QueueInUseError, lockQueue } from '../../service/queue-lock';
+import { RetryNotices } from '../retry-notices';
 import { UploadReporter } from '../upload-report';
 import { openAppDatabase } from '../../store/app-db';
 import { AccountRepo } from '../../store/account-repo';
@@ -230,7 +231,14 @@ async function runQueued(
     if (results.size === mine.size) resolveAll();
   };
   const offChange = engine.onTransferChange(onSettled);
-  const offProgress = engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone));
+  const notices = new RetryNotices();
+  const offProgress = engine.onProgress((p) => {
+    if (!mine.has(p.id)) return;
+    out.progress(p.id, p.bytesDone);
+    const n = notices.accept(p);
+    const s = n && engine.get(n.id);
+    if (n && s) out.retrying(s, n.reason, n.nextAttemptAt);
+  });
   let interrupted = false;
   const onSignal = () => {
     interrupted = true;
