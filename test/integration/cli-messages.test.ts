@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli, type CliRunOptions } from '../helpers/cli';
+import { spawn } from 'node:child_process';
+import { BIN, jsonLines, runCli, type CliRunOptions } from '../helpers/cli';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
 /** Exit codes and messages of the command line (issue 11). */
@@ -168,4 +169,37 @@ describe('blocklift messages', () => {
       /^blocklift: retrying w\.txt: .*nothing listens at 127\.0\.0\.1:\d+.*; next attempt at \d\d:\d\d:\d\d$/m,
     );
   });
+
+  it('on a terminal the progress bar total is the whole upload from the start, never goes back, never shows NaN or Infinity', async () => {
+    await mkdir(path.join(dir, 'bar'), { recursive: true });
+    for (const n of ['a', 'b', 'c']) await writeFile(path.join(dir, 'bar', `${n}.bin`), Buffer.alloc(1024 * 1024, 1));
+    // `script` gives the command a terminal (the bar is drawn only on one).
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} upload bar --bucket ${emu.bucket} --prefix bar/ --db bar.db --concurrency 1 --limit 1024`;
+    const r = await runScript(command, { cwd: dir, env: env() });
+    expect(r.code, r.stdout).toBe(0);
+    const bars = [...r.stdout.matchAll(/(\d+)% \| ([\d.]+)\/([\d.]+) MiB .*?ETA (\S+)/g)];
+    expect(bars.length).toBeGreaterThan(1);
+    expect(new Set(bars.map((m) => m[3]))).toEqual(new Set(['3.0']));
+    const pct = bars.map((m) => Number(m[1]));
+    expect(pct.every((p, i) => i === 0 || p >= pct[i - 1]!)).toBe(true);
+    expect(r.stdout).not.toMatch(/NaN|Infinity|NFs/);
+  });
 });
+
+/** Runs a shell command under `script`, which gives it a pseudo-terminal; stdout holds all it printed. */
+function runScript(
+  command: string,
+  opts: { cwd: string; env: CliRunOptions['env'] },
+): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...opts.env, COLUMNS: '200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}
