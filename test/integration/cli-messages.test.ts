@@ -170,6 +170,30 @@ describe('blocklift messages', () => {
     );
   });
 
+  it('upload on the database of a running watch says the queue is in use by it; the watch lets go when it ends', async () => {
+    const folder = path.join(dir, 'lockw');
+    await mkdir(folder, { recursive: true });
+    const db = path.join(dir, 'lockdb', 'q.db');
+    let watchPid = 0;
+    let lockSeen!: () => void;
+    const locked = new Promise<void>((r) => (lockSeen = r));
+    const watching = cli(['watch', folder, '--bucket', emu.bucket, '--db', db, '--yes'], {
+      killAfterMs: 120_000,
+      onSpawn: (child) => {
+        watchPid = child.pid!;
+        child.stderr!.on('data', (d: Buffer) => /watching/.test(d.toString()) && lockSeen());
+      },
+    });
+    await locked;
+    await writeFile(path.join(dir, 'lk.txt'), 'l');
+    const r = await cli(['upload', 'lk.txt', '--bucket', emu.bucket, '--db', db]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`is in use by process ${watchPid} (blocklift watch)`);
+    process.kill(watchPid, 'SIGINT');
+    expect((await watching).code).toBe(130);
+    expect((await cli(['upload', 'lk.txt', '--bucket', emu.bucket, '--db', db])).code).toBe(0);
+  });
+
   it('on a terminal the progress bar total is the whole upload from the start, never goes back, never shows NaN or Infinity', async () => {
     await mkdir(path.join(dir, 'bar'), { recursive: true });
     for (const n of ['a', 'b', 'c']) await writeFile(path.join(dir, 'bar', `${n}.bin`), Buffer.alloc(1024 * 1024, 1));

@@ -8,7 +8,7 @@ import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
 import { RootRefusedError, isInside } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
-import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { addAccountOptions, takeQueueLock, readAccountFlags, requireCredentials } from '../account-options';
 import { collect, wholeNumber } from '../option-parsers';
 import { findEmulatorDataDir } from '../../service/emulator-guard';
 import { printable } from '../../service/expand-paths';
@@ -207,6 +207,8 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
     throw new CliError(
       `${folder} ${isInside(path.resolve(folder), emulatorData) ? 'is inside' : 'holds'} the emulator's data folder ${emulatorData}: watching it would upload the emulator's own files forever; watch another folder, or give the emulator a --data folder outside it (its default is in Blocklift's data folder)`,
     );
+  // One uploading process per queue database (service/queue-lock.ts); a dry run uploads nothing.
+  const lock = opts.dryRun ? undefined : takeQueueLock(dbFile, 'blocklift watch');
   let core: AppCore;
   try {
     core = await AppCore.open({
@@ -219,6 +221,7 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
     });
   } catch (e) {
+    lock?.release();
     throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
   try {
@@ -292,5 +295,6 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
     throw e;
   } finally {
     await core.close();
+    lock?.release();
   }
 }
