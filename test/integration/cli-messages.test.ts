@@ -115,6 +115,26 @@ describe('blocklift messages', () => {
     sqlite.close();
   });
 
+  it('fmgr status --wait --timeout of a task still running names the real persistentId to look it up again', async () => {
+    // A source that never answers keeps the emulator's fetch task processing.
+    const hang = http.createServer(() => {});
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(hang.address() as AddressInfo).port}/slow.bin`;
+      const db = path.join(dir, 'hang.db');
+      const sub = await cli(['fmgr', 'fetch', '--url', url, '--bucket', emu.bucket, '--key', 'slow.bin', '--db', db]);
+      expect(sub.code, sub.stderr).toBe(0);
+      const id = sub.stdout.trim();
+      const r = await cli(['fmgr', 'status', id, '--wait', '--timeout', '2', '--db', db]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`see it with: blocklift fmgr status ${id}`);
+      expect(r.stderr).not.toContain('<persistentId>');
+    } finally {
+      hang.closeAllConnections();
+      await new Promise<void>((r) => hang.close(() => r()));
+    }
+  });
+
   it('a file name with a newline is one line in plain output (escaped)', async () => {
     await mkdir(path.join(dir, 'nl'), { recursive: true });
     await writeFile(path.join(dir, 'nl', 'two\nlines.txt'), 'x');
