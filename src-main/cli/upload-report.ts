@@ -2,6 +2,7 @@ import cliProgress from 'cli-progress';
 import type { AlreadyUploaded, SkippedPath } from '../service/add-files';
 import { printable } from '../service/expand-paths';
 import type { TransferSnapshot } from '../shared/models';
+import { clockTime } from './retry-notices';
 
 /**
  * What `blocklift upload` prints. With --json one JSON object per line on stdout:
@@ -71,7 +72,7 @@ export class UploadReporter {
   /** The engine will try again at `nextAttemptAt` (ms since the epoch) after `reason`. */
   retrying(s: { key: string; localPath: string }, reason: string, nextAttemptAt: number): void {
     const at = new Date(nextAttemptAt);
-    const text = `retrying ${printable(s.key)}: ${reason}; next attempt at ${at.toLocaleTimeString()}`;
+    const text = `retrying ${printable(s.key)}: ${reason}; next attempt at ${clockTime(nextAttemptAt)}`;
     if (this.json) {
       const line = { status: 'retrying', key: s.key, path: s.localPath, reason, nextAttemptAt: at.toISOString() };
       process.stdout.write(`${JSON.stringify(line)}\n`);

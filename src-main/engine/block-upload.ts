@@ -23,7 +23,7 @@ export interface BlockRound {
   batch: string;
   /** The retry decision for a failed call (retry.ts, with the upload's state). */
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
-  retried(reason: string): void;
+  retried(reason: string, delayMs: number): void;
   /** Bytes acknowledged changed (a chunk committed, or a block set back). */
   progressed(): void;
 }
@@ -158,7 +158,7 @@ async function afterChunkError(
     r.deps.crc.trackBlockCrc = true;
     d = { action: 'restart-block', delayMs: 0 };
   }
-  r.retried(`${e.message} → ${d.action}`);
+  r.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
   switch (d.action) {
     case 'retry':
     case 'resend-chunk':

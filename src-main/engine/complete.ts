@@ -22,7 +22,7 @@ export interface CompleteStep {
   size: number;
   blocks: readonly BlockState[];
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
-  retried(reason: string): void;
+  retried(reason: string, delayMs: number): void;
   /** Sets every block back and uploads them all again (412, or a refused block list). */
   reuploadBlocks(stops: Stops): Promise<void>;
 }
@@ -114,7 +114,7 @@ async function afterMkfileError(
 ): Promise<UploadOutcome | undefined> {
   const signal = stops.soft;
   const d = c.decide(e, at.call, at.tok, at.counts.attempt);
-  c.retried(`${e.message} → ${d.action}`);
+  c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
   switch (d.action) {
     case 'retry':
     case 'resend-chunk':

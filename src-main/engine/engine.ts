@@ -235,7 +235,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
           this.setState(rec.id, { state });
         },
         progress: (bytesDone, total) => this.onBytes(rec.id, tracker, bytesDone, total),
-        retried: (reason) => {
+        retried: (reason, delayMs) => {
+          this.onRetry(rec.id, tracker, reason, delayMs);
           try {
             const cur = this.store.getTransfer(rec.id);
             this.store.updateTransfer(rec.id, { attempts: (cur?.attempts ?? 0) + 1 });
@@ -319,6 +320,20 @@ export class UploadEngine implements TransferQueue, TransferControl {
       size: total,
       speed: tracker.speed(t),
       etaSeconds: tracker.etaSeconds(t),
+    };
+    this.progress.emit(ev);
+  }
+
+  /** A retry is news at once (a person must not watch a frozen bar): sent unthrottled. */
+  private onRetry(id: number, tracker: ProgressTracker, reason: string, delayMs: number): void {
+    const t = performance.now();
+    const ev: ProgressEvent = {
+      id,
+      bytesDone: tracker.bytesDone,
+      size: tracker.totalBytes,
+      speed: tracker.speed(t),
+      etaSeconds: null,
+      retry: { reason, nextAttemptAt: this.now() + delayMs },
     };
     this.progress.emit(ev);
   }

@@ -49,7 +49,7 @@ export function storeWrite(fn: () => void): void {
   } catch (e) {
     throw new TransferFailure(
       'db-write-failed',
-      `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); is its disk full or read-only?`,
+      `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); ${/^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: string }).code)) ? 'another process holds it (two uploads on one database?)' : 'is its disk full or read-only?'}`,
       { cause: e },
     );
   }

@@ -73,7 +73,7 @@ export class FileUpload {
             size: this.size,
             blocks: this.blocks,
             decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
-            retried: (reason) => this.hooks.retried(reason),
+            retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
             reuploadBlocks: (stops) => this.reuploadBlocks(stops),
           },
           signal,
@@ -226,7 +226,7 @@ export class FileUpload {
       tokens: this.tokens,
       batch: this.batch,
       decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
-      retried: (reason) => this.hooks.retried(reason),
+      retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
       progressed: () => this.reportProgress(),
     };
   }

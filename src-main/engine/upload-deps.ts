@@ -49,7 +49,8 @@ export interface UploadHooks {
   /** Bytes acknowledged so far changed (after each chunk, or set back by a restart). */
   progress(bytesDone: number, totalBytes: number): void;
   /** A retry happened: the engine counts attempts and logs. */
-  retried(reason: string): void;
+  /** A retry happened: the engine counts attempts, logs, and tells listeners when the next attempt is. */
+  retried(reason: string, delayMs: number): void;
 }
 
 /**

@@ -44,6 +44,7 @@ function cli(args: string[], opts: { killAfterMs?: number; env?: Record<string, 
       cwd: dir,
       env: {
         ...process.env,
+        BLOCKLIFT_DATA: path.join(dir, 'data'), // never the real home
         BLOCKLIFT_UPLOAD_URL: emu.uploadUrl,
         BLOCKLIFT_AK: emu.config.accessKey,
         BLOCKLIFT_SK: emu.config.secretKey,

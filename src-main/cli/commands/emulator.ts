@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { stderrLogger } from '../../base/logger';
 import { DAY_MS } from '../../emulator/clock';
@@ -10,6 +11,7 @@ import {
   startEmulator,
   type RunningEmulator,
 } from '../../emulator/server';
+import { defaultDataDir } from '../../service/data-dir';
 import { collect, wholeNumberParser } from '../option-parsers';
 import { CliError } from '../cli-error';
 
@@ -19,7 +21,10 @@ import { CliError } from '../cli-error';
  * (as one JSON line with --json).
  */
 export const DEFAULT_EMULATOR_PORT = 8088;
-export const DEFAULT_EMULATOR_DATA_DIR = './.blocklift-emulator';
+/** The emulator's data by default: `emulator/` in Blocklift's data folder (service/data-dir.ts), where the app's embedded one keeps it too. */
+export function defaultEmulatorDataDir(): string {
+  return path.join(defaultDataDir(), 'emulator');
+}
 
 /** --faults takes JSON text, or @file for a JSON file; --seed overrides its seed. */
 export function readFaults(text: string | undefined, seed: number | undefined): FaultConfig | undefined {
@@ -61,7 +66,10 @@ export function register(program: Command): void {
       wholeNumberParser('--port', 0, 65535),
       DEFAULT_EMULATOR_PORT,
     )
-    .option('--data <dir>', 'folder of objects, unmerged blocks and metadata', DEFAULT_EMULATOR_DATA_DIR)
+    .option(
+      '--data <dir>',
+      "folder of objects, unmerged blocks and metadata (default: emulator/ in Blocklift's data folder, env BLOCKLIFT_DATA)",
+    )
     .option('--ak <AK>', 'access key the emulator accepts', DEFAULT_ACCESS_KEY)
     .option('--sk <SK>', 'secret key the emulator signs and checks with', DEFAULT_SECRET_KEY)
     .option('--bucket <name>', `a bucket (repeatable; default "${DEFAULT_BUCKET}")`, collect)
@@ -104,7 +112,7 @@ export function register(program: Command): void {
       try {
         emu = await startEmulator({
           port: o.port as number,
-          dataDir: o.data as string,
+          dataDir: typeof o.data === 'string' ? o.data : defaultEmulatorDataDir(),
           accessKey: ak,
           secretKey: sk,
           buckets: (o.bucket as string[] | undefined) ?? [DEFAULT_BUCKET],
