@@ -65,7 +65,7 @@ describe('error catalog', () => {
         get: () => {
           throw new Error('secret path /home/u/.ssh/id_rsa in a bug');
         },
-        set: (p) => {
+        set: (p: unknown) => {
           ran.push(p);
           throw new ScheduleError('window 1 is empty');
         },
