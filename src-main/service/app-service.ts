@@ -117,7 +117,7 @@ export class AppService implements AppApi {
   /** Calls a verb by its method name ("transfers.list"), as a door routes a request. Never rejects. */
   invoke(method: string, input: unknown): Promise<Result<unknown>> {
     const [a, v] = method.split('.') as [string, string | undefined];
-    const verbs = (API_VERBS as Record<string, readonly string[] | undefined>)[a];
+    const verbs = Object.hasOwn(API_VERBS, a) ? (API_VERBS as Record<string, readonly string[]>)[a] : undefined;
     if (!verbs || v === undefined || !verbs.includes(v))
       return Promise.resolve({ ok: false, error: appError('unknown-method', { method: method.slice(0, 100) }) });
     const fn = (this[a as ApiArea] as unknown as Record<string, (i: unknown) => Promise<Result<unknown>>>)[v]!;

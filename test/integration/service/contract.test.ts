@@ -1,4 +1,4 @@
-import { mkdir, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContractWorld, value } from './contract-world';
@@ -50,7 +50,8 @@ describe('the app service, through its contract', () => {
     expect(!extra.ok && extra.error.code).toBe('invalid-input');
     const missing = await svc.transfers.get({ id: 999_999 });
     expect(!missing.ok && missing.error).toMatchObject({ code: 'not-found', params: { id: 999_999 } });
-    expect((await svc.invoke('transfers.explode', {})).ok).toBe(false);
+    for (const m of ['transfers.explode', '__proto__.x', 'constructor', 'transfers.constructor'])
+      expect(await svc.invoke(m, {})).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
     const gone = await svc.transfers.add({ paths: [path.join(w.tmp, 'nope')], target: { bucket: 'local' } });
     expect(!gone.ok && gone.error.code).toBe('path-not-found');
     const door = await svc.app.openDataFolder();
@@ -158,5 +159,50 @@ describe('the app service, through its contract', () => {
     expect(cleared.hasSecret).toBe(false);
     expect(await import('node:fs/promises').then((fs) => fs.readdir(path.join(w.dataDir, 'secrets')))).toEqual([]);
     expect(value(await svc.accounts.remove({ id: saved.id }))).toEqual({ removed: true });
+  });
+
+  it('an account edited through accounts.save is used by the very next transfer, with no restart', async () => {
+    w = await ContractWorld.create();
+    const svc = await w.open();
+    const local = value(await svc.accounts.list()).find((a) => a.isLocal)!;
+    // The embedded emulator's own keys, as a person would paste them into a second account.
+    const secret = (await readFile(path.join(w.dataDir, 'local-account.key'), 'utf8')).trim();
+    const remote = value(
+      await svc.accounts.save({
+        name: 'Remote',
+        uploadUrl: local.uploadUrl,
+        accessKey: local.accessKey,
+        secretKey: secret,
+      }),
+    );
+    const file = path.join(w.tmp, 'r.txt');
+    await writeFile(file, 'remote');
+    const upload = async (key: string) => {
+      const [id] = value(
+        await svc.transfers.add({ paths: [file], target: { accountId: remote.id, bucket: 'local', key } }),
+      ).queued;
+      await w.until(() => ['done', 'failed'].includes(w.lastSeen(id!)?.state ?? ''), `${key} settled`);
+      return w.lastSeen(id!)!;
+    };
+    expect((await upload('r1.txt')).state).toBe('done');
+
+    value(
+      await svc.accounts.save({ id: remote.id, name: 'Remote', uploadUrl: local.uploadUrl, accessKey: 'wrong-ak' }),
+    );
+    const refused = await upload('r2.txt');
+    expect(refused.state).toBe('failed');
+    expect(JSON.stringify(w.events)).not.toContain(secret);
+
+    value(
+      await svc.accounts.save({
+        id: remote.id,
+        name: 'Remote',
+        uploadUrl: local.uploadUrl,
+        accessKey: local.accessKey,
+      }),
+    );
+    const retried = value(await svc.transfers.retry({ ids: [refused.id] }));
+    expect(retried).toEqual({ count: 1 });
+    await w.until(() => w.lastSeen(refused.id)?.state === 'done', 'the retried transfer done');
   });
 });
