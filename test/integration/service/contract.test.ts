@@ -66,6 +66,7 @@ describe('the app service, through its contract', () => {
     const old = new Date(Date.now() - 60_000);
     await writeFile(path.join(folder, 'one.txt'), 'one');
     await utimes(path.join(folder, 'one.txt'), old, old);
+    await writeFile(path.join(folder, 'notes.tmp'), 'ignored by the default rules');
     const plan = value(await svc.roots.plan({ path: folder, bucket: 'local' }));
     expect(plan.newFiles).toBe(1);
     const root = value(await svc.roots.add({ path: folder, bucket: 'local', options: { stabilityMs: 100 } }));
@@ -77,14 +78,20 @@ describe('the app service, through its contract', () => {
         ),
       'the root to count one uploaded file',
     );
+    const listed = value(await svc.roots.list()).find((r) => r.id === root.id)!;
+    expect(listed.counts).toMatchObject({ uploaded: 1, ignored: 1, rejected: 0 });
+    expect(listed.scanning).toBeNull();
     const list = value(await svc.transfers.list({ rootId: root.id }));
     expect(list.rows.map((r) => [r.key, r.rootId, r.source])).toEqual([['one.txt', root.id, 'watch']]);
     const badOpts = await svc.roots.update({ id: root.id, options: { stabilityMs: -1 } });
     expect(!badOpts.ok && badOpts.error.code).toBe('invalid-watch-options');
     const preview = value(await svc.roots.previewIgnores({ path: folder, options: { ignore: ['*.txt'] } }));
     expect(preview).toEqual({
-      ignored: [{ relPath: 'one.txt', reason: 'ignore-rule' }],
-      ignoredCount: 1,
+      ignored: [
+        { relPath: 'notes.tmp', reason: 'ignore-rule' },
+        { relPath: 'one.txt', reason: 'ignore-rule' },
+      ],
+      ignoredCount: 2,
       includedCount: 0,
     });
   });
