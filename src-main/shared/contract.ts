@@ -519,6 +519,8 @@ export interface AppEvents {
 }
 
 export type AppEventName = keyof AppEvents;
+/** One event as a listener of the service receives it (and as a door forwards it: name and payload). */
+export type AppEventMessage = { [N in AppEventName]: { name: N; payload: AppEvents[N] } }[AppEventName];
 export const APP_EVENT_NAMES: readonly AppEventName[] = [
   'transfers',
   'roots',
