@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { DoorConfigError, startHeadlessDoor, type HeadlessDoor } from '../../../src-main/headless/server';
 import { API_METHODS } from '../../../src-main/shared/contract';
 import { API_HTTP_PREFIX, API_WS_PATH, TOKEN_COOKIE } from '../../../src-main/shared/wire';
-import { openDoorBackend, type TestBackend } from './backend';
+import { AppService } from '../../../src-main/service/app-service';
 
 /** Opens a WebSocket to the door; resolves with the upgrade's HTTP status (101 when accepted). */
 function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
@@ -26,7 +26,7 @@ function upgradeStatus(url: string, headers: Record<string, string>): Promise<nu
 
 describe('headless door access', () => {
   let tmp = '';
-  let backend: TestBackend;
+  let service: AppService;
   let door: HeadlessDoor;
   let wsUrl = '';
 
@@ -36,9 +36,9 @@ describe('headless door access', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(rendererDir);
     writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Blocklift test page</title>');
-    backend = await openDoorBackend(path.join(tmp, 'data'));
+    service = await AppService.open({ dataDir: path.join(tmp, 'data'), door: { door: 'headless' } });
     door = await startHeadlessDoor({
-      backend: backend.door,
+      backend: service,
       version: 'test',
       rendererDir,
       stagingDir: path.join(tmp, 'data', 'staging'),
@@ -48,7 +48,7 @@ describe('headless door access', () => {
 
   afterAll(async () => {
     await door?.close();
-    await backend?.close();
+    await service?.close();
     rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -128,7 +128,7 @@ describe('headless door access', () => {
 
   it('refuses to listen beyond loopback unless asked explicitly (--host)', async () => {
     const opts = {
-      backend: backend.door,
+      backend: service,
       version: 'test',
       rendererDir: path.join(tmp, 'renderer'),
       stagingDir: path.join(tmp, 'staging2'),
