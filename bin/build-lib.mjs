@@ -5,7 +5,16 @@
 // A part is current when every input it was built from still exists and is not newer than
 // the moment its build started (and, for the renderer, no file was added to its folders).
 // `buildState` loads no bundler, so bin/blocklift.mjs can call it on every start.
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,6 +104,10 @@ export function buildState() {
   return { main: staleReason('main'), renderer: staleReason('renderer') };
 }
 
+/** The tray and window icon, copied next to the Electron main bundle (electron-builder packs dist/ only). */
+const ICON = 'assets/icon.png';
+const ICON_OUT = 'dist/electron/icon.png';
+
 /** esbuild's `require` shim for CommonJS dependencies bundled into an ES module. */
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __blRequire } from 'node:module'; const require = __blRequire(import.meta.url);";
@@ -128,6 +141,7 @@ export async function buildMain() {
   };
   const esm = { ...common, format: 'esm', banner: { js: ESM_REQUIRE_BANNER } };
   const builds = await Promise.all([
+    esbuild.build({ ...esm, entryPoints: { main: 'src-main/electron/main.ts' }, outdir: 'dist/electron' }),
     esbuild.build({
       ...esm,
       entryPoints: { cli: 'src-main/cli/main.ts' },
@@ -143,8 +157,10 @@ export async function buildMain() {
       outExtension: { '.js': '.cjs' },
     }),
   ]);
-  const inputs = new Set(SHARED_INPUTS);
-  const outputs = [];
+  const inputs = new Set([...SHARED_INPUTS, ICON]);
+  const outputs = [ICON_OUT];
+  mkdirSync(path.join(ROOT, 'dist/electron'), { recursive: true });
+  copyFileSync(path.join(ROOT, ICON), path.join(ROOT, ICON_OUT));
   for (const b of builds) {
     writeAtomically(b.outputFiles);
     for (const input of Object.keys(b.metafile.inputs)) if (!input.includes('node_modules/')) inputs.add(input);
