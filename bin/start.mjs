@@ -20,6 +20,6 @@ if (runtime.ok) {
   process.stderr.write(
     `blocklift: the desktop window needs the Electron runtime and ${runtime.reason}; starting the headless door instead (open its URL in a browser).\n`,
   );
-  const { main } = await import('../dist/cli.mjs');
+  const { main } = await import('../dist/cli/cli.mjs');
   process.exitCode = await main([process.argv[0], 'blocklift', 'serve', ...args]);
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,11 +8,11 @@ import { APP_VERSION } from '../../shared/version';
 import { CliError } from '../cli-error';
 import { wholeNumber } from '../option-parsers';
 
-/** dist/renderer next to the compiled CLI (dist/cli.mjs), or from the sources' root under tsx. */
+/** dist/renderer of the project this command runs from (compiled in dist/cli/, or the sources under tsx). */
 function rendererDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const root = path.basename(here) === 'dist' ? path.dirname(here) : path.resolve(here, '../../..');
-  return path.join(root, 'dist', 'renderer');
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'renderer');
 }
 
 /**
