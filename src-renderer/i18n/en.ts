@@ -56,6 +56,7 @@ export const en = {
   sources: { watch: 'Watched folder', manual: 'Added by hand', cli: 'Command line', any: 'Any source' },
   transfers: {
     title: 'Transfers',
+    active: 'Active',
     sidebar: 'Filter by state',
     search: 'Search key or path',
     account: 'Account',

@@ -53,6 +53,7 @@ export const zhCN: Catalog = {
   sources: { watch: '监视文件夹', manual: '手动添加', cli: '命令行', any: '任意来源' },
   transfers: {
     title: '传输',
+    active: '进行中',
     sidebar: '按状态筛选',
     search: '搜索键或路径',
     account: '账户',

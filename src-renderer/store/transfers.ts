@@ -63,8 +63,12 @@ export interface TransfersState {
   loaded: boolean;
   selected: number[];
   allSelected: boolean;
+  /** The list position a shift-click extends from. */
+  anchor: number | null;
   detailId: number | null;
   detail: TransferDetail | null;
+  /** The "add" dialog: paths known so far, and whether some dropped files had no local path (a browser). */
+  adding: { paths: string[]; noPath: boolean } | null;
 }
 
 export function emptyTotals(): TransferTotals {
@@ -93,8 +97,10 @@ export function initial(): TransfersState {
     loaded: false,
     selected: [],
     allSelected: false,
+    anchor: null,
     detailId: null,
     detail: null,
+    adding: null,
   };
 }
 
@@ -193,6 +199,34 @@ export function selection(state: TransfersState): TransferSelection {
   return state.allSelected ? { all: true } : { ids: state.selected };
 }
 
+/**
+ * A click on the row at `index` (pure): alone it selects that row; `toggle` (Ctrl/Cmd) adds
+ * or removes it; `range` (Shift) selects from the anchor to it (rows of pages not held are
+ * left out: they are not on screen).
+ */
+export function clickRow(
+  state: TransfersState,
+  index: number,
+  mode: { toggle?: boolean; range?: boolean },
+): Pick<TransfersState, 'selected' | 'allSelected' | 'anchor'> {
+  const id = idAt(state, index);
+  if (id === undefined) return { selected: state.selected, allSelected: state.allSelected, anchor: state.anchor };
+  if (mode.range && state.anchor !== null) {
+    const [from, to] = state.anchor < index ? [state.anchor, index] : [index, state.anchor];
+    const ids: number[] = [];
+    for (let i = from; i <= to; i++) {
+      const at = idAt(state, i);
+      if (at !== undefined) ids.push(at);
+    }
+    return { selected: ids, allSelected: false, anchor: state.anchor };
+  }
+  if (mode.toggle) {
+    const selected = state.selected.includes(id) ? state.selected.filter((x) => x !== id) : [...state.selected, id];
+    return { selected, allSelected: false, anchor: index };
+  }
+  return { selected: [id], allSelected: false, anchor: index };
+}
+
 export type BulkVerb = 'pause' | 'resume' | 'cancel' | 'retry' | 'remove';
 
 export function actions(ctx: SliceContext<TransfersState>) {
@@ -254,6 +288,14 @@ export function actions(ctx: SliceContext<TransfersState>) {
     return res.value.count;
   };
 
+  const openDetail = async (id: number | null): Promise<void> => {
+    ctx.set({ detailId: id, detail: null });
+    if (id === null) return;
+    const res = await callSafely(ctx.bridge, 'transfers.get', { id });
+    if (!res.ok) return ctx.report(res.error, 'transfers.get');
+    if (ctx.get().detailId === id) ctx.set({ detail: res.value });
+  };
+
   return {
     /** The list shows rows [start, end): fetch the pages it lacks. */
     setVisible: async (start: number, end: number): Promise<void> => {
@@ -264,15 +306,29 @@ export function actions(ctx: SliceContext<TransfersState>) {
     setFilters,
     bulk,
     select: (ids: number[]) => ctx.set({ selected: ids, allSelected: false }),
+    click: (index: number, mode: { toggle?: boolean; range?: boolean }) => ctx.set((s) => clickRow(s, index, mode)),
     selectAll: () => ctx.set({ selected: [], allSelected: true }),
     clearSelection: () => ctx.set({ selected: [], allSelected: false }),
-    openDetail: async (id: number | null): Promise<void> => {
-      ctx.set({ detailId: id, detail: null });
+    /** Opens the details of the row at a list position (when its page is held). */
+    openRow: (index: number): void => {
+      const id = idAt(ctx.get(), index);
+      if (id !== undefined) void openDetail(id);
+    },
+    openDetail,
+    /** Fetches the open detail again (its blocks move while it uploads). */
+    reloadDetail: async (): Promise<void> => {
+      const id = ctx.get().detailId;
       if (id === null) return;
       const res = await callSafely(ctx.bridge, 'transfers.get', { id });
-      if (!res.ok) return ctx.report(res.error, 'transfers.get');
-      if (ctx.get().detailId === id) ctx.set({ detail: res.value });
+      if (res.ok && ctx.get().detailId === id) ctx.set({ detail: res.value });
     },
+    /** Files dropped on the window: their local paths when the door knows them, else ask for paths. */
+    dropFiles: (files: unknown[]) => {
+      const paths = files.map((f) => ctx.bridge.pathForFile(f)).filter((p) => p !== '');
+      ctx.set({ adding: { paths, noPath: paths.length < files.length } });
+    },
+    openAdd: () => ctx.set({ adding: { paths: [], noPath: false } }),
+    closeAdd: () => ctx.set({ adding: null }),
     add: async (paths: string[], bucket: string, prefix: string) => {
       const res = await callSafely(ctx.bridge, 'transfers.add', {
         paths,
@@ -282,7 +338,7 @@ export function actions(ctx: SliceContext<TransfersState>) {
         ctx.report(res.error, 'transfers.add');
         return null;
       }
-      ctx.set({ stale: true });
+      ctx.set({ stale: true, adding: null });
       void refresh();
       return res.value;
     },

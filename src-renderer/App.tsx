@@ -1,0 +1,23 @@
+/** The whole UI for one store: the shell and the five screens. */
+import type { ReactNode } from 'react';
+import { Shell } from './components/Shell';
+import type { Screen } from './store/app';
+import type { AppStore } from './store/store';
+import { StoreProvider } from './store/react';
+import { TransfersScreen } from './screens/transfers/TransfersScreen';
+
+const SCREENS: Record<Screen, () => ReactNode> = {
+  transfers: () => <TransfersScreen />,
+  folders: () => null,
+  tasks: () => null,
+  vca: () => null,
+  settings: () => null,
+};
+
+export function App({ app }: { app: AppStore }) {
+  return (
+    <StoreProvider app={app}>
+      <Shell screens={SCREENS} />
+    </StoreProvider>
+  );
+}
