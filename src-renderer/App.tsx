@@ -4,12 +4,14 @@ import { Shell } from './components/Shell';
 import type { Screen } from './store/app';
 import type { AppStore } from './store/store';
 import { StoreProvider } from './store/react';
+import { FoldersScreen } from './screens/folders/FoldersScreen';
+import { TasksScreen } from './screens/tasks/TasksScreen';
 import { TransfersScreen } from './screens/transfers/TransfersScreen';
 
 const SCREENS: Record<Screen, () => ReactNode> = {
   transfers: () => <TransfersScreen />,
-  folders: () => null,
-  tasks: () => null,
+  folders: () => <FoldersScreen />,
+  tasks: () => <TasksScreen />,
   vca: () => null,
   settings: () => null,
 };

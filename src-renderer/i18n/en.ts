@@ -184,6 +184,8 @@ export const en = {
     },
     start: 'Start: upload {{files}} files ({{bytes}})',
     states: {
+      starting: 'Starting',
+      closed: 'Closed',
       watching: 'Watching',
       scanning: 'Scanning ({{files}} files)',
       paused: 'Paused',

@@ -159,7 +159,14 @@ export const zhCN: Catalog = {
       renamedFiles: '已重命名',
     },
     start: '开始：上传 {{files}} 个文件（{{bytes}}）',
-    states: { watching: '监视中', scanning: '扫描中（{{files}} 个文件）', paused: '已暂停', unavailable: '不可用' },
+    states: {
+      starting: '启动中',
+      closed: '已关闭',
+      watching: '监视中',
+      scanning: '扫描中（{{files}} 个文件）',
+      paused: '已暂停',
+      unavailable: '不可用',
+    },
     pausedBy: { user: '由你暂停', schedule: '按计划暂停', root: '已暂停', error: '出错后暂停' },
     counts: {
       indexed: '已索引',
