@@ -7,12 +7,13 @@ import { StoreProvider } from './store/react';
 import { FoldersScreen } from './screens/folders/FoldersScreen';
 import { TasksScreen } from './screens/tasks/TasksScreen';
 import { TransfersScreen } from './screens/transfers/TransfersScreen';
+import { VcaScreen } from './screens/vca/VcaScreen';
 
 const SCREENS: Record<Screen, () => ReactNode> = {
   transfers: () => <TransfersScreen />,
   folders: () => <FoldersScreen />,
   tasks: () => <TasksScreen />,
-  vca: () => null,
+  vca: () => <VcaScreen />,
   settings: () => null,
 };
 

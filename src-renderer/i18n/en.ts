@@ -326,6 +326,8 @@ export const en = {
     noVideo: 'No video to play: the job has no URL.',
     pickJob: 'Choose a job on the left.',
     decision: { pending: 'Pending', accepted: 'Accepted', rejected: 'Rejected', corrected: 'Corrected' },
+    decisionTitle: 'Decision',
+    confidenceTitle: 'Confidence',
     accept: 'Accept',
     reject: 'Reject',
     edit: 'Correct',

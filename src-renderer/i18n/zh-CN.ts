@@ -292,6 +292,8 @@ export const zhCN: Catalog = {
     noVideo: '没有可播放的视频：任务没有链接。',
     pickJob: '请在左侧选择一个任务。',
     decision: { pending: '待定', accepted: '已接受', rejected: '已拒绝', corrected: '已更正' },
+    decisionTitle: '审核结果',
+    confidenceTitle: '置信度',
     accept: '接受',
     reject: '拒绝',
     edit: '更正',
