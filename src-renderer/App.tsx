@@ -5,6 +5,7 @@ import type { Screen } from './store/app';
 import type { AppStore } from './store/store';
 import { StoreProvider } from './store/react';
 import { FoldersScreen } from './screens/folders/FoldersScreen';
+import { SettingsScreen } from './screens/settings/SettingsScreen';
 import { TasksScreen } from './screens/tasks/TasksScreen';
 import { TransfersScreen } from './screens/transfers/TransfersScreen';
 import { VcaScreen } from './screens/vca/VcaScreen';
@@ -14,7 +15,7 @@ const SCREENS: Record<Screen, () => ReactNode> = {
   folders: () => <FoldersScreen />,
   tasks: () => <TasksScreen />,
   vca: () => <VcaScreen />,
-  settings: () => null,
+  settings: () => <SettingsScreen />,
 };
 
 export function App({ app }: { app: AppStore }) {
