@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { APP_VERSION } from '../shared/version';
 import { CliError } from './cli-error';
 
 /**
@@ -22,6 +23,7 @@ async function commandModules(): Promise<Register[]> {
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('blocklift')
     .description('Blocklift: resumable, verified uploads to the object storage service, with a local emulator.')
+    .version(APP_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   for (const register of await commandModules()) register(program);

@@ -1,0 +1,163 @@
+// The build of dist/ and the check that it is current. Two parts, each with its own stamp:
+//   main      esbuild bundles of the CLI (dist/cli.mjs), the Electron main process
+//             (dist/electron/main.js) and its preload (dist/electron/preload.cjs);
+//   renderer  the Vite build of src-renderer into dist/renderer.
+// A part is current when every input it was built from still exists and is not newer than
+// the moment its build started (and, for the renderer, no file was added to its folders).
+// `buildState` loads no bundler, so bin/blocklift.mjs can call it on every start.
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = path.join(ROOT, 'dist');
+const stampFile = (root) => path.join(root, 'dist', 'build-stamp.json');
+
+/** Native or runtime-provided modules: never bundled, loaded from node_modules (or by Electron). */
+export const EXTERNALS = ['electron', 'better-sqlite3', '@parcel/watcher', 'fsevents', 'bufferutil', 'utf-8-validate'];
+
+/** Files every part depends on besides its own sources. */
+const SHARED_INPUTS = ['package.json', 'package-lock.json', 'bin/build-lib.mjs'];
+/** Folders whose every file is an input of the renderer (a new file there makes it stale). */
+const RENDERER_DIRS = ['src-renderer', 'src-main/shared'];
+const RENDERER_FILES = ['vite.config.ts'];
+
+function readStamp(root = ROOT) {
+  try {
+    return JSON.parse(readFileSync(stampFile(root), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeStamp(part, value) {
+  const stamp = readStamp();
+  stamp[part] = value;
+  mkdirSync(DIST, { recursive: true });
+  const tmp = `${stampFile(ROOT)}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(stamp, null, 1));
+  renameSync(tmp, stampFile(ROOT));
+}
+
+function listFiles(root, dir) {
+  const out = [];
+  const walk = (rel) => {
+    let entries;
+    try {
+      entries = readdirSync(path.join(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(child);
+      else if (e.isFile()) out.push(child);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function rendererInputs(root = ROOT) {
+  return [
+    ...RENDERER_DIRS.flatMap((d) => listFiles(root, d)),
+    ...RENDERER_FILES.filter((f) => existsSync(path.join(root, f))),
+  ];
+}
+
+/**
+ * Why a part is not current, or null when it is. `part` is 'main' or 'renderer'.
+ * Costs one stat per input (a few milliseconds). `root`: the project folder (tests pass a copy).
+ */
+export function staleReason(part, root = ROOT) {
+  const entry = readStamp(root)[part];
+  if (!entry) return `dist has no ${part} build`;
+  for (const out of entry.outputs) if (!existsSync(path.join(root, out))) return `${out} is missing`;
+  if (part === 'renderer') {
+    const known = new Set(entry.inputs);
+    const added = rendererInputs(root).find((f) => !known.has(f));
+    if (added) return `${added} is new`;
+  }
+  for (const input of entry.inputs) {
+    let mtime;
+    try {
+      mtime = statSync(path.join(root, input)).mtimeMs;
+    } catch {
+      return `${input} was removed`;
+    }
+    if (mtime > entry.startedAt) return `${input} changed`;
+  }
+  return null;
+}
+
+/** { main: reason|null, renderer: reason|null } */
+export function buildState() {
+  return { main: staleReason('main'), renderer: staleReason('renderer') };
+}
+
+/** esbuild's `require` shim for CommonJS dependencies bundled into an ES module. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __blRequire } from 'node:module'; const require = __blRequire(import.meta.url);";
+
+/** Writes esbuild's output files through a temporary name, so a concurrent reader never sees half a file. */
+function writeAtomically(outputFiles) {
+  for (const f of outputFiles) {
+    mkdirSync(path.dirname(f.path), { recursive: true });
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.contents);
+    renameSync(tmp, f.path);
+  }
+}
+
+/** Bundles the main-process entries with esbuild (about a second). */
+export async function buildMain() {
+  const startedAt = Date.now();
+  const esbuild = await import('esbuild');
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNALS,
+    sourcemap: 'linked',
+    minifySyntax: true,
+    minifyWhitespace: true,
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  };
+  const esm = { ...common, format: 'esm', banner: { js: ESM_REQUIRE_BANNER } };
+  const builds = await Promise.all([
+    esbuild.build({
+      ...esm,
+      entryPoints: { cli: 'src-main/cli/main.ts' },
+      outdir: 'dist',
+      outExtension: { '.js': '.mjs' },
+    }),
+    // A sandboxed preload is a CommonJS script that may require only 'electron'.
+    esbuild.build({
+      ...common,
+      format: 'cjs',
+      entryPoints: { preload: 'src-main/electron/preload.ts' },
+      outdir: 'dist/electron',
+      outExtension: { '.js': '.cjs' },
+    }),
+  ]);
+  const inputs = new Set(SHARED_INPUTS);
+  const outputs = [];
+  for (const b of builds) {
+    writeAtomically(b.outputFiles);
+    for (const input of Object.keys(b.metafile.inputs)) if (!input.includes('node_modules/')) inputs.add(input);
+    for (const out of Object.keys(b.metafile.outputs)) if (!out.endsWith('.map')) outputs.push(out);
+  }
+  writeStamp('main', { startedAt, inputs: [...inputs].sort(), outputs });
+}
+
+/** Builds the renderer with Vite into dist/renderer (a few seconds). */
+export async function buildRenderer() {
+  const startedAt = Date.now();
+  const inputs = [...SHARED_INPUTS, ...rendererInputs()];
+  const { build } = await import('vite');
+  await build({ configFile: path.join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+  writeStamp('renderer', { startedAt, inputs, outputs: ['dist/renderer/index.html'] });
+}
