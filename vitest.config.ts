@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` (fast, no servers; `npm run test:unit`, or `--project unit`) and
-// `integration` (real emulator, SQLite files, temp folders, child processes). `npm test` runs both.
+// Four projects: `unit` (fast, no servers; `npm run test:unit`, or `--project unit`),
+// `integration` (real emulator, SQLite files, temp folders, child processes), `e2e` (the built
+// app in Debian's Chromium) and `chaos` (the short form of the chaos suite). `npm test` runs all.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -26,6 +27,25 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The short form of `npm run test:chaos` (test/chaos/README.md); `--project chaos` alone.
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          testTimeout: 600_000,
           hookTimeout: 60_000,
         },
       },

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { defaultDataDir, logDir } from '../service/data-dir';
+import { APP_VERSION } from '../shared/version';
 import { CliError } from './cli-error';
 
 /**
@@ -19,6 +20,7 @@ async function commandModules(): Promise<Register[]> {
     // one line per subcommand module
     await import('./commands/emulator'),
     await import('./commands/fmgr'),
+    await import('./commands/serve'),
     await import('./commands/vca'),
     await import('./commands/upload'),
     await import('./commands/watch'),
@@ -32,6 +34,7 @@ const COMMANDER_OK = new Set(['commander.helpDisplayed', 'commander.help', 'comm
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('blocklift')
     .description('Blocklift: resumable, verified uploads to the object storage service, with a local emulator.')
+    .version(APP_VERSION)
     .option('--debug', 'print the stack of an unexpected error (env BLOCKLIFT_DEBUG=1)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

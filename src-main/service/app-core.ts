@@ -22,7 +22,7 @@ import type { PollPolicy } from '../tasks/poll-policy';
 import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
-import { Emitter as Listeners } from '../base/emitter';
+import { Emitter } from '../base/emitter';
 import type { MgrAccount } from '../tasks/deps';
 import { HeadlessSecretStore, SECRETS_DIR, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
@@ -113,7 +113,7 @@ export class AppCore {
   /** Watched folders and their file index. */
   readonly syncRepo: SyncRepo;
 
-  private readonly events = new Listeners<AppEvent>();
+  private readonly events = new Emitter<AppEvent>('app core event listener');
   private readonly closing = new AbortController();
   private readonly followUp: UploadFollowUp;
   private readonly unsubscribers: Array<() => void> = [];

@@ -12,7 +12,7 @@ import {
 import type { AppEvent } from '../shared/events';
 import { TERMINAL_TRANSFER_STATES, type TransferState } from '../shared/models';
 import { SettingsRepo } from '../store/settings-repo';
-import { Listeners } from '../tasks/deps';
+import { Emitter } from '../base/emitter';
 import { AccountPrefs } from './account-prefs';
 import { accountsArea } from './api/accounts';
 import type { DoorCapabilities, ServiceContext } from './api/context';
@@ -54,7 +54,7 @@ export class AppService implements AppApi {
   readonly settings: AppApi['settings'];
   readonly app: AppApi['app'];
 
-  private readonly listeners = new Listeners<AppEventMessage>();
+  private readonly listeners = new Emitter<AppEventMessage>('app service event listener');
   private readonly coalescer: EventCoalescer;
   private readonly live = new Map<number, ProgressEvent>();
   private readonly scans = new Map<number, RootScanInfo>();
