@@ -122,6 +122,10 @@ export function spawnBlocklift(ctx: ChaosContext, args: string[], opts: SpawnOpt
     err += c.toString('utf8');
   });
   const exited = new Promise<number | string>((resolve) => {
+    child.once('error', (e) => {
+      err += `spawn failed: ${e.message}`;
+      resolve('spawn-error');
+    });
     child.once('exit', (code, signal) => {
       ctx.childOutput.push(out, err);
       resolve(code ?? signal ?? 'unknown');

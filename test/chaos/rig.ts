@@ -105,7 +105,12 @@ export function retryCause(message: string): string {
   const m = /^([\w-]+)(?: (\d{3}))?: (.*?)(?: \(request id [^)]*\))? → ([\w-]+)$/s.exec(message);
   if (!m) return message.slice(0, 60);
   const [, endpoint, status, text, action] = m;
-  const what = status ?? (text ?? '').replace(/[\d.]+ ?(s|ms|bytes)\b/g, 'N $1').slice(0, 50);
+  const what =
+    status ??
+    (text ?? '')
+      .replace(/127\.0\.0\.1:\d+/g, 'the host')
+      .replace(/[\d.]+ ?(s|ms|bytes)\b/g, 'N $1')
+      .slice(0, 50);
   return `${endpoint} ${what} → ${action}`;
 }
 

@@ -2,12 +2,14 @@ import { rm } from 'node:fs/promises';
 import { LONG, SHORT, newContext, type ChaosContext } from './context';
 import { hostileServer } from './hostile';
 import { networkChaos } from './network';
+import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
 
 /** The sections in the order they run; `security` last, since it searches what the others left. */
 export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   network: networkChaos,
   hostile: hostileServer,
+  outage: emulatorOutage,
 };
 
 export interface RunOptions {
