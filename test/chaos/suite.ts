@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { LONG, SHORT, newContext, type ChaosContext } from './context';
 import { hostileServer } from './hostile';
+import { fuzzEmulator } from './fuzz';
 import { networkChaos } from './network';
 import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
@@ -10,6 +11,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   network: networkChaos,
   hostile: hostileServer,
   outage: emulatorOutage,
+  fuzz: fuzzEmulator,
 };
 
 export interface RunOptions {
