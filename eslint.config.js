@@ -29,6 +29,7 @@ const NODE_BUILTINS = [
 // Layer order (design.md): a folder may import only from folders listed before it.
 const LAYERS = [
   'shared',
+  'base',
   'protocol',
   'engine',
   'store',

@@ -1,13 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
+// Three projects: `unit` (fast, no servers; `npm run test:unit`, or `--project unit`),
+// `integration` (real emulator, SQLite files, temp folders, child processes) and `chaos` (the
+// short form of the chaos suite). `npm test` runs all three.
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/chaos/**/*.test.ts'],
     pool: 'forks',
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
     // Integration tests start servers and child processes; two cores, so two at a time.
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          // No servers or child processes of their own: threads start faster than forks.
+          pool: 'threads',
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The short form of `npm run test:chaos` (test/chaos/README.md); `--project chaos` alone.
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

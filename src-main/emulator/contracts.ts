@@ -45,6 +45,11 @@ export interface ObjectStore {
   list(bucket: string, prefix: string): StoredObject[];
   /** Absolute path of the object's bytes; valid until the object changes. */
   contentPath(bucket: string, key: string): string | undefined;
+  /**
+   * The object with its bytes opened for reading (the caller closes `fd`), both taken in one
+   * step: an overwrite or delete afterwards leaves the open file whole.
+   */
+  openContent(bucket: string, key: string): { object: StoredObject; fd: number } | undefined;
   /** Stores bytes taken from `tmpFile` (moved, not copied); tmpFile must be on the data volume (see tmpPath). */
   putFromFile(bucket: string, key: string, tmpFile: string, meta: PutMeta): StoredObject;
   putBuffer(bucket: string, key: string, data: Uint8Array, meta: PutMeta): StoredObject;

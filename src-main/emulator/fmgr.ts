@@ -1,3 +1,4 @@
+import { StopGroup } from './stop-group';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Base64Error, urlsafeB64DecodeText, urlsafeB64Encode } from '../protocol/base64';
@@ -77,32 +78,32 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
   const store = new FmgrTaskStore(ctx.db);
   const retry = opts.notifyRetry ?? DEFAULT_NOTIFY_RETRY;
   const stepDelayMs = opts.stepDelayMs ?? DEFAULT_FMGR_STEP_DELAY_MS;
-  const stop = new AbortController();
+  const stop = new StopGroup();
   const running = new Set<Promise<void>>();
   const signer = { accessKey: ctx.config.accessKey, secretKey: ctx.config.secretKey };
 
   const save = (t: FmgrTaskRecord): boolean => {
-    if (stop.signal.aborted) return false;
+    if (stop.stopped) return false;
     t.updatedAt = ctx.clock.now();
     store.save(t);
     return true;
   };
 
-  const notify = async (t: FmgrTaskRecord, body: FmgrStatusBody): Promise<boolean> => {
+  const notify = async (t: FmgrTaskRecord, body: FmgrStatusBody, signal: AbortSignal): Promise<boolean> => {
     if (t.notifyUrl === null) return true;
     const payload = Buffer.from(urlsafeB64Encode(JSON.stringify(body)), 'utf8');
-    return sendNotification(new URL(t.notifyUrl), payload, 'text/plain', signer, retry, stop.signal);
+    return sendNotification(new URL(t.notifyUrl), payload, 'text/plain', signer, retry, signal);
   };
 
   /**
    * Sends one item's separate notification and records its outcome on the item. Never
    * rejects (it runs beside the task's processing): a store failure counts as not notified.
    */
-  const notifyItem = async (t: FmgrTaskRecord, item: FmgrItemRecord): Promise<boolean> => {
+  const notifyItem = async (t: FmgrTaskRecord, item: FmgrItemRecord, signal: AbortSignal): Promise<boolean> => {
     const others = t.items.filter((o) => o !== item);
     const code = others.some((o) => o.code === 0 || o.code === 1) ? 1 : t.items.some((o) => isFailed(o.code)) ? 2 : 3;
-    const ok = await notify(t, taskStatusBody(t, [item], code, fmgrNotificationState(code)));
-    if (stop.signal.aborted) return ok;
+    const ok = await notify(t, taskStatusBody(t, [item], code, fmgrNotificationState(code)), signal);
+    if (signal.aborted) return ok;
     item.code = item.code === 18 ? (ok ? 20 : 19) : ok ? 6 : 5;
     try {
       save(t);
@@ -115,25 +116,25 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     return ok;
   };
 
-  const runTask = async (t: FmgrTaskRecord): Promise<void> => {
+  const runTask = async (t: FmgrTaskRecord, signal: AbortSignal): Promise<void> => {
     const notifying: Promise<boolean>[] = [];
     const hasNotify = t.notifyUrl !== null;
     if (t.code === 0) {
-      if (!(await sleep(stepDelayMs, stop.signal))) return;
+      if (!(await sleep(stepDelayMs, signal))) return;
       t.code = 1;
       if (!save(t)) return;
     }
     for (const item of t.items) {
-      if (t.separate && hasNotify && (item.code === 4 || item.code === 18)) notifying.push(notifyItem(t, item));
+      if (t.separate && hasNotify && (item.code === 4 || item.code === 18)) notifying.push(notifyItem(t, item, signal));
       if (item.code !== 0 && item.code !== 1) continue;
       item.code = 1;
-      if (!save(t) || !(await sleep(stepDelayMs, stop.signal))) return;
+      if (!save(t) || !(await sleep(stepDelayMs, signal))) return;
       try {
         const op = parseFop(t.op, item.fop);
-        const r = await runFmgrOp(op, { ctx, force: t.force, signal: stop.signal });
+        const r = await runFmgrOp(op, { ctx, force: t.force, signal });
         Object.assign(item, { code: 3, error: '', key: r.key, hash: r.hash, fsize: r.fsize, url: r.url });
       } catch (e) {
-        if (stop.signal.aborted) return;
+        if (signal.aborted) return;
         const message =
           e instanceof FmgrOpError || e instanceof FopsSyntaxError || e instanceof ObjectStoreError
             ? e.message
@@ -142,7 +143,7 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
       }
       if (t.separate && hasNotify) item.code = item.code === 3 ? 4 : 18;
       if (!save(t)) return;
-      if (t.separate && hasNotify) notifying.push(notifyItem(t, item));
+      if (t.separate && hasNotify) notifying.push(notifyItem(t, item, signal));
     }
     if (t.code === 1) {
       t.code = 3;
@@ -150,7 +151,7 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     }
     if (!hasNotify) return;
     if (t.code === 3) {
-      if (!(await sleep(stepDelayMs, stop.signal))) return;
+      if (!(await sleep(stepDelayMs, signal))) return;
       t.code = 4;
       if (!t.separate) for (const item of t.items) item.code = item.code === 3 ? 4 : item.code === 2 ? 18 : item.code;
       if (!save(t)) return;
@@ -159,22 +160,24 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     if (t.separate) {
       ok = (await Promise.all(notifying)).every(Boolean) && t.items.every((i) => i.code === 6 || i.code === 20);
     } else {
-      ok = await notify(t, taskStatusBody(t, t.items, 3, fmgrNotificationState(3)));
+      ok = await notify(t, taskStatusBody(t, t.items, 3, fmgrNotificationState(3)), signal);
       for (const item of t.items)
         item.code = item.code === 4 ? (ok ? 6 : 5) : item.code === 18 ? (ok ? 20 : 19) : item.code;
     }
-    if (stop.signal.aborted) return;
+    if (signal.aborted) return;
     t.code = ok ? 6 : 5;
     save(t);
   };
 
   const start = (t: FmgrTaskRecord) => {
-    const p = runTask(t).catch((e: unknown) => {
-      // A store failure (disk full, database closed) must not crash the emulator; the task
-      // stays in its last saved state and resumes on the next start.
-      if (!stop.signal.aborted)
-        process.stderr.write(`blocklift emulator: Fmgr task ${t.id} stopped: ${(e as Error).message}\n`);
-    });
+    const p = stop
+      .run((signal) => runTask(t, signal))
+      .catch((e: unknown) => {
+        // A store failure (disk full, database closed) must not crash the emulator; the task
+        // stays in its last saved state and resumes on the next start.
+        if (!stop.stopped)
+          process.stderr.write(`blocklift emulator: Fmgr task ${t.id} stopped: ${(e as Error).message}\n`);
+      });
     running.add(p);
     void p.finally(() => running.delete(p));
   };
@@ -242,7 +245,7 @@ export function mountFmgr(ctx: EmulatorContext, opts: FmgrOptions = {}): FmgrSer
     sendJson(res, 200, body);
   });
   ctx.onClose(async () => {
-    stop.abort();
+    stop.stop();
     await Promise.all([...running]);
   });
   for (const t of store.unfinished()) start(t);

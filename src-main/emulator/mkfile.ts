@@ -2,26 +2,24 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Base64Error, urlsafeB64DecodeText } from '../protocol/base64';
-import { FopsSyntaxError, parseFop } from '../protocol/fops';
 import type { BlockRecord } from './block-store';
 import type { ChunkDeps } from './chunk-routes';
 import { batchTag, CtxError } from './ctx';
 import { HttpError, readBody, sendJson } from './http-util';
 import { mergeBlocks, type MergeLog } from './merge';
-import { keyProblem, type SqliteObjectStore } from './object-store';
-import { mkfileReply, postCallback, renderCallbackBody, returnBodyProblem, type UploadVars } from './return-body';
+import type { SqliteObjectStore } from './object-store';
 import { decodeKey, headerValue, pathInt, uploadBasics } from './upload-common';
+import {
+  checkOverwrite,
+  checkSizeLimit,
+  resolveUploadTarget,
+  submitPersistentOps,
+  uploadReply,
+  type SubmitPersistentOps,
+} from './upload-policy';
 
 export const BLOCK_UNIT_BYTES = 4 * 1024 * 1024;
 const MAX_CTX_LIST_BYTES = 16 * 1024 * 1024;
-const MAX_MIME_TYPE_LENGTH = 255;
-
-/** Hands persistentOps to the Fmgr service; returns the persistentId. */
-export type SubmitPersistentOps = (
-  opName: string,
-  fops: string,
-  opts: { notifyURL?: string; separate?: boolean },
-) => string;
 
 export interface MkfileDeps extends ChunkDeps {
   store: SqliteObjectStore;
@@ -67,38 +65,6 @@ function parsePathPairs(rest: string | undefined): PathParams {
       );
   }
   return out;
-}
-
-interface PersistentPlan {
-  opName: string;
-  fops: string;
-}
-
-/** persistentOps entries are `op/pairs;op/pairs…` (fopCommand); one submission takes one op kind. */
-function planPersistentOps(persistentOps: string | undefined): PersistentPlan | undefined {
-  if (!persistentOps) return undefined;
-  let opName: string | undefined;
-  const entries: string[] = [];
-  for (const entry of persistentOps.split(';')) {
-    const slash = entry.indexOf('/');
-    const name = slash < 0 ? entry : entry.slice(0, slash);
-    const pairs = slash < 0 ? '' : entry.slice(slash + 1);
-    try {
-      parseFop(name, pairs);
-    } catch (e) {
-      if (e instanceof FopsSyntaxError)
-        throw new HttpError(400, `invalid upload policy: persistentOps entry "${entry.slice(0, 100)}": ${e.message}`);
-      throw e;
-    }
-    if (opName !== undefined && name !== opName)
-      throw new HttpError(
-        400,
-        'invalid upload policy: persistentOps entries must all be the same operation (one Fmgr submission)',
-      );
-    opName = name;
-    entries.push(pairs);
-  }
-  return { opName: opName!, fops: entries.join(';') };
 }
 
 /** Resolves the ctx list of the body to the blocks it names, checking everything (401 / 412 / 400). */
@@ -167,34 +133,18 @@ export async function handleMkfile(
   const { grant, batch, headerKey } = uploadBasics(req, deps, 'text/plain');
   const fileSize = pathInt(params.fileSize, 'fileSize');
   const pathParams = parsePathPairs(params['*']);
-  const key = grant.scopeKey ?? headerKey ?? pathParams.key;
-  if (key === undefined)
-    throw new HttpError(400, 'no key: give it in the policy scope (bucket:key), the Key header or the path /key/<b64>');
-  const badKey = keyProblem(key);
-  if (badKey) throw new HttpError(400, `invalid key: ${badKey}`);
-  const deadlineHeader = headerValue(req, 'deadline');
-  let deadlineDays: number | undefined;
-  if (deadlineHeader !== undefined) {
-    if (!/^\d{1,6}$/.test(deadlineHeader.trim()))
-      throw new HttpError(
-        400,
-        `Deadline must be a whole number of days, 0 or more, not "${deadlineHeader.slice(0, 50)}"`,
-      );
-    deadlineDays = Number(deadlineHeader.trim());
-  }
-  const mimeType = headerValue(req, 'mimetype') ?? pathParams.mimeType;
-  if (mimeType !== undefined && (mimeType.length > MAX_MIME_TYPE_LENGTH || !/^[\x20-\x7e]*$/.test(mimeType)))
-    throw new HttpError(400, 'MimeType must be printable ASCII of at most 255 characters');
-  if (grant.fsizeLimit > 0 && fileSize > grant.fsizeLimit)
-    throw new HttpError(
-      413,
-      `file of ${fileSize} bytes is larger than the policy's fsizeLimit of ${grant.fsizeLimit} bytes`,
-    );
-  const rbProblem = grant.policy.returnBody ? returnBodyProblem(grant.policy.returnBody) : undefined;
-  if (rbProblem) throw new HttpError(400, `invalid upload policy: ${rbProblem}`);
-  const persistent = planPersistentOps(grant.policy.persistentOps);
-  if (persistent && !deps.submitPersistentOps)
-    throw new HttpError(400, 'persistentOps are not available in this emulator (no Fmgr service)');
+  const target = resolveUploadTarget(
+    grant,
+    {
+      key: headerKey ?? pathParams.key,
+      mimeType: headerValue(req, 'mimetype') ?? pathParams.mimeType,
+      deadline: headerValue(req, 'deadline'),
+      keyWhere: 'the Key header or the path /key/<b64>',
+    },
+    deps.submitPersistentOps,
+  );
+  const key = target.key;
+  checkSizeLimit(grant, fileSize);
 
   const body = (await readBody(req, { limit: MAX_CTX_LIST_BYTES })).toString('utf8');
   const ctxDigest = createHash('sha256').update(body).digest('hex');
@@ -209,12 +159,7 @@ export async function handleMkfile(
     return;
   }
   const blocks = resolveBlocks(deps, body, batch, fileSize);
-  if (!grant.overwrite && deps.objects.stat(grant.bucket, key)) {
-    throw new HttpError(
-      406,
-      `key "${key}" already exists in bucket "${grant.bucket}" and the policy does not allow overwrite (overwrite: 1)`,
-    );
-  }
+  checkOverwrite(deps.objects, grant, key);
   const locked = blocks.filter((b) => deps.blocks.tryLock(b.id));
   try {
     if (locked.length !== blocks.length)
@@ -223,38 +168,20 @@ export async function handleMkfile(
     let stored;
     try {
       const { size, hash } = await mergeBlocks(blocks, deps.blocks, tmp);
-      stored = deps.store.putHashedFile(grant.bucket, key, tmp, size, hash, { mimeType, deadlineDays });
+      stored = deps.store.putHashedFile(grant.bucket, key, tmp, size, hash, {
+        mimeType: target.mimeType,
+        deadlineDays: target.deadlineDays,
+      });
     } finally {
       rmSync(tmp, { force: true });
     }
-    const persistentId = persistent
-      ? deps.submitPersistentOps!(persistent.opName, persistent.fops, {
-          notifyURL: grant.policy.persistentNotifyUrl || undefined,
-          separate: String(grant.policy.separate ?? 0) === '1',
-        })
-      : undefined;
+    const persistentId = submitPersistentOps(deps, grant, target);
     deps.blocks.remove(blocks.map((b) => b.id));
-    const vars: UploadVars = {
-      ...pathParams.vars,
-      bucket: stored.bucket,
-      key: stored.key,
-      fname: pathParams.fname ?? stored.key.slice(stored.key.lastIndexOf('/') + 1),
-      fsize: String(stored.size),
-      hash: stored.hash,
-      etag: stored.hash,
-      mimeType: stored.mimeType,
-      ip: (req.socket as IncomingMessage['socket'] | null)?.remoteAddress ?? '',
-      persistentId: persistentId ?? '',
-    };
-    let reply: unknown = mkfileReply(grant.policy.returnBody, vars, stored.key, stored.hash, persistentId);
-    if (grant.policy.callbackUrl) {
-      reply = await postCallback(
-        grant.policy.callbackUrl,
-        renderCallbackBody(grant.policy.callbackBody, vars),
-        deps.config.accessKey,
-        deps.config.secretKey,
-      );
-    }
+    const reply = await uploadReply(deps, req, grant, stored, {
+      vars: pathParams.vars,
+      fname: pathParams.fname,
+      persistentId,
+    });
     deps.merges.record({
       batch,
       ctxDigest,

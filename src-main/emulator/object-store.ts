@@ -125,6 +125,11 @@ export class SqliteObjectStore implements ObjectStore {
     return r ? path.join(this.objectsDir, r.file) : undefined;
   }
 
+  openContent(bucket: string, key: string): { object: StoredObject; fd: number } | undefined {
+    const r = this.row(bucket, key);
+    return r ? { object: toObject(r), fd: openSync(path.join(this.objectsDir, r.file), 'r') } : undefined;
+  }
+
   private checkTarget(bucket: string, key: string): void {
     if (!this.hasBucket(bucket)) throw new ObjectStoreError('no-such-bucket', `bucket "${bucket}" does not exist`);
     const problem = keyProblem(key);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import FindMyWay from 'find-my-way';
 import { openDatabase, type Db } from '../store/db';
@@ -14,7 +15,7 @@ import type { Clock, EmulatorConfig, EmulatorContext, ObjectStore, RouteHandler 
 import { answerPreflight, setCorsHeaders } from './cors';
 import { CtxSigner } from './ctx';
 import { lockDataDir } from './data-lock';
-import { handleDownload, objectUrl } from './download';
+import { downloadTarget, handleDownload, objectUrl } from './download';
 import { FaultInjector, type FaultConfig, type FaultEndpoint, type FaultEvent } from './faults';
 import { mountFmgr, type FmgrService } from './fmgr';
 import { HttpError, sendJson } from './http-util';
@@ -33,6 +34,8 @@ export const DEFAULT_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 /** An unread request body up to this size is drained after an early error reply; a larger one closes the connection. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 const KEEP_ALIVE_TIMEOUT_MS = 30_000;
+/** On close, requests under way get this long to finish before their connections are destroyed. */
+const CLOSE_GRACE_MS = 1_000;
 
 export interface StartEmulatorOptions {
   /** 0 (the default here) picks a free port. */
@@ -190,8 +193,12 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   addRoute('POST', '/bput/:ctx/:offset', 'bput', (req, res, params) => handleBput(chunkDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
   addRoute('POST', '/mkfile/:fileSize/*', 'mkfile', (req, res, params) => handleMkfile(mkfileDeps, req, res, params));
-  addRoute('GET', '/dl/:bucket/*', 'download', (req, res, params) => handleDownload(store, req, res, params));
-  addRoute('HEAD', '/dl/:bucket/*', 'download', (req, res, params) => handleDownload(store, req, res, params));
+  const openStreams = new Set<Readable>();
+  // Downloads are not in the router: it folds trailing slashes, which are part of a key.
+  const downloadEntry: RouteEntry = {
+    endpoint: 'download',
+    handler: (req, res, params) => handleDownload({ objects: store, openStreams }, req, res, params),
+  };
 
   const sweepNow = (): SweepResult => {
     const cutoff = clock.now() - purgeAgeMs;
@@ -208,6 +215,24 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     const p = dispatch(req, res).finally(() => inFlight.delete(p));
     inFlight.add(p);
   });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  function findRoute(
+    method: string,
+    urlPath: string,
+  ): { store: RouteEntry; params: Record<string, string | undefined> } | undefined {
+    if (urlPath.startsWith('/dl/') && (method === 'GET' || method === 'HEAD')) {
+      const target = downloadTarget(urlPath);
+      if (!target) throw new HttpError(404, 'a download path is /dl/<bucket>/<key>');
+      return { store: downloadEntry, params: { bucket: target.bucket, '*': target.key } };
+    }
+    const found = router.find(method as 'GET', urlPath);
+    return found ? { store: found.store as RouteEntry, params: found.params } : undefined;
+  }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.setHeader('X-Reqid', randomBytes(8).toString('hex'));
@@ -231,9 +256,9 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       } catch {
         throw new HttpError(400, 'the path has malformed percent-encoding');
       }
-      const match = router.find((req.method ?? 'GET') as 'GET', urlPath);
+      const match = findRoute(req.method ?? 'GET', urlPath);
       if (!match) throw new HttpError(404, `no such endpoint: ${req.method} ${urlPath.slice(0, 200)}`);
-      const entry = match.store as RouteEntry;
+      const entry = match.store;
       if (entry.endpoint === 'fmgr') codeStyle = 'number';
       if (entry.endpoint && faults.active) {
         const delayMs = faults.latencyFor(entry.endpoint);
@@ -245,7 +270,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       await entry.handler(req, res, match.params, query);
     } catch (e) {
       try {
-        replyError(req, res, e, codeStyle);
+        await replyError(req, res, e, codeStyle);
       } catch (again) {
         process.stderr.write(`blocklift emulator: could not send an error reply: ${(again as Error).message}\n`);
         res.destroy();
@@ -255,6 +280,15 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
 
   // Longer than clients keep idle sockets, so a reused keep-alive socket is not closed under a request.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // An Expect other than 100-continue: 417 with the JSON error body every other error has
+  // (node's default answers without a body).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('X-Reqid', randomBytes(8).toString('hex'));
+    setCorsHeaders(req, res);
+    res.setHeader('Connection', 'close');
+    const expect = String(req.headers.expect ?? '').slice(0, 100);
+    sendJson(res, 417, { code: '417', message: `Expect "${expect}" is not supported (only 100-continue is)` });
+  });
   server.on('clientError', (_err, socket) => {
     if (socket.writable)
       socket.end(
@@ -304,16 +338,25 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   sweepTimer.unref();
 
   let closing: Promise<void> | undefined;
+  // Always finishes, whatever clients left behind (the embedded emulator lives in the app's
+  // process): idle connections go at once, requests under way get CLOSE_GRACE_MS, then
+  // every connection and file stream is destroyed; the lock goes last, even after an error.
   const close = () => {
     closing ??= (async () => {
       clearInterval(sweepTimer);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      await Promise.allSettled([...inFlight]);
-      for (const hook of closeHooks) await hook();
-      db.close();
-      unlock();
+      server.closeIdleConnections();
+      try {
+        await settledWithin([...inFlight], CLOSE_GRACE_MS);
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+        for (const stream of openStreams) stream.destroy();
+        await settledWithin([...inFlight, closed], CLOSE_GRACE_MS);
+        for (const hook of closeHooks) await hook();
+        db.close();
+      } finally {
+        unlock();
+      }
     })();
     return closing;
   };
@@ -340,8 +383,54 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   return running;
 }
 
+/** Waits until every promise settled, or `ms` passed. */
+async function settledWithin(promises: Array<Promise<unknown>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(promises), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
+ * Reads and discards the rest of a request body, up to `limit` bytes, so that a reply sent
+ * before the body was read is not lost to a reset when the connection closes with unread
+ * bytes in it. Resolves true once the whole body was read; false when it is larger than the
+ * limit or the request broke off (the connection must close then).
+ */
+export function drainBody(req: IncomingMessage, limit: number): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ok: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      if (!ok) req.pause();
+      resolve(ok);
+    };
+    const onData = (c: Buffer) => {
+      seen += c.length;
+      if (seen > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+    req.once('error', onClose);
+    req.resume();
+  });
+}
+
 /** Turns a thrown error into the JSON error reply; unexpected errors become 500 and are logged. */
-function replyError(req: IncomingMessage, res: ServerResponse, e: unknown, codeStyle: 'string' | 'number'): void {
+async function replyError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  e: unknown,
+  codeStyle: 'string' | 'number',
+): Promise<void> {
   // After a reset the request has no socket any more: nothing can be answered.
   const socket = req.socket as IncomingMessage['socket'] | null;
   if (!socket || socket.destroyed || res.destroyed) return;
@@ -358,14 +447,13 @@ function replyError(req: IncomingMessage, res: ServerResponse, e: unknown, codeS
   } else {
     process.stderr.write(`blocklift emulator: ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}\n`);
   }
-  if (!req.complete) {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (Number.isFinite(declared) && declared <= DRAIN_LIMIT_BYTES) req.resume();
-    else if (!res.headersSent) res.setHeader('Connection', 'close');
-  }
   if (res.headersSent) {
     res.destroy();
     return;
   }
+  // The reply waits for the unread body (bounded): a client still sending it would
+  // otherwise meet a reset or EPIPE instead of the reply when the connection closes.
+  if (!(await drainBody(req, DRAIN_LIMIT_BYTES))) res.setHeader('Connection', 'close');
+  if (res.destroyed || res.headersSent) return;
   sendJson(res, status, { code: style === 'number' ? status : String(status), message });
 }

@@ -5,15 +5,16 @@ import { HttpError } from './http-util';
 import { keyProblem } from './object-store';
 import { checkUploadToken, type UploadGrant } from './upload-auth';
 
-/** Checks shared by mkblk, bput and mkfile, in the order the service applies them. */
+/**
+ * Checks shared by mkblk, bput and mkfile, in the order the service applies them. A query
+ * string on their URLs (SDKs add `?chunk=i&chunks=n`) is not looked at.
+ */
 export interface UploadRequestBasics {
   grant: UploadGrant;
   batch: string;
   /** The key of the Key header, decoded, when the header is present. */
   headerKey?: string;
 }
-
-const BATCH_PATTERN = /^[\x21-\x7e]{1,128}$/;
 
 export function uploadBasics(
   req: IncomingMessage,
@@ -22,13 +23,14 @@ export function uploadBasics(
 ): UploadRequestBasics {
   const grant = checkUploadToken(req.headers.authorization, deps.config, deps.clock.now());
   if (!deps.objects.hasBucket(grant.bucket)) throw new HttpError(631, `bucket "${grant.bucket}" does not exist`);
+  // Any non-empty text, as the service takes it (SDKs send UUIDs, but not all of them).
   const batch = headerValue(req, 'uploadbatch');
-  if (batch === undefined || batch === '')
+  if (batch === undefined || batch.trim() === '')
     throw new HttpError(400, 'the UploadBatch header (one random UUID per file upload) is required');
-  if (!BATCH_PATTERN.test(batch))
-    throw new HttpError(400, 'the UploadBatch header must be 1 to 128 printable ASCII characters (a UUID)');
   const type = (headerValue(req, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== contentType)
+  // A block body without Content-Type is octet-stream (browser SDKs send a Blob without a type).
+  const missingIsFine = type === '' && contentType === 'application/octet-stream';
+  if (type !== contentType && !missingIsFine)
     throw new HttpError(400, `Content-Type must be ${contentType}${type ? `, not ${type}` : ''}`);
   const rawKey = headerValue(req, 'key');
   const headerKey = rawKey === undefined ? undefined : decodeKey(rawKey, 'Key header');

@@ -1,3 +1,4 @@
+import { StopGroup } from './stop-group';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { urlsafeB64DecodeText } from '../protocol/base64';
@@ -52,21 +53,21 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
   const retry = opts.notifyRetry ?? DEFAULT_NOTIFY_RETRY;
   const disabled = new Set(opts.smartMediaDisabledBuckets ?? []);
   const signer = { accessKey: ctx.config.accessKey, secretKey: ctx.config.secretKey };
-  const stop = new AbortController();
+  const stop = new StopGroup();
   const running = new Set<Promise<void>>();
 
   const save = (j: VcaJobRecord): boolean => {
-    if (stop.signal.aborted) return false;
+    if (stop.stopped) return false;
     j.updatedAt = ctx.clock.now();
     store.save(j);
     return true;
   };
 
-  const runJob = async (j: VcaJobRecord): Promise<void> => {
+  const runJob = async (j: VcaJobRecord, signal: AbortSignal): Promise<void> => {
     if (j.code === 1) {
-      if (!(await sleep(analysisDelayMs, stop.signal))) return;
-      const check = await checkVcaSource(ctx, j.source, stop.signal);
-      if (stop.signal.aborted) return;
+      if (!(await sleep(analysisDelayMs, signal))) return;
+      const check = await checkVcaSource(ctx, j.source, signal);
+      if (signal.aborted) return;
       const outcome = check.ok
         ? labels.analyse(j.source, j.types ?? undefined)
         : { kind: 'error' as const, message: check.reason };
@@ -80,17 +81,19 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
       JSON.stringify({ jobId: j.jobId, code: j.code, desc: j.desc, results: j.code === 3 ? j.results : [] }),
       'utf8',
     );
-    const ok = await sendNotification(new URL(j.notifyUrl), body, 'application/json', signer, retry, stop.signal);
-    if (stop.signal.aborted) return;
+    const ok = await sendNotification(new URL(j.notifyUrl), body, 'application/json', signer, retry, signal);
+    if (signal.aborted) return;
     j.notifyResult = ok ? 3 : 2;
     save(j);
   };
 
   const start = (j: VcaJobRecord) => {
-    const p = runJob(j).catch((e: unknown) => {
-      if (!stop.signal.aborted)
-        process.stderr.write(`blocklift emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}\n`);
-    });
+    const p = stop
+      .run((signal) => runJob(j, signal))
+      .catch((e: unknown) => {
+        if (!stop.stopped)
+          process.stderr.write(`blocklift emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}\n`);
+      });
     running.add(p);
     void p.finally(() => running.delete(p));
   };
@@ -150,7 +153,7 @@ export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
     sendJson(res, 200, vcaJobBody(job));
   });
   ctx.onClose(async () => {
-    stop.abort();
+    stop.stop();
     await Promise.all([...running]);
   });
   for (const j of store.unfinished()) start(j);

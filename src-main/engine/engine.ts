@@ -1,3 +1,5 @@
+import { Emitter } from '../base/emitter';
+import { onUnexpectedError } from '../base/unexpected-error';
 import type { UploadClient } from '../protocol/client';
 import type { ConflictPolicy, TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
@@ -54,7 +56,7 @@ const CLOSE_GRACE_MS = 3000;
  * The upload queue and engine (engine/api.ts TransferQueue): transfers live in the store;
  * `start()` moves what a killed run left mid-way back to queued and keeps uploading queued
  * transfers, highest priority first, within the scheduler's limits, until `close()`.
- * Listener exceptions are caught and never reach the engine.
+ * A listener's exception never reaches the engine: it goes to onUnexpectedError.
  */
 export class UploadEngine implements TransferQueue, TransferControl {
   private readonly store: EngineStore;
@@ -68,8 +70,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
     number,
     { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }
   >();
-  private readonly changeListeners = new Set<(t: TransferSnapshot) => void>();
-  private readonly progressListeners = new Set<(p: ProgressEvent) => void>();
+  private readonly changes = new Emitter<TransferSnapshot>('engine transfer-change listener');
+  private readonly progress = new Emitter<ProgressEvent>('engine progress listener');
   private readonly idleWaiters: Array<() => void> = [];
   private started = false;
   private closed = false;
@@ -125,13 +127,11 @@ export class UploadEngine implements TransferQueue, TransferControl {
   }
 
   onTransferChange(listener: (t: TransferSnapshot) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+    return this.changes.add(listener);
   }
 
   onProgress(listener: (p: ProgressEvent) => void): () => void {
-    this.progressListeners.add(listener);
-    return () => this.progressListeners.delete(listener);
+    return this.progress.add(listener);
   }
 
   /** Bandwidth limit for all transfers together, applied at once; null removes it. */
@@ -311,8 +311,9 @@ export class UploadEngine implements TransferQueue, TransferControl {
     }
     try {
       this.finish(rec, tracker, outcome, failure, stopTo);
-    } catch {
+    } catch (e) {
       // finish already reports what it can; nothing here may reject the run's promise
+      onUnexpectedError(e, 'engine: recording how a transfer ended');
     }
   }
 
@@ -356,7 +357,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
         const lastError = failure
           ? { code: failure.code, message: failure.message }
           : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
-        this.emit({ ...snap, state: 'failed', lastError });
+        this.changes.emit({ ...snap, state: 'failed', lastError });
       }
     }
   }
@@ -400,7 +401,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     tracker.totalBytes = total;
     if (bytesDone >= tracker.bytesDone) tracker.add(bytesDone - tracker.bytesDone, t);
     else tracker.setDone(bytesDone);
-    if (this.progressListeners.size === 0 || !tracker.shouldEmit(t, bytesDone >= total)) return;
+    if (this.progress.listenerCount === 0 || !tracker.shouldEmit(t, bytesDone >= total)) return;
     const ev: ProgressEvent = {
       id,
       bytesDone,
@@ -408,13 +409,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
       speed: tracker.speed(t),
       etaSeconds: tracker.etaSeconds(t),
     };
-    for (const l of this.progressListeners) {
-      try {
-        l(ev);
-      } catch {
-        // a listener's bug must not stop uploads
-      }
-    }
+    this.progress.emit(ev);
   }
 
   private finishState(id: number, patch: TransferPatch): void {
@@ -428,19 +423,9 @@ export class UploadEngine implements TransferQueue, TransferControl {
   }
 
   private emitChange(id: number): void {
-    if (this.changeListeners.size === 0) return;
+    if (this.changes.listenerCount === 0) return;
     const snap = this.get(id);
-    if (snap) this.emit(snap);
-  }
-
-  private emit(snap: TransferSnapshot): void {
-    for (const l of this.changeListeners) {
-      try {
-        l(snap);
-      } catch {
-        // a listener's bug must not stop uploads
-      }
-    }
+    if (snap) this.changes.emit(snap);
   }
 
   private snapshot(rec: TransferRecord): TransferSnapshot {

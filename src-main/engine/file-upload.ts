@@ -189,7 +189,12 @@ export class FileUpload {
     this.hooks.progress(this.bytesDone(), this.size);
   }
 
-  /** Blocks in parallel (per-file and global limits); the first failure stops the others. */
+  /**
+   * Blocks in parallel (per-file and global limits). The first failure (or a stop) stops the
+   * others softly: each finishes and commits the chunk it has sent, since the service may
+   * already have taken it, and a reply thrown away would leave that block's stored ctx used
+   * up (the resume would send the block again). Only the outer hard signal cuts requests.
+   */
   private async uploadBlocks(outer: Stops): Promise<void> {
     const pending = this.blocks.filter((b) => !b.done);
     if (pending.length === 0) return;
@@ -225,7 +230,6 @@ export class FileUpload {
             if (firstError === undefined) {
               firstError = e;
               soft.abort(e);
-              hard.abort(e);
             }
           }),
         ),

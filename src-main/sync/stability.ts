@@ -2,6 +2,7 @@
  * Write-finish detection: a file is handed on only once its size and mtime have stayed the
  * same for the stability window, so a recording or a copy in progress waits.
  */
+import { runDetached } from '../base/unexpected-error';
 
 export interface FileObservation {
   size: number;
@@ -117,7 +118,7 @@ export class StabilityTracker {
     if (this.closed || this.timer || this.running || this.pending.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.tick();
+      runDetached(this.tick(), 'sync stability check');
     }, this.pollMs);
   }
 

@@ -1,6 +1,8 @@
 import type { Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Emitter } from '../base/emitter';
+import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
 import type { WatchRootEvent, WatchRootState } from './events';
@@ -50,7 +52,7 @@ export interface WatchRootDeps {
 export class WatchRoot {
   private stateValue: WatchRootState = 'starting';
   private reasonValue: string | null = null;
-  private readonly listeners = new Set<(e: WatchRootEvent) => void>();
+  private readonly events = new Emitter<WatchRootEvent>('watch root listener');
   private readonly filter: PathFilter;
   private readonly indexer: RootIndexer;
   private readonly rootPath: string;
@@ -84,7 +86,11 @@ export class WatchRoot {
     this.unsubscribeQueue = d.queue.onTransferChange((t) => {
       const rel = this.indexer.onTransfer(t);
       // Through `serial`, so close() waits for it and it never reads a closed database.
-      if (rel !== undefined) void this.serial(() => this.recheckAfterUpload(rel));
+      if (rel !== undefined)
+        runDetached(
+          this.serial(() => this.recheckAfterUpload(rel)),
+          'watch root: recheck after upload',
+        );
     });
   }
 
@@ -103,18 +109,11 @@ export class WatchRoot {
   }
 
   on(listener: (e: WatchRootEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.add(listener);
   }
 
   private emit(e: WatchRootEvent): void {
-    for (const l of this.listeners) {
-      try {
-        l(e);
-      } catch {
-        // a listener's failure is its own
-      }
-    }
+    this.events.emit(e);
   }
 
   private setState(state: WatchRootState, reason: string | null): void {
@@ -202,7 +201,7 @@ export class WatchRoot {
     await this.stopWatching();
     await this.chain;
     this.setState('closed', null);
-    this.listeners.clear();
+    this.events.clear();
   }
 
   // ---- scanning ----
@@ -278,8 +277,11 @@ export class WatchRoot {
       windowMs: this.d.options.stabilityMs,
       stat: async (rel) => this.observeFile(rel),
       onReady: (files) =>
-        void this.serial(() =>
-          this.indexer.admit(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs }))),
+        runDetached(
+          this.serial(() =>
+            this.indexer.admit(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs }))),
+          ),
+          'watch root: admit stable files',
         ),
     });
     return this.stability;
@@ -326,7 +328,7 @@ export class WatchRoot {
         for (const e of events) this.pendingEvents.push({ type: e.type, relPath: toRel(e.absPath) });
         this.drainEvents();
       },
-      onError: () => void this.checkRoot(),
+      onError: () => runDetached(this.checkRoot(), 'watch root: check after a watcher error'),
     });
   }
 
@@ -360,7 +362,10 @@ export class WatchRoot {
   /** Pending events are handled after the current step (events held during a scan wait for it). */
   private drainEvents(): void {
     if (this.stateValue !== 'watching' || this.pendingEvents.length === 0) return;
-    void this.serial(() => this.handleEvents());
+    runDetached(
+      this.serial(() => this.handleEvents()),
+      'watch root: handle events',
+    );
   }
 
   /** Events are hints: each path is stat'ed once per batch and the result decides. */
@@ -453,10 +458,14 @@ export class WatchRoot {
     const every = this.d.housekeepingMs ?? 1000;
     const graceMs = this.d.missingGraceMs ?? this.d.options.stabilityMs + 5000;
     this.housekeeping = setInterval(() => {
-      void this.checkRoot();
+      runDetached(this.checkRoot(), 'watch root: presence check');
       if (this.stateValue !== 'watching') return;
       const cutoff = this.missingCutoff(Date.now() - graceMs);
-      if (cutoff !== undefined) void this.serial(() => this.indexer.finalizeMissing(cutoff));
+      if (cutoff !== undefined)
+        runDetached(
+          this.serial(() => this.indexer.finalizeMissing(cutoff)),
+          'watch root: finalize missing files',
+        );
     }, every);
     this.housekeeping.unref?.();
   }

@@ -1,6 +1,7 @@
 import watcher from '@parcel/watcher';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { runDetached } from '../base/unexpected-error';
 import { EventBatcher, type FolderWatcher, type FolderWatcherOptions } from './watcher';
 
 /**
@@ -59,8 +60,9 @@ export async function startParcelWatcher(opts: FolderWatcherOptions): Promise<Fo
     for (const e of events) {
       if (opts.isIgnoredDir(path.dirname(e.path))) continue;
       batcher.push({ type: e.type, absPath: e.path });
-      if (e.type === 'create') void addHelpers(e.path);
-      else if (e.type === 'delete' && helpers.size) void dropHelpers(e.path);
+      if (e.type === 'create') runDetached(addHelpers(e.path), 'parcel watcher: watch a new folder');
+      else if (e.type === 'delete' && helpers.size)
+        runDetached(dropHelpers(e.path), 'parcel watcher: unwatch a deleted folder');
     }
   }
 

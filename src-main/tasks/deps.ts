@@ -52,27 +52,3 @@ export function notifyUrl(
   if (!publicBaseUrl) return undefined;
   return new URL(`${publicBaseUrl.replace(/\/+$/, '')}${path}`).href;
 }
-
-/** Calls every listener; a throwing listener does not stop the others. */
-export class Listeners<T> {
-  private readonly set = new Set<(v: T) => void>();
-
-  add(fn: (v: T) => void): () => void {
-    this.set.add(fn);
-    return () => this.set.delete(fn);
-  }
-
-  emit(v: T): void {
-    for (const fn of [...this.set]) {
-      try {
-        fn(v);
-      } catch {
-        // a listener's failure is its own; the tracker keeps going
-      }
-    }
-  }
-
-  clear(): void {
-    this.set.clear();
-  }
-}

@@ -1,6 +1,7 @@
+import { Emitter } from '../base/emitter';
 import type { MgrClient } from '../protocol/client';
 import type { ErrorUpdate, FollowUp, Tracking } from '../store/tasks/rows';
-import { Listeners, resolveDeps, type ResolvedDeps, type TrackerDeps } from './deps';
+import { resolveDeps, type ResolvedDeps, type TrackerDeps } from './deps';
 import { decideAfterError } from './follow-up';
 import { classifyPollError, type PollFailure } from './poll-errors';
 import { nextPollDelayMs } from './poll-policy';
@@ -42,7 +43,7 @@ export interface RemoteUpdate {
 export abstract class Follower<Row extends FollowedRow, View extends { id: number; tracking: Tracking }, Remote> {
   protected readonly d: ResolvedDeps;
   protected readonly timers = new PollTimers();
-  private readonly listeners = new Listeners<View>();
+  private readonly listeners = new Emitter<View>('task follower listener');
 
   constructor(
     deps: TrackerDeps,

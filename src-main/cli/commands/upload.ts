@@ -1,12 +1,14 @@
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { UploadClient } from '../../protocol/client';
 import { UploadEngine } from '../../engine/engine';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
 import { PlanError, checkBlockSize } from '../../engine/plan';
-import type { ConflictPolicy, TransferOptions, TransferRequest, TransferSnapshot } from '../../shared/models';
+import type { ConflictPolicy, TransferOptions, TransferSnapshot } from '../../shared/models';
+import { AddFilesError, addFiles, type AddFilesResult } from '../../service/add-files';
+import { QueueInUseError, lockQueue } from '../../service/queue-lock';
+import { UploadReporter } from '../upload-report';
 import { openAppDatabase } from '../../store/app-db';
 import { AccountRepo } from '../../store/account-repo';
 import { SqliteTransferStore } from '../../store/transfer-repo';
@@ -93,7 +95,6 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
     options.vars = { ...options.vars, [m[1]!]: m[2]! };
   }
   const limitBytesPerSec = f.limit === undefined ? null : wholeNumber('--limit', f.limit, 1, 10_000_000) * 1024;
-  if (paths.length === 0) throw new CliError('give at least one file or directory');
   return {
     acc,
     bucket: f.bucket,
@@ -107,114 +108,28 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   };
 }
 
-/** Files to upload with their keys: a file → prefix + name (or --key); a directory → its tree. */
-export interface FileToUpload {
-  localPath: string;
-  key: string;
-  size: number;
-  mtimeMs: number;
-}
-
-/** A path inside a directory that was not uploaded, and why (reported, never silent). */
-export interface SkippedPath {
-  path: string;
-  reason: string;
-}
-
-export const SYMLINK_SKIP_REASON =
-  'symbolic link inside a directory: not followed (it could loop or point outside the tree); name the link itself on the command line to upload its target';
-
-/** `skipped` collects the symbolic links found while walking directories. */
-export async function expandPaths(
-  paths: readonly string[],
-  prefix: string,
-  key: string | undefined,
-  skipped: SkippedPath[] = [],
-): Promise<FileToUpload[]> {
-  const out: FileToUpload[] = [];
-  for (const p of paths) {
-    const abs = path.resolve(p);
-    let st;
-    try {
-      st = await lstat(abs);
-    } catch {
-      throw new CliError(`${p} does not exist`);
-    }
-    if (st.isDirectory()) {
-      if (key !== undefined) throw new CliError('--key names one file; use --prefix for a directory');
-      await walk(abs, abs, prefix, out, skipped);
-    } else if (st.isFile() || st.isSymbolicLink()) {
-      const target = st.isSymbolicLink() ? await realpath(abs) : abs;
-      const ts = st.isSymbolicLink() ? await stat(target) : st;
-      out.push({
-        localPath: target,
-        key: key ?? prefix + path.basename(abs),
-        size: ts.size,
-        mtimeMs: Math.floor(ts.mtimeMs),
-      });
-    } else {
-      throw new CliError(`${p} is not a file or directory`);
-    }
-  }
-  if (key !== undefined && out.length !== 1) throw new CliError('--key names one file; use --prefix for several');
-  const seen = new Map<string, string>();
-  for (const f of out) {
-    const other = seen.get(f.key);
-    if (other) throw new CliError(`two files would get the same key "${f.key}": ${other} and ${f.localPath}`);
-    seen.set(f.key, f.localPath);
-  }
-  return out;
-}
-
-async function walk(
-  root: string,
-  dir: string,
-  prefix: string,
-  out: FileToUpload[],
-  skipped: SkippedPath[],
-): Promise<void> {
-  let entries;
+/** Opens the queue for this process: lock first (one uploading process per database), then the database. */
+function openQueue(dbFile: string) {
+  mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
+  let lock;
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    lock = lockQueue(dbFile, 'blocklift upload');
   } catch (e) {
-    throw new CliError(`cannot list ${dir}: ${(e as Error).message}`);
+    if (e instanceof QueueInUseError) throw new CliError(e.message, 1);
+    throw new CliError(`cannot lock the queue database ${dbFile}: ${(e as Error).message}`, 1);
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const abs = path.join(dir, e.name);
-    if (e.isDirectory()) await walk(root, abs, prefix, out, skipped);
-    else if (e.isSymbolicLink()) skipped.push({ path: abs, reason: SYMLINK_SKIP_REASON });
-    else if (e.isFile()) {
-      const st = await stat(abs);
-      out.push({
-        localPath: abs,
-        key: prefix + path.relative(root, abs).split(path.sep).join('/'),
-        size: st.size,
-        mtimeMs: Math.floor(st.mtimeMs),
-      });
-    }
+  try {
+    return { db: openAppDatabase(dbFile), lock };
+  } catch (e) {
+    lock.release();
+    throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`, 1);
   }
 }
 
 async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
   const flags = parseFlags(paths, opts);
   const { acc } = flags;
-  const skipped: SkippedPath[] = [];
-  const files = await expandPaths(paths, flags.prefix, flags.key, skipped);
-  for (const k of skipped) {
-    process.stdout.write(
-      acc.json
-        ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n`
-        : `skipped  ${k.path}: ${k.reason}\n`,
-    );
-  }
-  const dbFile = acc.db;
-  let db;
-  try {
-    db = openAppDatabase(dbFile);
-  } catch (e) {
-    throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`);
-  }
+  const { db, lock } = openQueue(acc.db);
   const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
   const tokens: TokenProvider = acc.tokenUrl
     ? new RemoteTokenProvider(acc.tokenUrl)
@@ -238,37 +153,73 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     defaultConflict: flags.options.conflict,
     bandwidthBytesPerSec: flags.limitBytesPerSec,
   });
-
-  // Re-running the same command continues what is unfinished instead of starting over, and
-  // reports files already uploaded (done, same size and mtime) without sending them again.
-  const ids: number[] = [];
-  const fresh: TransferRequest[] = [];
-  for (const f of files) {
-    const prev = store.findLatest(accountId, flags.bucket, f.key, f.localPath);
-    const unfinished =
-      prev && ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'].includes(prev.state);
-    if (prev && unfinished) {
-      if (prev.state === 'failed' || prev.state === 'paused')
-        store.updateTransfer(prev.id, { state: 'queued', lastError: null, attempts: 0 });
-      ids.push(prev.id);
-    } else if (prev && prev.state === 'done' && f.size === prev.size && f.mtimeMs === prev.mtimeMs) {
-      ids.push(prev.id);
-    } else {
-      fresh.push({
+  const closeAll = async () => {
+    await engine.close();
+    client.close();
+    db.close();
+    lock.release();
+  };
+  let added: AddFilesResult;
+  try {
+    added = await addFiles(
+      { store, queue: engine },
+      {
+        paths,
         accountId,
         bucket: flags.bucket,
-        key: f.key,
-        localPath: f.localPath,
+        prefix: flags.prefix,
+        key: flags.key,
         source: 'cli',
         blockSize: flags.blockSize,
         options: flags.options,
-      });
-    }
+      },
+    );
+  } catch (e) {
+    await closeAll();
+    if (e instanceof AddFilesError) throw new CliError(e.message);
+    throw e;
   }
-  ids.push(...engine.enqueue(fresh));
-  const mine = new Set(ids);
+  const out = new UploadReporter(
+    acc.json,
+    added.queued.length,
+    added.bytesQueued,
+    (id) => store.getTransfer(id)?.remoteHash ?? null,
+  );
+  for (const k of added.skipped) out.skipped(k);
+  for (const a of added.alreadyUploaded) out.unchanged(a);
+  let results: Map<number, TransferSnapshot>;
+  let interrupted: boolean;
+  try {
+    ({ results, interrupted } = await runQueued(engine, added.queued, out));
+  } finally {
+    await closeAll();
+    out.stop();
+  }
+  if (interrupted) {
+    process.stderr.write('blocklift: interrupted; run the same command again to continue\n');
+    return 130;
+  }
+  const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
+  const leftOut = added.skipped.filter((k) => k.code !== 'symlink-in-tree').length;
+  if (!acc.json) {
+    const parts = [
+      `${results.size - failed} of ${results.size} file(s) uploaded or skipped`,
+      added.alreadyUploaded.length ? `${added.alreadyUploaded.length} already uploaded` : '',
+      failed ? `${failed} failed` : '',
+      leftOut ? `${leftOut} could not be read or used (listed above)` : '',
+    ];
+    process.stderr.write(`${parts.filter(Boolean).join(', ')}\n`);
+  }
+  return failed || leftOut ? 1 : 0;
+}
 
-  const out = new Reporter(acc.json, files.length, (id) => store.getTransfer(id)?.remoteHash ?? null);
+/** Starts the engine and waits until every id settled (or SIGINT/SIGTERM). */
+async function runQueued(
+  engine: UploadEngine,
+  ids: readonly number[],
+  out: UploadReporter,
+): Promise<{ results: Map<number, TransferSnapshot>; interrupted: boolean }> {
+  const mine = new Set(ids);
   const results = new Map<number, TransferSnapshot>();
   let resolveAll!: () => void;
   const allDone = new Promise<void>((r) => (resolveAll = r));
@@ -278,8 +229,8 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     out.finished(s);
     if (results.size === mine.size) resolveAll();
   };
-  engine.onTransferChange(onSettled);
-  engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone, p.size));
+  const offChange = engine.onTransferChange(onSettled);
+  const offProgress = engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone));
   let interrupted = false;
   const onSignal = () => {
     interrupted = true;
@@ -288,6 +239,10 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    for (const id of ids) {
+      const s = engine.get(id);
+      if (s) out.progress(id, s.bytesDone);
+    }
     engine.start();
     for (const id of ids) {
       const s = engine.get(id);
@@ -298,107 +253,8 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await engine.close();
-    out.stop();
-    client.close();
-    db.close();
+    offChange();
+    offProgress();
   }
-  if (interrupted) {
-    process.stderr.write('blocklift: interrupted; run the same command again to continue\n');
-    return 130;
-  }
-  const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
-  if (!acc.json)
-    process.stderr.write(
-      `${results.size - failed} of ${results.size} file(s) uploaded or skipped${failed ? `, ${failed} failed` : ''}\n`,
-    );
-  return failed ? 1 : 0;
-}
-
-/**
- * Output: with --json one JSON line per finished file on stdout ({key, hash, size, status,
- * verified, path, error?, warning?}; `verified` is true only when the service's hash equalled
- * the etag computed while reading: a 579 or a callback reply without hash is done but not
- * verified, and its text line says so); on a terminal a progress bar on stderr (per-file lines printed
- * when it stops); otherwise one text line per finished file.
- */
-class Reporter {
-  private readonly bar: cliProgress.SingleBar | undefined;
-  private readonly bytes = new Map<number, { done: number; size: number }>();
-  private readonly held: string[] = [];
-  private readonly startedMs = performance.now();
-  private finishedCount = 0;
-
-  constructor(
-    private readonly json: boolean,
-    private readonly fileCount: number,
-    /** The hash the service returned for a transfer, null when it returned none. */
-    private readonly remoteHashOf: (id: number) => string | null,
-  ) {
-    if (!json && process.stderr.isTTY) {
-      this.bar = new cliProgress.SingleBar(
-        {
-          format:
-            ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta_formatted} | {files}/{fileCount} files',
-          stream: process.stderr,
-          hideCursor: true,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      this.bar.start(1, 0, { doneMiB: '0', totalMiB: '?', speed: '0', files: 0, fileCount });
-    }
-  }
-
-  progress(id: number, done: number, size: number): void {
-    this.bytes.set(id, { done, size });
-    this.redraw();
-  }
-
-  finished(s: TransferSnapshot): void {
-    this.finishedCount++;
-    this.bytes.set(s.id, { done: s.size, size: s.size });
-    const verified = s.state === 'done' && s.etag !== null && this.remoteHashOf(s.id) === s.etag;
-    if (this.json) {
-      const line = {
-        key: s.key,
-        hash: s.state === 'done' ? s.etag : null,
-        size: s.size,
-        status: s.state,
-        verified,
-        path: s.localPath,
-        ...(s.lastError ? { error: s.lastError } : {}),
-        ...(s.warning ? { warning: s.warning } : {}),
-      };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
-      return;
-    }
-    const text = `${s.state.padEnd(8)} ${s.key} (${s.size} bytes)${s.state === 'done' ? ` ${s.etag}${verified ? '' : ' NOT VERIFIED'}` : ''}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
-    if (this.bar) this.held.push(text);
-    else process.stdout.write(`${text}\n`);
-    this.redraw();
-  }
-
-  private redraw(): void {
-    if (!this.bar) return;
-    let done = 0;
-    let total = 0;
-    for (const b of this.bytes.values()) {
-      done += b.done;
-      total += b.size;
-    }
-    const seconds = (performance.now() - this.startedMs) / 1000;
-    this.bar.setTotal(Math.max(1, total));
-    this.bar.update(done, {
-      doneMiB: (done / MiB).toFixed(1),
-      totalMiB: (total / MiB).toFixed(1),
-      speed: seconds > 0 ? (done / MiB / seconds).toFixed(1) : '0',
-      files: this.finishedCount,
-      fileCount: this.fileCount,
-    });
-  }
-
-  stop(): void {
-    this.bar?.stop();
-    for (const line of this.held) process.stdout.write(`${line}\n`);
-  }
+  return { results, interrupted };
 }

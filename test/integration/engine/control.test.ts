@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TransferState } from '../../../src-main/shared/models';
-import { MiB, sha1, startRig, type Rig } from './harness';
+import { MiB, sha1, startReplyHoldingProxy, startRig, type Rig } from './harness';
 
 let rig: Rig | undefined;
 afterEach(async () => {
@@ -125,6 +125,64 @@ describe('pause, resume, cancel', () => {
     expect(ps.state).toBe('done');
     expect(minBytesAfterResume).toBeGreaterThanOrEqual(committed); // continued, not restarted
     expect(sha1(await r.download('p.bin'))).toBe(sha1(data));
+  });
+
+  it('a pause lets chunks already sent finish, also in other blocks: the resume re-sends nothing', async () => {
+    // The service takes each bput at once but its reply reaches the engine 500 ms later (a
+    // busy machine), and one chunk at a time may be in flight, so at the pause one block
+    // waits for a reply while the other waits for its turn. A chunk whose reply the pause
+    // threw away leaves its block's stored ctx used up: the resume then meets "ctx already
+    // used" and sends that block again.
+    const chunk = 64 * 1024;
+    const proxy = await startReplyHoldingProxy(500);
+    try {
+      rig = await startRig({
+        uploadUrl: (emu) => {
+          proxy.target = emu.uploadUrl;
+          return proxy.url;
+        },
+        engine: { chunkBytes: chunk, limits: { maxFiles: 1, maxBlocksPerFile: 2, maxBytesInFlight: chunk } },
+      });
+      const r = rig;
+      const data = await r.file('two-blocks.bin', 4 * MiB + 4 * chunk);
+      const [id] = r.engine.enqueue([
+        {
+          accountId: r.accountId,
+          bucket: r.emu.bucket,
+          key: 'two-blocks.bin',
+          localPath: path.join(r.dir, 'two-blocks.bin'),
+          source: 'manual',
+        },
+      ]);
+      // Both blocks started, and the service has taken a bput whose reply is held.
+      await vi.waitFor(
+        () => {
+          expect(r.store.listBlocks(id!).every((b) => b.nextOffset > 0)).toBe(true);
+          expect(proxy.held).toBeGreaterThan(0);
+        },
+        { timeout: 30_000, interval: 5 },
+      );
+      expect(r.engine.pause(id!)).toBe(true);
+      await waitFor(r, id!, (_d, state) => state === 'paused');
+      const committed = r.store.listBlocks(id!).reduce((n, b) => n + b.nextOffset, 0);
+
+      proxy.holdMs = 0;
+      let minBytesAfterResume = Infinity;
+      const off = r.engine.onProgress((ev) => {
+        if (ev.id === id) minBytesAfterResume = Math.min(minBytesAfterResume, ev.bytesDone);
+      });
+      expect(r.engine.resume(id!)).toBe(true);
+      const s = await r.settled(id!);
+      off();
+      expect(s.state).toBe('done');
+      expect(r.db.prepare("SELECT message FROM event_log WHERE kind = 'retry'").all()).toEqual([]);
+      expect(minBytesAfterResume).toBeGreaterThanOrEqual(committed);
+      expect(sha1(await r.download('two-blocks.bin'))).toBe(sha1(data));
+    } finally {
+      await rig?.close();
+      rig = undefined;
+      await proxy.close();
+    }
   });
 
   it('pauseAll / resumeAll / cancelAll act on every unfinished transfer', async () => {

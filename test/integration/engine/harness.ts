@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,8 @@ export async function startRig(
     emulator?: TestEmulatorOptions;
     engine?: Partial<EngineOptions>;
     tokens?: (emu: TestEmulator) => TokenProvider;
+    /** Where the engine's upload client sends its requests (a proxy in front of the emulator); default the emulator. */
+    uploadUrl?: (emu: TestEmulator) => string;
   } = {},
 ): Promise<Rig> {
   const emu = await startTestEmulator(opts.emulator);
@@ -59,7 +62,7 @@ export async function startRig(
     secretRef: null,
     tokenUrl: null,
   });
-  const client = new UploadClient({ uploadUrl: emu.uploadUrl, timeoutMs: 10_000 });
+  const client = new UploadClient({ uploadUrl: opts.uploadUrl?.(emu) ?? emu.uploadUrl, timeoutMs: 10_000 });
   const mgr = new MgrClient({ mgrUrl: emu.mgrUrl });
   const tokens = opts.tokens
     ? opts.tokens(emu)
@@ -137,3 +140,68 @@ export function sha1(b: Uint8Array): string {
 
 export { etagOfBuffer };
 export const MiB = 1024 * 1024;
+
+/**
+ * An HTTP proxy on 127.0.0.1 in front of `target` (set it before the first request) that
+ * holds the replies to bput: the
+ * service has taken the chunk (its ctx is used), but the client sees the reply only
+ * `holdMs` later, as on a machine too busy to read it at once. `held` counts replies being
+ * held now. `close()` stops it.
+ */
+export interface ReplyHoldingProxy {
+  url: string;
+  target: string;
+  holdMs: number;
+  readonly held: number;
+  close(): Promise<void>;
+}
+
+export async function startReplyHoldingProxy(holdMs: number): Promise<ReplyHoldingProxy> {
+  const agent = new http.Agent({ keepAlive: true });
+  let held = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { host: _host, connection: _connection, ...headers } = req.headers;
+      const up = http.request(
+        new URL(req.url ?? '/', proxy.target),
+        { method: req.method, headers, agent },
+        (reply) => {
+          const body: Buffer[] = [];
+          reply.on('data', (c: Buffer) => body.push(c));
+          reply.on('end', () => {
+            const send = () => {
+              const { connection: _c, 'transfer-encoding': _t, ...replyHeaders } = reply.headers;
+              res.writeHead(reply.statusCode ?? 502, replyHeaders).end(Buffer.concat(body));
+            };
+            const hold = req.url?.startsWith('/bput/') ? proxy.holdMs : 0;
+            if (hold === 0) return send();
+            held++;
+            setTimeout(() => {
+              held--;
+              send();
+            }, hold);
+          });
+        },
+      );
+      up.on('error', () => res.destroy());
+      up.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const proxy: ReplyHoldingProxy = {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    target: '',
+    holdMs,
+    get held() {
+      return held;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      agent.destroy();
+    },
+  };
+  return proxy;
+}

@@ -1,0 +1,152 @@
+import cliProgress from 'cli-progress';
+import type { AlreadyUploaded, SkippedPath } from '../service/add-files';
+import { printable } from '../service/expand-paths';
+import type { TransferSnapshot } from '../shared/models';
+
+/**
+ * What `blocklift upload` prints. With --json one JSON object per line on stdout:
+ *   finished file  {key, hash, size, status: done|failed|skipped|canceled, verified, path, error?, warning?}
+ *   not sent again {key, hash, size, status: 'unchanged', path, message}
+ *   left out       {path, status: 'skipped', reason, code}
+ *   retrying       {status: 'retrying', key, path, reason, nextAttemptAt}
+ * `verified` is true only when the service's hash equalled the etag computed while reading
+ * (a 579 or a callback reply without hash is done but not verified; its text line says so).
+ * On a terminal a progress bar on stderr whose total is the whole upload's size from the
+ * start (per-file lines are printed when it stops); otherwise one text line per event.
+ * Names are printed with control characters escaped, so one file is one line.
+ */
+
+const MiB = 1024 * 1024;
+
+export class UploadReporter {
+  private readonly bar: cliProgress.SingleBar | undefined;
+  private readonly bytes = new Map<number, number>();
+  private readonly held: string[] = [];
+  private readonly startedMs = performance.now();
+  private finishedCount = 0;
+
+  constructor(
+    private readonly json: boolean,
+    private readonly fileCount: number,
+    /** The size of the whole upload in bytes, known before any file starts. */
+    private readonly totalBytes: number,
+    /** The hash the service returned for a transfer, null when it returned none. */
+    private readonly remoteHashOf: (id: number) => string | null,
+  ) {
+    if (!json && process.stderr.isTTY && fileCount > 0) {
+      this.bar = new cliProgress.SingleBar(
+        {
+          format:
+            ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta} | {files}/{fileCount} files',
+          stream: process.stderr,
+          hideCursor: true,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      this.bar.start(Math.max(1, totalBytes), 0, this.payload(0));
+    }
+  }
+
+  /** A transfer's bytes done so far (a continued one starts at its committed bytes). */
+  progress(id: number, done: number): void {
+    this.bytes.set(id, done);
+    this.redraw();
+  }
+
+  skipped(k: SkippedPath): void {
+    this.line(
+      { path: k.path, status: 'skipped', reason: k.reason, code: k.code },
+      `skipped  ${printable(k.path)}: ${k.reason}`,
+    );
+  }
+
+  unchanged(a: AlreadyUploaded): void {
+    const message = 'already uploaded, unchanged (--overwrite sends it again)';
+    this.line(
+      { key: a.key, hash: a.etag, size: a.size, status: 'unchanged', path: a.path, message },
+      `unchanged ${printable(a.key)} (${a.size} bytes) ${a.etag ?? ''}: ${message}`,
+    );
+  }
+
+  /** The engine will try again at `nextAttemptAt` (ms since the epoch) after `reason`. */
+  retrying(s: { key: string; localPath: string }, reason: string, nextAttemptAt: number): void {
+    const at = new Date(nextAttemptAt);
+    const text = `retrying ${printable(s.key)}: ${reason}; next attempt at ${at.toLocaleTimeString()}`;
+    if (this.json) {
+      const line = { status: 'retrying', key: s.key, path: s.localPath, reason, nextAttemptAt: at.toISOString() };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    } else if (this.bar) {
+      // Above the bar, at once: a frozen bar with no word is what a person must not see.
+      this.bar.stop();
+      process.stderr.write(`${text}\n`);
+      this.bar.start(Math.max(1, this.totalBytes), this.doneBytes(), this.payload(this.doneBytes()));
+    } else process.stderr.write(`${text}\n`);
+  }
+
+  finished(s: TransferSnapshot): void {
+    this.finishedCount++;
+    this.bytes.set(s.id, s.state === 'done' ? s.size : (this.bytes.get(s.id) ?? 0));
+    const verified = s.state === 'done' && s.etag !== null && this.remoteHashOf(s.id) === s.etag;
+    const line = {
+      key: s.key,
+      hash: s.state === 'done' ? s.etag : null,
+      size: s.size,
+      status: s.state,
+      verified,
+      path: s.localPath,
+      ...(s.lastError ? { error: s.lastError } : {}),
+      ...(s.warning ? { warning: s.warning } : {}),
+    };
+    const hash = s.state === 'done' ? ` ${s.etag}${verified ? '' : ' NOT VERIFIED'}` : '';
+    const text = `${s.state.padEnd(8)} ${printable(s.key)}${s.state === 'done' || s.size > 0 ? ` (${s.size} bytes)` : ''}${hash}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
+    this.line(line, text);
+    this.redraw();
+  }
+
+  private line(json: object, text: string): void {
+    if (this.json) process.stdout.write(`${JSON.stringify(json)}\n`);
+    else if (this.bar) this.held.push(text);
+    else process.stdout.write(`${text}\n`);
+  }
+
+  private doneBytes(): number {
+    let done = 0;
+    for (const b of this.bytes.values()) done += b;
+    return Math.min(done, this.totalBytes);
+  }
+
+  private payload(done: number) {
+    const seconds = (performance.now() - this.startedMs) / 1000;
+    const rate = seconds > 0.5 ? done / seconds : 0;
+    return {
+      doneMiB: (done / MiB).toFixed(1),
+      totalMiB: (this.totalBytes / MiB).toFixed(1),
+      speed: (rate / MiB).toFixed(1),
+      eta: etaText(rate, this.totalBytes - done),
+      files: this.finishedCount,
+      fileCount: this.fileCount,
+    };
+  }
+
+  private redraw(): void {
+    if (!this.bar) return;
+    const done = this.doneBytes();
+    this.bar.update(done, this.payload(done));
+  }
+
+  stop(): void {
+    this.bar?.stop();
+    for (const line of this.held) process.stdout.write(`${line}\n`);
+  }
+}
+
+/** "1m05s", or "--" while there is no rate to go by: never NaN or Infinity. */
+export function etaText(bytesPerSec: number, remaining: number): string {
+  if (!(bytesPerSec > 0) || !Number.isFinite(remaining)) return '--';
+  const s = Math.max(0, Math.round(remaining / bytesPerSec));
+  if (!Number.isFinite(s)) return '--';
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+}
