@@ -74,7 +74,7 @@ const JUNK_KEYS = [
 ];
 
 interface Pools {
-  ctxs: Array<{ ctx: string; offset: number }>;
+  ctxs: Array<{ ctx: string; offset: number; batch: string }>;
   persistentIds: string[];
   jobIds: string[];
 }
@@ -86,9 +86,9 @@ function baseRequest(r: Rnd, ctx: ChaosContext, emu: EmulatorChild, pools: Pools
   const upTok = () =>
     `UpToken ${signUploadToken(ak, sk, { scope: pick(r, ['local', 'local', 'nobucket', `local:${pick(r, JUNK_KEYS)}`]), deadline: now + 3_600_000 })}`;
   const chunk = Buffer.alloc(1 + Math.floor(r() * 16_384), 0x61 + Math.floor(r() * 26));
-  const upHeaders = (ct: string) => ({
+  const upHeaders = (ct: string, batch = `batch-${Math.floor(r() * 50)}`) => ({
     Authorization: upTok(),
-    UploadBatch: `batch-${Math.floor(r() * 50)}`,
+    UploadBatch: batch,
     'Content-Type': ct,
   });
   const mgmt = (p: string, body: string) => ({
@@ -108,27 +108,27 @@ function baseRequest(r: Rnd, ctx: ChaosContext, emu: EmulatorChild, pools: Pools
       };
     case 2:
     case 3: {
-      const c = pools.ctxs.length ? pick(r, pools.ctxs) : { ctx: 'made-up', offset: 1 };
+      const c = pools.ctxs.length ? pick(r, pools.ctxs) : { ctx: 'made-up', offset: 1, batch: 'b' };
       return {
         route: 'bput',
         method: 'POST',
         path: `/bput/${c.ctx}/${c.offset}`,
-        headers: upHeaders('application/octet-stream'),
+        headers: upHeaders('application/octet-stream', c.batch),
         body: chunk,
       };
     }
     case 4:
     case 5: {
-      const ctxs = Array.from({ length: 1 + Math.floor(r() * 2) }, () =>
-        pools.ctxs.length ? pick(r, pools.ctxs).ctx : 'x',
-      );
-      const size = pools.ctxs.length ? pick(r, pools.ctxs).offset : 1;
+      // Half the time a consistent one-block file (it may be stored), else a mixed list.
+      const one = pools.ctxs.length ? pick(r, pools.ctxs) : { ctx: 'x', offset: 1, batch: 'b' };
+      const ctxs =
+        r() < 0.5 ? [one.ctx] : Array.from({ length: 2 }, () => (pools.ctxs.length ? pick(r, pools.ctxs).ctx : 'x'));
       const key = urlsafeB64Encode(pick(r, [...JUNK_KEYS, `fuzz/${Math.floor(r() * 100)}`]));
       return {
         route: 'mkfile',
         method: 'POST',
-        path: `/mkfile/${size}/key/${key}`,
-        headers: upHeaders('text/plain'),
+        path: `/mkfile/${one.offset}/key/${key}`,
+        headers: upHeaders('text/plain', one.batch),
         body: Buffer.from(ctxs.join(',')),
       };
     }
@@ -200,7 +200,7 @@ function baseRequest(r: Rnd, ctx: ChaosContext, emu: EmulatorChild, pools: Pools
       // Admin: the real token only on routes that change nothing the fuzz relies on.
       const p = pick(r, ['/admin/state', '/admin/faults', '/admin/clock', '/admin/sweep', '/admin/x']);
       const real = p === '/admin/state' || p === '/admin/sweep';
-      const tok = real ? 'chaos-admin' : pick(r, ['wrong', '', 'chaos-admin ']);
+      const tok = real ? 'chaos-admin' : pick(r, ['wrong', '', 'chaos-admiN', 'chaos-admin2']);
       return {
         route: 'admin',
         method: p === '/admin/sweep' ? 'POST' : pick(r, ['GET', 'POST']),
@@ -269,14 +269,17 @@ function mutate(r: Rnd, q: Req): Req {
         m.method = pick(r, ['GET', 'POST', 'PUT', 'DELETE', 'HEAD', 'OPTIONS']);
         break;
       case 6:
-        m.headers[pick(r, ['Expect', 'Range', 'UploadBatch', 'Key', 'Origin', 'Transfer-Encoding'])] = pick(r, [
-          '100-continue',
-          'weird',
-          'bytes=0-1',
-          '',
-          '../' + MARK,
-          'chunked',
-        ]);
+        // (A Transfer-Encoding the parser cannot read is a raw input: see RAW.)
+        if (r() < 0.1) m.headers['Transfer-Encoding'] = 'chunked';
+        else
+          m.headers[pick(r, ['Expect', 'Range', 'UploadBatch', 'Key', 'Origin'])] = pick(r, [
+            '100-continue',
+            'weird',
+            'bytes=0-1',
+            '',
+            '../' + MARK,
+            'chunked',
+          ]);
         break;
       default:
         m.path += pick(r, ['?', '?returnBody=$(key)', '/extra', '%', '?persistentId=']);
@@ -362,6 +365,7 @@ const RAW = [
   `GET /${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
   'GET / HTTP/1.1\r\n' + 'X: y\r\n'.repeat(5000) + '\r\n',
   '\u0000\u0001\u0002\r\n\r\n',
+  'HEAD /dl/local/x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: weird\r\n\r\n',
   'POST /mkblk/4194304/0 HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc',
 ];
 
@@ -393,6 +397,7 @@ export async function fuzzEmulator(ctx: ChaosContext): Promise<void> {
   const pools: Pools = { ctxs: [], persistentIds: [], jobIds: [] };
   const problems = new Map<string, { n: number; example: string }>();
   const byRoute = new Map<string, number>();
+  const byStatus = new Map<number, number>();
   let sent = 0;
   const end = Date.now() + timeLimitMs;
   let exited = false;
@@ -406,6 +411,7 @@ export async function fuzzEmulator(ctx: ChaosContext): Promise<void> {
       if (i % 500 === 0) for (const t of RAW) await raw(port, t);
       const v = await send(agent, port, q);
       byRoute.set(base.route, (byRoute.get(base.route) ?? 0) + 1);
+      byStatus.set(v.status, (byStatus.get(v.status) ?? 0) + 1);
       if (v.problem) {
         const key = `${q.method} ${base.route}: ${v.problem.slice(0, 80)}`;
         const p = problems.get(key) ?? {
@@ -418,7 +424,7 @@ export async function fuzzEmulator(ctx: ChaosContext): Promise<void> {
       }
       const j = v.json;
       if (j && typeof j.ctx === 'string' && typeof j.offset === 'number') {
-        pools.ctxs.push({ ctx: j.ctx, offset: j.offset });
+        pools.ctxs.push({ ctx: j.ctx, offset: j.offset, batch: q.headers.UploadBatch ?? '' });
         if (pools.ctxs.length > 200) pools.ctxs.shift();
       }
       if (j && typeof j.persistentId === 'string') pools.persistentIds.push(j.persistentId);
@@ -433,6 +439,10 @@ export async function fuzzEmulator(ctx: ChaosContext): Promise<void> {
   rec.report.inputsTried += sent + Math.ceil(sent / 500) * RAW.length;
   rec.note(
     `${sent} requests (+ ${Math.ceil(sent / 500) * RAW.length} raw) in ${((timeLimitMs - Math.max(0, end - Date.now())) / 1000).toFixed(1)} s, seed ${ctx.seed}; by route: ${[...byRoute].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+  );
+  const statuses = [...byStatus].sort((a, b) => a[0] - b[0]);
+  rec.note(
+    `replies by status: ${statuses.map(([k, v]) => `${k === -1 ? 'refused by node before sending' : k} ${v}`).join(', ')}`,
   );
   for (const [k, p] of problems)
     rec.fail(`${p.n}× ${k} — e.g. ${p.example} (reproduce: npm run test:chaos -- --only fuzz --seed ${ctx.seed})`);
