@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { LONG, SHORT, newContext, type ChaosContext } from './context';
 import { hostileServer } from './hostile';
 import { fuzzEmulator } from './fuzz';
+import { keysAndPaths } from './keys';
 import { networkChaos } from './network';
 import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
@@ -12,6 +13,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   hostile: hostileServer,
   outage: emulatorOutage,
   fuzz: fuzzEmulator,
+  keys: keysAndPaths,
 };
 
 export interface RunOptions {
