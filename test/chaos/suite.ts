@@ -4,6 +4,7 @@ import { hostileServer } from './hostile';
 import { fuzzEmulator } from './fuzz';
 import { keysAndPaths } from './keys';
 import { networkChaos } from './network';
+import { secretScan } from './security';
 import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
 
@@ -14,6 +15,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   outage: emulatorOutage,
   fuzz: fuzzEmulator,
   keys: keysAndPaths,
+  security: secretScan,
 };
 
 export interface RunOptions {
