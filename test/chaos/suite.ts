@@ -27,20 +27,48 @@ export interface RunOptions {
   keep?: boolean;
 }
 
+/**
+ * One run, section by section (so a test can report each on its own); `finish()` removes
+ * the run's folder (unless kept) and returns the report.
+ */
+export class ChaosRun {
+  private constructor(
+    readonly ctx: ChaosContext,
+    private readonly keep: boolean,
+  ) {}
+
+  static async start(o: RunOptions = {}): Promise<ChaosRun> {
+    const seed = o.seed ?? 1;
+    const params = o.long ? LONG : SHORT;
+    const rec = new Recorder(params.form, seed);
+    return new ChaosRun(await newContext(rec, params, seed), o.keep ?? false);
+  }
+
+  /** Runs one section; returns its failures (empty when its claims held). */
+  async section(name: string): Promise<string[]> {
+    const fn = SECTIONS[name];
+    if (!fn) throw new Error(`no section ${name}`);
+    const s = await this.ctx.rec.section(name, () => fn(this.ctx));
+    return s.failures;
+  }
+
+  async finish(): Promise<ChaosReport> {
+    if (!this.keep) await rm(this.ctx.root, { recursive: true, force: true });
+    else this.ctx.rec.note(`run folder kept: ${this.ctx.root}`);
+    return this.ctx.rec.finish();
+  }
+}
+
 /** Runs the chaos suite and returns its report (never throws for a failed claim). */
 export async function runChaos(o: RunOptions = {}): Promise<ChaosReport> {
-  const seed = o.seed ?? 1;
-  const params = o.long ? LONG : SHORT;
-  const rec = new Recorder(params.form, seed);
-  const ctx = await newContext(rec, params, seed);
+  const run = await ChaosRun.start(o);
   try {
-    for (const [name, fn] of Object.entries(SECTIONS)) {
+    for (const name of Object.keys(SECTIONS)) {
       if (o.only && !o.only.includes(name)) continue;
-      await rec.section(name, () => fn(ctx));
+      await run.section(name);
     }
   } finally {
-    if (!o.keep) await rm(ctx.root, { recursive: true, force: true });
-    else rec.note(`run folder kept: ${ctx.root}`);
+    await run.finish();
   }
-  return rec.finish();
+  return run.ctx.rec.report;
 }
