@@ -96,8 +96,8 @@ export interface TrackedChild {
 }
 
 /**
- * Starts `node bin/blocklift.mjs …args` and records its /proc cmdline (read once it has
- * written something, i.e. after exec) and its output for the security scan.
+ * Starts `node bin/blocklift.mjs …args` and records its /proc cmdline (read at 'spawn',
+ * which libuv emits after the exec succeeded) and its output for the security scan.
  */
 export function spawnBlocklift(ctx: ChaosContext, args: string[], opts: SpawnOptions = {}): TrackedChild {
   const child = spawn(process.execPath, [BLOCKLIFT, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
@@ -113,6 +113,7 @@ export function spawnBlocklift(ctx: ChaosContext, args: string[], opts: SpawnOpt
       ctx.childArgs.push(child.spawnargs.join(' '));
     }
   };
+  child.once('spawn', recordArgs);
   child.stdout?.on('data', (c: Buffer) => {
     recordArgs();
     out += c.toString('utf8');

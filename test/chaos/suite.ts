@@ -5,6 +5,7 @@ import { fuzzEmulator } from './fuzz';
 import { keysAndPaths } from './keys';
 import { networkChaos } from './network';
 import { secretScan } from './security';
+import { uploaderCrashes } from './uploader-crash';
 import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
 
@@ -13,6 +14,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   network: networkChaos,
   hostile: hostileServer,
   outage: emulatorOutage,
+  crash: uploaderCrashes,
   fuzz: fuzzEmulator,
   keys: keysAndPaths,
   security: secretScan,
