@@ -436,7 +436,8 @@ export async function fuzzEmulator(ctx: ChaosContext): Promise<void> {
   } finally {
     agent.destroy();
   }
-  rec.report.inputsTried += sent + Math.ceil(sent / 500) * RAW.length;
+  // Requests node:http refused to send (invalid header characters) never reached the emulator.
+  rec.report.inputsTried += sent - (byStatus.get(-1) ?? 0) + Math.ceil(sent / 500) * RAW.length;
   rec.note(
     `${sent} requests (+ ${Math.ceil(sent / 500) * RAW.length} raw) in ${((timeLimitMs - Math.max(0, end - Date.now())) / 1000).toFixed(1)} s, seed ${ctx.seed}; by route: ${[...byRoute].map(([k, v]) => `${k} ${v}`).join(', ')}`,
   );
