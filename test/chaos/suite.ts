@@ -5,6 +5,7 @@ import { fuzzEmulator } from './fuzz';
 import { keysAndPaths } from './keys';
 import { networkChaos } from './network';
 import { secretScan } from './security';
+import { clockJumps } from './clock';
 import { uploaderCrashes } from './uploader-crash';
 import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
@@ -15,6 +16,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   hostile: hostileServer,
   outage: emulatorOutage,
   crash: uploaderCrashes,
+  clock: clockJumps,
   fuzz: fuzzEmulator,
   keys: keysAndPaths,
   security: secretScan,
