@@ -64,6 +64,8 @@ abstract class BaseClient {
       headers: { 'User-Agent': this.userAgent, ...o.headers },
       body: o.body,
       idleTimeoutMs: this.idleTimeoutMs,
+      // Replies other than downloads are small: twice the idle timeout is plenty.
+      replyDeadlineMs: endpoint === 'download' ? undefined : 2 * this.idleTimeoutMs,
       signal: o.signal,
       maxReplyBytes: o.maxReplyBytes,
       agent: this.agent,

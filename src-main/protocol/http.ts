@@ -16,6 +16,12 @@ export interface HttpCall {
   body?: Uint8Array | string;
   /** No byte moving in either direction for this long fails the call (kind timeout). */
   idleTimeoutMs: number;
+  /**
+   * Once the reply's headers arrived, its whole body must arrive within this (kind timeout):
+   * a server trickling bytes faster than the idle timeout would otherwise hold the call
+   * forever. Undefined for none (downloads, whose bodies may be large).
+   */
+  replyDeadlineMs?: number;
   signal?: AbortSignal;
   maxReplyBytes?: number;
   agent?: http.Agent;
@@ -54,9 +60,11 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
     const headers: Record<string, string | number> = { ...call.headers };
     if (body !== undefined) headers['Content-Length'] = body.byteLength;
     let settled = false;
+    let deadline: NodeJS.Timeout | undefined;
     const fail = (e: ServiceError) => {
       if (settled) return;
       settled = true;
+      clearTimeout(deadline);
       call.signal?.removeEventListener('abort', onAbort);
       req.destroy();
       reject(e);
@@ -68,6 +76,13 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
       const chunks: Buffer[] = [];
       let size = 0;
       const limit = call.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+      if (call.replyDeadlineMs !== undefined) {
+        const ms = call.replyDeadlineMs;
+        deadline = setTimeout(() => {
+          const message = `the reply did not finish within ${Math.round(ms / 1000)} s of its start`;
+          fail(new ServiceError({ kind: 'timeout', endpoint, status: res.statusCode, requestId, message }));
+        }, ms);
+      }
       res.on('data', (c: Buffer) => {
         size += c.length;
         if (size > limit) {
@@ -87,6 +102,7 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
       res.on('end', () => {
         if (settled) return;
         settled = true;
+        clearTimeout(deadline);
         call.signal?.removeEventListener('abort', onAbort);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size), requestId });
       });

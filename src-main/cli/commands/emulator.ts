@@ -70,8 +70,11 @@ export function register(program: Command): void {
       '--data <dir>',
       "folder of objects, unmerged blocks and metadata (default: emulator/ in Blocklift's data folder, env BLOCKLIFT_DATA)",
     )
-    .option('--ak <AK>', 'access key the emulator accepts', DEFAULT_ACCESS_KEY)
-    .option('--sk <SK>', 'secret key the emulator signs and checks with', DEFAULT_SECRET_KEY)
+    .option('--ak <AK>', `access key the emulator accepts (env BLOCKLIFT_AK; default ${DEFAULT_ACCESS_KEY})`)
+    .option(
+      '--sk <SK>',
+      'secret key the emulator signs and checks with (env BLOCKLIFT_SK; prefer it, flags show in ps)',
+    )
     .option('--bucket <name>', `a bucket (repeatable; default "${DEFAULT_BUCKET}")`, collect)
     .option('--json', 'print the start information as one JSON line', false)
     .option(
@@ -106,8 +109,8 @@ export function register(program: Command): void {
     .option('--admin-token <token>', 'bearer token of the /admin routes (random by default)')
     .action(async (o: Record<string, unknown>) => {
       const faults = readFaults(o.faults as string | undefined, o.seed as number | undefined);
-      const ak = o.ak as string;
-      const sk = o.sk as string;
+      const ak = (o.ak as string | undefined) ?? (process.env.BLOCKLIFT_AK || DEFAULT_ACCESS_KEY);
+      const sk = (o.sk as string | undefined) ?? (process.env.BLOCKLIFT_SK || DEFAULT_SECRET_KEY);
       let emu: RunningEmulator;
       try {
         emu = await startEmulator({

@@ -147,6 +147,23 @@ describe('UploadClient', () => {
     c.close();
   });
 
+  it('cuts a reply that drips forever, a byte at a time faster than the idle timeout', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    script = (_q, _b, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.flushHeaders();
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(' ')), 50);
+      timers.push(t);
+    };
+    const c = new UploadClient({ uploadUrl: base, timeoutMs: 200 });
+    const args = { token: 't:s:p', blockSize: 4, blockOrder: 0, batch: 'b', chunk: Buffer.from('abcd') };
+    const e = await failure(c.mkblk(args));
+    for (const t of timers) clearInterval(t);
+    expect(e.kind).toBe('timeout');
+    expect(e.message).toMatch(/reply did not finish/);
+    c.close();
+  });
+
   it('says nothing listens when the port is closed', async () => {
     const probe = http.createServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markdown } from './report';
+import { ChaosRun, SECTIONS } from './suite';
+
+/**
+ * The short form of `npm run test:chaos` (fewer, smaller files; fewer fuzz inputs): the same
+ * code as the long form, one test per section, in order (security last: it searches what
+ * the others left). CHAOS_SEED replays another seed.
+ */
+describe('chaos suite, short form', () => {
+  let run: ChaosRun;
+  beforeAll(async () => {
+    run = await ChaosRun.start({ seed: Number(process.env.CHAOS_SEED ?? 1) });
+  });
+  afterAll(async () => {
+    const r = await run.finish();
+    if (!r.ok) process.stderr.write(markdown(r));
+  });
+
+  for (const name of Object.keys(SECTIONS)) {
+    it(`${name}: every claim holds`, { timeout: 300_000 }, async () => {
+      expect(await run.section(name)).toEqual([]);
+    });
+  }
+
+  it('lost nothing, leaked nothing, and measured what it claims', () => {
+    const r = run.ctx.rec.report;
+    expect(r.lost).toBe(0);
+    expect(r.secretsFound).toBe(0);
+    expect(r.filesVerified).toBeGreaterThan(40);
+    expect(r.faultsInjected['reset']).toBeGreaterThan(0);
+    expect(r.faultsInjected['emulator SIGKILL']).toBeGreaterThan(0);
+    expect(r.faultsInjected['uploader SIGKILL']).toBeGreaterThan(0);
+    expect(r.crashesSurvived).toBeGreaterThan(0);
+    expect(r.inputsTried).toBeGreaterThan(1000);
+    expect(Object.keys(r.retriesByCause).length).toBeGreaterThan(0);
+  });
+});
