@@ -63,12 +63,8 @@ describe('schedule: resumes only what it held', () => {
 
   it('the manager timer ends a one-minute pause window: held ones resume, user-paused root and hand-paused transfer stay paused', async () => {
     const accountId = new AccountRepo(h.db!).byName('Local')!.id;
-    // A clock 200 ms before the end of the current minute; the window is that minute.
-    const real = new Date();
-    const target = new Date(real);
-    target.setSeconds(59, 800);
-    if (target.getHours() === 23 && target.getMinutes() === 59) target.setTime(target.getTime() - 60_000);
-    const offsetMs = target.getTime() - real.getTime();
+    // The schedule's clock runs `offsetMs` ahead of the wall clock (set just before the window starts).
+    let offsetMs = 0;
     const clock = () => new Date(Date.now() + offsetMs);
     const { pauses, m } = wire(clock);
     await put('a/one.jpg');
@@ -92,6 +88,12 @@ describe('schedule: resumes only what it held', () => {
     expect(pauses.pause(manualByHand, 'user')).toBe(true);
     expect(stateOf(a.id, 'one.jpg')).toBe('queued');
 
+    // The clock now reads 200 ms before the end of the current minute; the window is that minute.
+    const real = new Date();
+    const target = new Date(real);
+    target.setSeconds(59, 800);
+    if (target.getHours() === 23 && target.getMinutes() === 59) target.setTime(target.getTime() - 60_000);
+    offsetMs = target.getTime() - real.getTime();
     const minute = target.getHours() * 60 + target.getMinutes();
     const state = sched!.setSchedule({
       outside: { action: 'run' },
