@@ -305,7 +305,9 @@ describe('blocklift upload', () => {
     } finally {
       await proxy.close();
     }
-  });
+    // Up to eleven runs of the command, each started from scratch (tsx, SQLite): on a busy
+    // machine that alone takes longer than the default minute.
+  }, 240_000);
 
   it('a 579 upload (stored, callback failed) is done but "verified": false in --json and NOT VERIFIED in text', async () => {
     const faulty = await startTestEmulator({
