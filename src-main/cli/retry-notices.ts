@@ -3,7 +3,8 @@ import type { ProgressEvent } from '../engine/api';
 /**
  * Turns the engine's retry events into notices a person can read during an outage: said at
  * once, then again only when the reason changes or every 10 s (blocks in flight each retry
- * the same failure; one line says it). The reason loses the engine's "→ action" suffix.
+ * the same failure; one line says it). Only retries after a backoff wait count; the reason
+ * loses the engine's "→ retry" suffix.
  */
 export interface RetryNotice {
   id: number;
@@ -21,8 +22,10 @@ export class RetryNotices {
 
   /** The notice to show for this progress event, or undefined (no retry, or said just now). */
   accept(p: ProgressEvent): RetryNotice | undefined {
-    if (!p.retry) return undefined;
-    const reason = p.retry.reason.replace(/ → [a-z-]+$/, '');
+    // Only waits with backoff (network, timeout, 5xx, 429): a fresh token, a re-sent chunk or
+    // a conflict rule is the normal course of an upload, not an outage.
+    if (!p.retry || !/ → retry$/.test(p.retry.reason)) return undefined;
+    const reason = p.retry.reason.replace(/ → retry$/, '');
     const t = this.now();
     if (reason === this.lastReason && t - this.lastSaidAt < REPEAT_MS) return undefined;
     this.lastReason = reason;

@@ -117,8 +117,10 @@ function openQueue(dbFile: string) {
   }
 }
 
-async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
-  const flags = parseFlags(paths, opts);
+type Flags = ReturnType<typeof parseFlags>;
+
+/** The queue (locked), the flags' account and an engine over them, not started; closeAll() releases all. */
+function openSession(flags: Flags) {
   const { acc } = flags;
   const { db, lock } = openQueue(acc.db);
   const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
@@ -150,6 +152,13 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     db.close();
     lock.release();
   };
+  return { store, engine, accountId, closeAll };
+}
+
+async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
+  const flags = parseFlags(paths, opts);
+  const { acc } = flags;
+  const { store, engine, accountId, closeAll } = openSession(flags);
   let added: AddFilesResult;
   try {
     added = await addFiles(

@@ -189,6 +189,24 @@ function reportVcaJob(job: VcaJobView, json: boolean): void {
   }
 }
 
+/** Says at once when the engine will retry (an outage must not look like silence), on stderr (a JSON line with --json). */
+function reportRetries(core: AppCore, json: boolean): void {
+  const notices = new RetryNotices();
+  core.engine.onProgress((p) => {
+    const n = notices.accept(p);
+    const s = n && core.engine.get(n.id);
+    if (!n || !s) return;
+    if (json) {
+      const at = new Date(n.nextAttemptAt).toISOString();
+      const line = { status: 'retrying', key: s.key, path: s.localPath, reason: n.reason, nextAttemptAt: at };
+      process.stderr.write(`${JSON.stringify(line)}\n`);
+    } else
+      process.stderr.write(
+        `blocklift: retrying ${printable(s.key)}: ${n.reason}; next attempt at ${clockTime(n.nextAttemptAt)}\n`,
+      );
+  });
+}
+
 /**
  * Runs the watch over the app core (service/app-core.ts) on the --db file, with the flags'
  * account as a session account (its secret kept in memory, never written) and no embedded
@@ -240,25 +258,7 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       secretKey: f.acc.tokenUrl ? undefined : f.acc.secretKey,
       tokenUrl: f.acc.tokenUrl,
     });
-    const notices = new RetryNotices();
-    core.engine.onProgress((p) => {
-      const n = notices.accept(p);
-      const s = n && core.engine.get(n.id);
-      if (!n || !s) return;
-      if (f.acc.json) {
-        const line = {
-          status: 'retrying',
-          key: s.key,
-          path: s.localPath,
-          reason: n.reason,
-          nextAttemptAt: new Date(n.nextAttemptAt).toISOString(),
-        };
-        process.stdout.write(`${JSON.stringify(line)}\n`);
-      } else
-        process.stderr.write(
-          `blocklift: retrying ${printable(s.key)}: ${n.reason}; next attempt at ${clockTime(n.nextAttemptAt)}\n`,
-        );
-    });
+    reportRetries(core, f.acc.json);
     core.on((e) => {
       if (e.type === 'watch') report(e.event, f.acc.json);
       else if (e.type === 'vca-job-changed' && e.job.tracking !== 'active') reportVcaJob(e.job, f.acc.json);
