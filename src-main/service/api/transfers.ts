@@ -1,8 +1,10 @@
 import { RUNNING_STATES } from '../../engine/snapshot';
 import type { TransferDetail, TransferSelection, TransferView } from '../../shared/contract';
+import type { ErrorCode } from '../../shared/errors';
 import { TERMINAL_TRANSFER_STATES, type TransferState } from '../../shared/models';
 import { objectAccessUrl } from '../../tasks/access-url';
 import { addFiles } from '../add-files';
+import type { SkipCode } from '../expand-paths';
 import type { ServiceContext } from './context';
 import type { AreaImpl } from './envelope';
 import { notFound } from './errors';
@@ -67,6 +69,14 @@ function detail(ctx: ServiceContext, id: number): TransferDetail {
   };
 }
 
+/** Why a path was left out of an add, as the error catalog names it. */
+const SKIP_CODES: Record<SkipCode, ErrorCode> = {
+  'symlink-in-tree': 'symlink-skipped',
+  unreadable: 'path-unreadable',
+  'not-a-file': 'path-not-file-or-folder',
+  'key-invalid': 'key-invalid',
+};
+
 export function transfersArea(ctx: ServiceContext): AreaImpl<'transfers'> {
   const rows = ctx.core.transferRows;
   const select = (sel: TransferSelection, states: readonly TransferState[]) =>
@@ -100,13 +110,15 @@ export function transfersArea(ctx: ServiceContext): AreaImpl<'transfers'> {
           source: input.source ?? 'manual',
           blockSize: blockSize ?? settings.blockSize,
           options: { ...options, conflict: options.conflict ?? settings.conflict },
+          // Only an explicit overwrite re-sends files already uploaded, not the default policy.
+          resendUploaded: options.conflict === 'overwrite',
         },
       );
       ctx.trackBatch(r.queued);
       return {
         queued: r.queued,
         alreadyUploaded: r.alreadyUploaded.map((a) => ({ path: a.path, key: a.key, transferId: a.id })),
-        skipped: r.skipped.map((s) => ({ path: s.path, code: 'symlink-skipped' as const, reason: s.reason })),
+        skipped: r.skipped.map((s) => ({ path: s.path, code: SKIP_CODES[s.code], reason: s.reason })),
       };
     },
     pause: (sel) => each(select(sel, [...ACTIVE, 'paused']), (id) => ctx.core.pauses.pause(id, 'user')),

@@ -42,6 +42,20 @@ describe('the app service, through its contract', () => {
     const again = value(await svc.transfers.add({ paths: [folder], target: { bucket: 'local', prefix: 'up/' } }));
     expect(again.queued).toEqual([]);
     expect(again.alreadyUploaded).toHaveLength(2);
+    // With 'overwrite' as the default policy still nothing is re-sent; only an explicit overwrite does.
+    value(await svc.settings.set({ conflict: 'overwrite' }));
+    const byDefault = value(await svc.transfers.add({ paths: [folder], target: { bucket: 'local', prefix: 'up/' } }));
+    expect(byDefault.queued).toEqual([]);
+    expect(byDefault.alreadyUploaded).toHaveLength(2);
+    const asked = value(
+      await svc.transfers.add({
+        paths: [path.join(folder, 'a.jpg')],
+        target: { bucket: 'local', prefix: 'up/' },
+        options: { conflict: 'overwrite' },
+      }),
+    );
+    expect(asked.queued).toHaveLength(1);
+    await w.until(() => w.lastSeen(asked.queued[0]!)?.state === 'done', 'the asked overwrite done');
 
     const bad = await svc.transfers.list({ limit: 0 } as never);
     expect(bad.ok).toBe(false);
