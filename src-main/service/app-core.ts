@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { UploadEngine, type AccountAccess, type EngineOptions } from '../engine/engine';
@@ -32,6 +33,7 @@ import { startWakeDetector, type WakeDetectorOptions } from './wake-detector';
 import { Pauses } from './pauses';
 import { SCHEDULE_SETTING, SettingsStore } from './settings-store';
 import { UploadSchedule } from './upload-schedule';
+import { lockQueue, type QueueLock } from './queue-lock';
 
 export { SCHEDULE_SETTING };
 
@@ -64,6 +66,15 @@ export interface AppCoreOptions {
   startEngine?: boolean;
   /** Resume polling the tracked Fmgr tasks and VCA jobs at open (default true); a one-shot command passes false. */
   resumeTrackers?: boolean;
+  /**
+   * What this process runs, named in the queue lock (`<db>.lock`, queue-lock.ts) another
+   * process that wants the queue is refused with. Default: the lock is taken as 'the Blocklift
+   * app' when the engine starts at open, and not at all otherwise; a caller that starts the
+   * engine later (`blocklift watch`) names itself here; false: never (readers). open()
+   * rejects with QueueInUseError, before the database is opened, when another live process
+   * holds it; close() releases it.
+   */
+  queueLock?: string | false;
   /** Start the stored watch roots at open (default true). */
   startWatching?: boolean;
   /** How long a watch root waits for an Fmgr delete/copy/move (default 10 minutes). */
@@ -128,6 +139,7 @@ export class AppCore {
     private readonly access: AccountAccessCache,
     readonly embedded: EmbeddedEmulator | undefined,
     opts: AppCoreOptions,
+    private readonly lock: QueueLock | undefined,
   ) {
     this.publicBaseUrl = opts.publicBaseUrl;
     this.accounts = new AccountRepo(db);
@@ -215,7 +227,17 @@ export class AppCore {
   /** Opens the database, the embedded emulator when due, the engine, trackers and watch roots. */
   static async open(opts: AppCoreOptions): Promise<AppCore> {
     const dataDir = path.resolve(opts.dataDir);
-    const db = openAppDatabase(opts.dbFile ?? path.join(dataDir, 'blocklift.db'));
+    const dbFile = opts.dbFile ?? path.join(dataDir, 'blocklift.db');
+    const lockAs = opts.queueLock ?? (opts.startEngine !== false && 'the Blocklift app');
+    if (lockAs) mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
+    const lock = lockAs ? lockQueue(dbFile, lockAs) : undefined;
+    let db: Db;
+    try {
+      db = openAppDatabase(dbFile);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
     let embedded: EmbeddedEmulator | undefined;
     let core: AppCore | undefined;
     const secrets = opts.secrets ?? new HeadlessSecretStore(process.env, path.join(dataDir, SECRETS_DIR));
@@ -224,7 +246,7 @@ export class AppCore {
       const accounts = new AccountRepo(db);
       const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
       if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
-      core = new AppCore(db, dataDir, secrets, access, embedded, opts);
+      core = new AppCore(db, dataDir, secrets, access, embedded, opts, lock);
       core.applySettingsAtOpen(opts);
       if (opts.startEngine !== false) core.engine.start();
       if (opts.resumeTrackers !== false) {
@@ -244,6 +266,7 @@ export class AppCore {
         access.close();
         await embedded?.emulator.close();
         db.close();
+        lock?.release();
       }
       throw e;
     }
@@ -391,5 +414,6 @@ export class AppCore {
     await this.embedded?.emulator.close();
     this.events.clear();
     this.db.close();
+    this.lock?.release();
   }
 }

@@ -57,11 +57,19 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
   const { AppService } = await import('../../service/app-service');
   const { DoorConfigError, startHeadlessDoor } = await import('../../headless/server');
   // Notify URLs of the tasks the app submits point at this door (its receiver is mounted at /notify/).
-  const service = await AppService.open({
-    dataDir,
-    door: { door: 'headless' },
-    publicBaseUrl: `http://127.0.0.1:${port}`,
-  });
+  const { QueueInUseError } = await import('../../service/queue-lock');
+  let service;
+  try {
+    service = await AppService.open({
+      dataDir,
+      door: { door: 'headless' },
+      publicBaseUrl: `http://127.0.0.1:${port}`,
+    });
+  } catch (e) {
+    // Another process (the CLI, another serve, the desktop app) runs the queue of this data folder.
+    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
+    throw e;
+  }
   let door;
   try {
     door = await startHeadlessDoor({

@@ -8,7 +8,8 @@ import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
 import { RootRefusedError, isInside } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
-import { addAccountOptions, takeQueueLock, readAccountFlags, requireCredentials } from '../account-options';
+import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { QueueInUseError } from '../../service/queue-lock';
 import { collect, wholeNumber } from '../option-parsers';
 import { findEmulatorDataDir } from '../../service/emulator-guard';
 import { printable } from '../../service/expand-paths';
@@ -225,8 +226,6 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
     throw new CliError(
       `${folder} ${isInside(path.resolve(folder), emulatorData) ? 'is inside' : 'holds'} the emulator's data folder ${emulatorData}: watching it would upload the emulator's own files forever; watch another folder, or give the emulator a --data folder outside it (its default is in Blocklift's data folder)`,
     );
-  // One uploading process per queue database (service/queue-lock.ts); a dry run uploads nothing.
-  const lock = opts.dryRun ? undefined : takeQueueLock(dbFile, 'blocklift watch');
   let core: AppCore;
   try {
     core = await AppCore.open({
@@ -235,11 +234,13 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       embeddedEmulator: false,
       startEngine: false,
       startWatching: false,
+      // One uploading process per queue database (the core takes the lock); a dry run uploads nothing.
+      queueLock: opts.dryRun ? false : 'blocklift watch',
       watcherBackend: f.backend,
       engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
     });
   } catch (e) {
-    lock?.release();
+    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
     throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
   try {
@@ -295,6 +296,5 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
     throw e;
   } finally {
     await core.close();
-    lock?.release();
   }
 }
