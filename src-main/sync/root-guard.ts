@@ -14,7 +14,10 @@ export type RootRefusalCode =
   | 'root-inside-root'
   | 'root-contains-root'
   | 'root-inside-data-folder'
-  | 'root-is-data-folder';
+  | 'root-is-data-folder'
+  /** Refused by the service (service/emulator-guard.ts): the emulator would upload its own output forever. */
+  | 'root-holds-emulator-data'
+  | 'root-inside-emulator-data';
 
 export class RootRefusedError extends Error {
   override readonly name = 'RootRefusedError';

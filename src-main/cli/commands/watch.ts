@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { AppCore } from '../../service/app-core';
@@ -6,12 +5,12 @@ import type { WatchEvent } from '../../shared/events';
 import type { VcaJobView } from '../../shared/task-views';
 import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
-import { RootRefusedError, isInside } from '../../sync/root-guard';
+import { RootRefusedError } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
 import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
 import { QueueInUseError } from '../../service/queue-lock';
 import { collect, wholeNumber } from '../option-parsers';
-import { findEmulatorDataDir } from '../../service/emulator-guard';
+import { refuseEmulatorDataDir } from '../../service/emulator-guard';
 import { printable } from '../../service/expand-paths';
 import { CliError } from '../cli-error';
 import { RetryNotices, clockTime } from '../retry-notices';
@@ -221,11 +220,12 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
     );
   if (!opts.dryRun) requireCredentials(f.acc);
-  const emulatorData = await findEmulatorDataDir(folder);
-  if (emulatorData)
-    throw new CliError(
-      `${folder} ${isInside(path.resolve(folder), emulatorData) ? 'is inside' : 'holds'} the emulator's data folder ${emulatorData}: watching it would upload the emulator's own files forever; watch another folder, or give the emulator a --data folder outside it (its default is in Blocklift's data folder)`,
-    );
+  try {
+    await refuseEmulatorDataDir(folder, f.acc.dataDir);
+  } catch (e) {
+    if (e instanceof RootRefusedError) throw new CliError(e.message);
+    throw e;
+  }
   let core: AppCore;
   try {
     core = await AppCore.open({

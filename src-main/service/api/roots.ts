@@ -6,6 +6,7 @@ import { scanTree } from '../../sync/scanner';
 import type { ServiceContext } from './context';
 import type { AreaImpl } from './envelope';
 import { notFound } from './errors';
+import { refuseEmulatorDataDir } from '../emulator-guard';
 import { rootView } from './views';
 
 /** Files the ignore preview looks at, at most (a preview, not an index). */
@@ -52,11 +53,13 @@ export function rootsArea(ctx: ServiceContext): AreaImpl<'roots'> {
     list: () =>
       ctx.core.syncRepo.listRoots().map((r) => rootView(r, watch.get(r.id), ctx.core.syncRepo, ctx.scans.get(r.id))),
     plan: async (input): Promise<RootPlan> => {
+      await refuseEmulatorDataDir(input.path, ctx.core.dataDir);
       const { plan } = await watch.plan({ folder: input.path, prefix: input.prefix, options: input.options });
       const { filesToUpload, bytesToUpload, estimatedSeconds, assumedBytesPerSecond, speedSource, ...counts } = plan;
       return { ...counts, filesToUpload, bytesToUpload, estimatedSeconds, assumedBytesPerSecond, speedSource };
     },
     add: async (input) => {
+      await refuseEmulatorDataDir(input.path, ctx.core.dataDir);
       const root = await watch.addRoot({
         folder: input.path,
         accountId: ctx.accountId(input.accountId),
