@@ -225,6 +225,16 @@ export class AppService implements AppApi {
     }
   }
 
+  /**
+   * An account given for this run only (CLI flags): upserted by name, its secret kept in this
+   * process's memory (a `memory:` reference in the row), never written, never in a reply or
+   * event. Not a verb: no door routes it, so a secret never crosses a door. Returns its id,
+   * for the `accountId` of the verbs.
+   */
+  useSessionAccount(a: Parameters<AppCore['useSessionAccount']>[0]): number {
+    return this.core.useSessionAccount(a);
+  }
+
   close(): Promise<void> {
     // The pending batch goes out while the database is open; what closing the core changes
     // (running transfers back to queued) is what the next open reports.

@@ -120,6 +120,13 @@ describe('blocklift fmgr', () => {
     expect(r.stderr).toMatch(/no task "no-such-id" could be found: .*does not know this task id/);
   });
 
+  it("a submission the service refuses: exit 1, and --json names the service's error code from the catalog", async () => {
+    const r = await cli(['fmgr', 'delete', '--bucket', emu.bucket, '--key', 'k', '--sk', 'not-the-secret', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ error: { code: 'service-auth-failed' }, exitCode: 1 });
+    expect(r.stderr).toMatch(/refused the credentials/);
+  });
+
   it('bad usage gets a clear message and exit 2', async () => {
     const a = await cli(['fmgr', 'setdeadline', '--bucket', emu.bucket, '--deadline', 'soon']);
     expect(a.code).toBe(2);

@@ -10,6 +10,8 @@ import { addAccountOptions, readAccountFlags, type AccountFlags } from '../accou
 import { collect } from '../option-parsers';
 import { printable } from '../../service/expand-paths';
 import { CliError } from '../cli-error';
+import { AppService } from '../../service/app-service';
+import { valueOf } from '../service-result';
 
 /**
  * `blocklift fmgr <op> …` submits one Fmgr task and prints its persistentId;
@@ -39,18 +41,7 @@ export interface TasksContext {
  * polled) with the flags' account as a session account. `signed`: the call needs AK and SK.
  */
 export async function openTasksContext(opts: Record<string, unknown>, signed: boolean): Promise<TasksContext> {
-  const flags = readAccountFlags(opts);
-  if (!flags.mgrUrl)
-    throw new CliError('missing --mgr-url (or BLOCKLIFT_MGR_URL): the management host, e.g. http://127.0.0.1:8088');
-  if (signed) {
-    const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(
-      Boolean,
-    );
-    if (missing.length)
-      throw new CliError(
-        `missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`,
-      );
-  }
+  const flags = tasksFlags(opts, signed);
   const dbFile = flags.db;
   let core: AppCore;
   try {
@@ -90,6 +81,113 @@ export function sessionAccountName(mgrUrl: string): string {
     throw new CliError(`--mgr-url "${mgrUrl}" is not a URL; give the management host like http://127.0.0.1:8088`);
   }
   return `cli ${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The flags of an fmgr/vca command, checked: a management host, and AK+SK when the call is `signed`. */
+function tasksFlags(opts: Record<string, unknown>, signed: boolean): AccountFlags & { mgrUrl: string } {
+  const flags = readAccountFlags(opts);
+  if (!flags.mgrUrl)
+    throw new CliError('missing --mgr-url (or BLOCKLIFT_MGR_URL): the management host, e.g. http://127.0.0.1:8088');
+  if (signed) {
+    const missing = [!flags.accessKey && '--ak (or BLOCKLIFT_AK)', !flags.secretKey && '--sk (or BLOCKLIFT_SK)'].filter(
+      Boolean,
+    );
+    if (missing.length)
+      throw new CliError(
+        `missing ${missing.join(' and ')}: management calls are signed with the account's keys (a token provider cannot sign them)`,
+      );
+  }
+  return { ...flags, mgrUrl: flags.mgrUrl };
+}
+
+/** What a command that calls the app service's verbs works with; close() releases it. */
+export interface ServiceContext {
+  flags: AccountFlags;
+  service: AppService;
+  /** The session account of the flags (its secret kept in memory only). */
+  accountId: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the app service on the --db file (no engine run, no embedded emulator, no other task
+ * polled) with the flags' account as a session account. `signed`: the call needs AK and SK.
+ */
+export async function openTasksService(opts: Record<string, unknown>, signed: boolean): Promise<ServiceContext> {
+  const flags = tasksFlags(opts, signed);
+  let service: AppService;
+  try {
+    service = await AppService.open({
+      dataDir: flags.dataDir,
+      dbFile: flags.db,
+      embeddedEmulator: false,
+      startEngine: false,
+      resumeTrackers: false,
+      startWatching: false,
+      wakeDetector: false,
+    });
+  } catch (e) {
+    throw new CliError(`cannot open the database ${flags.db}: ${(e as Error).message}`);
+  }
+  const accountId = service.useSessionAccount({
+    name: sessionAccountName(flags.mgrUrl),
+    uploadUrl: flags.uploadUrl ?? flags.mgrUrl,
+    mgrUrl: flags.mgrUrl,
+    accessKey: flags.accessKey,
+    secretKey: flags.secretKey,
+    tokenUrl: flags.tokenUrl,
+  });
+  return { flags, service, accountId, close: () => service.close() };
+}
+
+/**
+ * Follows a task through the service's `fmgr` event batches until it settles, printing each
+ * state it is seen in (a batch carries the latest state; the last one always arrives).
+ */
+async function followPrinting(
+  ctx: ServiceContext,
+  taskId: number,
+  timeoutSeconds: number | undefined,
+): Promise<FmgrTaskView> {
+  let lastState = '';
+  const w = waitSignal(timeoutSeconds);
+  let off = () => {};
+  // The trackers' and the batches' timers do not hold the process open; this command waits.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    return await new Promise<FmgrTaskView>((resolve, reject) => {
+      const seen = (v: FmgrTaskView) => {
+        if (v.id !== taskId) return;
+        if (v.tracking !== 'active') return resolve(v);
+        const line = v.error ? `error: ${v.error.message}` : (v.state ?? '');
+        if (line === lastState) return;
+        lastState = line;
+        if (ctx.flags.json) process.stdout.write(`${JSON.stringify(v)}\n`);
+        else process.stderr.write(`${v.persistentId}: ${line}\n`);
+      };
+      off = ctx.service.on((e) => {
+        if (e.name === 'fmgr') e.payload.changed.forEach(seen);
+      });
+      w.signal.addEventListener('abort', () =>
+        ctx.service.fmgr
+          .get({ id: taskId })
+          .then((r) =>
+            reject(
+              new CliError(
+                `stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on at the service, see it with: blocklift fmgr status ${r.ok ? r.value.persistentId : ''}`,
+                1,
+              ),
+            ),
+          ),
+      );
+      // It may have settled before the subscription.
+      void ctx.service.fmgr.get({ id: taskId }).then((r) => r.ok && seen(r.value));
+    });
+  } finally {
+    clearInterval(keepAlive);
+    off();
+    w.dispose();
+  }
 }
 
 /** Turns a TaskError into the CLI's one-line error. */
@@ -352,22 +450,24 @@ export function register(program: Command): void {
       .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'));
     cmd.action(async (o: Record<string, unknown>) => {
       const ops = opsFromFlags(op, o);
-      const ctx = await openTasksContext(o, true);
+      const ctx = await openTasksService(o, true);
       try {
-        const t = await ctx.fmgr.submit(ctx.accountId, op, ops, {
-          force: o.force === true ? 1 : undefined,
-          separate: o.separate === true ? 1 : undefined,
-        });
+        const t = valueOf(
+          await ctx.service.fmgr.submit({
+            accountId: ctx.accountId,
+            ops,
+            ...(o.force === true ? { force: true } : {}),
+            ...(o.separate === true ? { separate: true } : {}),
+          }),
+        );
         if (o.wait !== true) {
           print(ctx.flags, t, `${t.persistentId}\n`);
           return;
         }
         if (!ctx.flags.json) process.stdout.write(`${t.persistentId}\n`);
-        const done = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
+        const done = await followPrinting(ctx, t.id, o.timeout as number | undefined);
         print(ctx.flags, done);
         process.exitCode = exitCodeOf(done);
-      } catch (e) {
-        throw cliErrorOf(e);
       } finally {
         await ctx.close();
       }

@@ -1,0 +1,15 @@
+import type { Result } from '../shared/contract';
+import { ERROR_CATALOG, isErrorCode } from '../shared/errors';
+import { CliError } from './cli-error';
+
+/**
+ * The one place a service verb's error becomes the CLI's: a code of kind `input` (the
+ * request itself was wrong) exits 2, any other failure 1; the message is the envelope's
+ * English one and `--json` prints the code.
+ */
+export function valueOf<T>(r: Result<T>): T {
+  if (r.ok) return r.value;
+  const { code, message } = r.error;
+  const kind = isErrorCode(code) ? ERROR_CATALOG[code].kind : 'internal';
+  throw new CliError(message, kind === 'input' ? 2 : 1, code);
+}
