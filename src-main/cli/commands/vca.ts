@@ -8,7 +8,17 @@ import type { VcaJobView } from '../../tasks/vca-view';
 import { addAccountOptions } from '../account-options';
 import { collect } from '../option-parsers';
 import { CliError } from '../cli-error';
-import { cliErrorOf, openTasksContext, seconds, waitSignal, type TasksContext } from './fmgr';
+import {
+  cliErrorOf,
+  openTasksContext,
+  openTasksService,
+  seconds,
+  waitSignal,
+  type ServiceContext,
+  type TasksContext,
+} from '../tasks-context';
+import { followUntilSettled } from '../follow';
+import { valueOf } from '../service-result';
 
 /**
  * `blocklift vca create <url> --bucket <b> [--wait]`, `vca show <jobId> [--wait]`,
@@ -27,6 +37,22 @@ function threshold(v: string): number {
   if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
     throw new CliError(`--min-confidence must be a number from 0 to 1, not "${v}"`);
   return n;
+}
+
+/** The service's schema refuses a non-URL with a generic message; this one says what to give. */
+function videoUrl(source: string): void {
+  let u: URL | undefined;
+  try {
+    u = new URL(source);
+  } catch {
+    /* said below */
+  }
+  if (!u)
+    throw new CliError(
+      `"${source.slice(0, 200)}" is not a complete URL; give the video's address like https://example.com/video.mp4`,
+    );
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new CliError(`the video URL must start with http:// or https://, not ${u.protocol}`);
 }
 
 export function formatVcaJob(j: VcaJobView): string {
@@ -51,7 +77,7 @@ export function formatVcaJob(j: VcaJobView): string {
   return `${lines.join('\n')}\n`;
 }
 
-function print(ctx: TasksContext, j: VcaJobView): void {
+function print(ctx: { flags: { json: boolean } }, j: VcaJobView): void {
   process.stdout.write(ctx.flags.json ? `${JSON.stringify(j)}\n` : formatVcaJob(j));
 }
 
@@ -95,6 +121,26 @@ async function waitPrinting(
   }
 }
 
+/** Follows a job through the service's `vca` batches until it settles; an error while it is active goes to stderr. */
+async function followJob(ctx: ServiceContext, jobRow: number, timeoutSeconds: number | undefined): Promise<VcaJobView> {
+  const w = waitSignal(timeoutSeconds);
+  try {
+    return await followUntilSettled<VcaJobView>({
+      service: ctx.service,
+      area: 'vca',
+      id: jobRow,
+      get: () => ctx.service.vca.get({ id: jobRow }),
+      signal: w.signal,
+      onActive: (v) => {
+        if (v.error && !ctx.flags.json) process.stderr.write(`${v.jobId}: error: ${v.error.message}\n`);
+      },
+      stopped: () => new CliError('stopped waiting; the job goes on, see it with: blocklift vca show <jobId>', 1),
+    });
+  } finally {
+    w.dispose();
+  }
+}
+
 /** Finds a label of a job by "type:attribute" (or a bare attribute when it is unique) or by its id. */
 function findLabel(j: VcaJobView, ref: string): number {
   if (/^\d+$/.test(ref)) {
@@ -132,24 +178,24 @@ export function register(program: Command): void {
     .option('--wait', 'wait for the result and show it', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (url: string, o: Record<string, unknown>) => {
-      const ctx = await openTasksContext(o, true);
+      videoUrl(url);
+      const ctx = await openTasksService(o, true);
       try {
-        const j = await ctx.vca.create({
-          accountId: ctx.accountId,
-          bucket: String(o.bucket),
-          source: url,
-          minConfidence: o.minConfidence as number | undefined,
-        });
+        const j = valueOf(
+          await ctx.service.vca.create({
+            accountId: ctx.accountId,
+            source: { url, bucket: String(o.bucket) },
+            ...(o.minConfidence !== undefined ? { minConfidence: o.minConfidence as number } : {}),
+          }),
+        );
         if (o.wait !== true) {
           process.stdout.write(ctx.flags.json ? `${JSON.stringify(j)}\n` : `${j.jobId}\n`);
           return;
         }
         if (!ctx.flags.json) process.stdout.write(`${j.jobId}\n`);
-        const done = await waitPrinting(ctx, j.id, o.timeout as number | undefined);
+        const done = await followJob(ctx, j.id, o.timeout as number | undefined);
         print(ctx, done);
         process.exitCode = exitCodeOf(done);
-      } catch (e) {
-        throw cliErrorOf(e);
       } finally {
         await ctx.close();
       }
