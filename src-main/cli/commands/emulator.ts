@@ -135,6 +135,22 @@ export function register(program: Command): void {
           );
         throw new CliError(`the emulator could not start: ${err.message}`);
       }
+      // Listening for the stop signals before the address is printed: a caller that stops the
+      // emulator as soon as it reads the address must get a clean stop, not a killed process.
+      const running = emu;
+      const stopped = new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals) => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          if (o.json !== true) process.stderr.write(`blocklift emulator: ${signal}, stopping\n`);
+          void running.close().then(resolve, (e: unknown) => {
+            process.stderr.write(`blocklift emulator: error while stopping: ${(e as Error).message}\n`);
+            resolve();
+          });
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
       const info = {
         uploadUrl: emu.uploadUrl,
         mgrUrl: emu.mgrUrl,
@@ -169,18 +185,6 @@ export function register(program: Command): void {
           ].join('\n'),
         );
       }
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals) => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          if (o.json !== true) process.stderr.write(`blocklift emulator: ${signal}, stopping\n`);
-          void emu.close().then(resolve, (e: unknown) => {
-            process.stderr.write(`blocklift emulator: error while stopping: ${(e as Error).message}\n`);
-            resolve();
-          });
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await stopped;
     });
 }
