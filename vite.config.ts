@@ -19,6 +19,6 @@ export default defineConfig({
   build: { outDir: path.join(here, 'dist/renderer'), emptyOutDir: true, sourcemap: true },
   server: {
     host: '127.0.0.1',
-    proxy: { '/api': { target: door, ws: true, changeOrigin: false } },
+    proxy: { '/api': { target: door, ws: true, changeOrigin: true } },
   },
 });
