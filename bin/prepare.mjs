@@ -8,5 +8,4 @@ import { ensureElectron } from './electron-runtime.mjs';
 await buildMain();
 await buildRenderer();
 const runtime = ensureElectron();
-if (!runtime.ok)
-  process.stderr.write(`blocklift: no Electron runtime (${runtime.reason}); npm start will use the headless door.\n`);
+if (!runtime.ok) process.stderr.write(`blocklift: ${runtime.reason}; npm start will use the headless door.\n`);
