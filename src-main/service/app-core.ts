@@ -72,6 +72,10 @@ export interface AppCoreOptions {
 }
 
 /**
+ * Service-internal: front ends use `AppService` (app-service.ts), which holds its AppCore
+ * privately; the fields below are for the service's areas and, until they move to the
+ * service, the CLI commands that still open a core themselves.
+ *
  * The app core (design.md "service/"): one database, the upload engine, the watch roots,
  * the Fmgr and VCA trackers, the account access (secrets resolved here, never handed out)
  * and, with no account configured, the embedded emulator and its Local account. Everything

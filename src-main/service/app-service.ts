@@ -22,7 +22,7 @@ import { rootsArea, viewOfRoot } from './api/roots';
 import { appArea, settingsArea } from './api/settings';
 import { fmgrArea, vcaArea } from './api/tasks';
 import { transfersArea } from './api/transfers';
-import { transferView } from './api/views';
+import { transferView, type RootScanInfo } from './api/views';
 import { AppCore, type AppCoreOptions } from './app-core';
 import { EventCoalescer, type FlushClock } from './event-coalescer';
 
@@ -57,6 +57,7 @@ export class AppService implements AppApi {
   private readonly listeners = new Listeners<AppEventMessage>();
   private readonly coalescer: EventCoalescer;
   private readonly live = new Map<number, ProgressEvent>();
+  private readonly scans = new Map<number, RootScanInfo>();
   private readonly batches: Array<{ left: Set<number>; counts: AppEvents['batchFinished'] }> = [];
   private readonly offCore: () => void;
   private closed: Promise<void> | undefined;
@@ -82,6 +83,7 @@ export class AppService implements AppApi {
       coalescer: this.coalescer,
       prefs,
       live: this.live,
+      scans: this.scans,
       door: opts.door ?? {},
       accountId: (given) => this.accountId(prefs, given),
       emit: (name, payload) => this.listeners.emit({ name, payload } as AppEventMessage),
@@ -117,7 +119,7 @@ export class AppService implements AppApi {
   /** Calls a verb by its method name ("transfers.list"), as a door routes a request. Never rejects. */
   invoke(method: string, input: unknown): Promise<Result<unknown>> {
     const [a, v] = method.split('.') as [string, string | undefined];
-    const verbs = (API_VERBS as Record<string, readonly string[] | undefined>)[a];
+    const verbs = Object.hasOwn(API_VERBS, a) ? (API_VERBS as Record<string, readonly string[]>)[a] : undefined;
     if (!verbs || v === undefined || !verbs.includes(v))
       return Promise.resolve({ ok: false, error: appError('unknown-method', { method: method.slice(0, 100) }) });
     const fn = (this[a as ApiArea] as unknown as Record<string, (i: unknown) => Promise<Result<unknown>>>)[v]!;
@@ -161,6 +163,7 @@ export class AppService implements AppApi {
         this.coalescer.transferProgress(e.progress);
         break;
       case 'watch':
+        this.noteScan(e.event);
         this.coalescer.rootChanged(e.event.rootId);
         if (e.event.type === 'problem')
           this.coalescer.problem({
@@ -183,6 +186,17 @@ export class AppService implements AppApi {
         break;
       }
     }
+  }
+
+  private noteScan(e: Extract<AppEvent, { type: 'watch' }>['event']): void {
+    const info = this.scans.get(e.rootId) ?? { running: null, ignoredFiles: 0 };
+    if (e.type === 'scan-started') info.running = { files: 0 };
+    else if (e.type === 'queued' && info.running) info.running.files += e.files.length;
+    else if (e.type === 'scan-finished') {
+      info.running = null;
+      info.ignoredFiles = e.counts.ignoredFiles;
+    }
+    this.scans.set(e.rootId, info);
   }
 
   /** A transfer of a batch ended: when the whole batch has, one batchFinished event. */

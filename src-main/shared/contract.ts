@@ -160,7 +160,7 @@ export interface WatchRootView {
   reason: string | null;
   pausedBy: PauseReason | null;
   counts: WatchRootCounts;
-  /** Files seen so far by a running scan; null when no scan runs. */
+  /** Files the running scan has queued so far; null when no scan runs. */
   scanning: { files: number } | null;
   /** Rejected files with their reasons (the first 100). */
   rejected: Array<{ relPath: string; code: string; message: string }>;

@@ -3,6 +3,7 @@ import type { AppEvents } from '../../shared/contract';
 import type { AccountPrefs } from '../account-prefs';
 import type { AppCore } from '../app-core';
 import type { EventCoalescer } from '../event-coalescer';
+import type { RootScanInfo } from './views';
 
 /** Abilities only a door has (the Electron door passes them; elsewhere they are missing). */
 export interface DoorCapabilities {
@@ -17,6 +18,8 @@ export interface ServiceContext {
   core: AppCore;
   coalescer: EventCoalescer;
   prefs: AccountPrefs;
+  /** What the service saw of each root's scans (from the watch events). */
+  scans: Map<number, RootScanInfo>;
   /** The engine's latest progress of each running transfer. */
   live: Map<number, ProgressEvent>;
   door: DoorCapabilities;

@@ -13,7 +13,7 @@ const PREVIEW_MAX_FILES = 100_000;
 
 export function viewOfRoot(ctx: ServiceContext, id: number): WatchRootView | undefined {
   const rec = ctx.core.syncRepo.getRoot(id);
-  return rec && rootView(rec, ctx.core.watch.get(id), ctx.core.syncRepo);
+  return rec && rootView(rec, ctx.core.watch.get(id), ctx.core.syncRepo, ctx.scans.get(id));
 }
 
 function mustView(ctx: ServiceContext, id: number): WatchRootView {
@@ -49,7 +49,8 @@ export function rootsArea(ctx: ServiceContext): AreaImpl<'roots'> {
   const ids = (sel: { id: number } | { all: true }) =>
     'all' in sel ? ctx.core.syncRepo.listRoots().map((r) => r.id) : [mustView(ctx, sel.id).id];
   return {
-    list: () => ctx.core.syncRepo.listRoots().map((r) => rootView(r, watch.get(r.id), ctx.core.syncRepo)),
+    list: () =>
+      ctx.core.syncRepo.listRoots().map((r) => rootView(r, watch.get(r.id), ctx.core.syncRepo, ctx.scans.get(r.id))),
     plan: async (input): Promise<RootPlan> => {
       const { plan } = await watch.plan({ folder: input.path, prefix: input.prefix, options: input.options });
       const { filesToUpload, bytesToUpload, estimatedSeconds, assumedBytesPerSecond, speedSource, ...counts } = plan;

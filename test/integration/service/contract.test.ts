@@ -1,76 +1,7 @@
-import { mkdir, mkdtemp, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppService, type AppServiceOptions } from '../../../src-main/service/app-service';
-import type { AppEventMessage, Result, TransferView } from '../../../src-main/shared/contract';
-import { FAST_EMULATOR, FAST_POLICY } from './harness';
-
-/** The app as a front end sees it: only the contract (verbs, Results, batched events). */
-class ContractWorld {
-  svc!: AppService;
-  events: AppEventMessage[] = [];
-  tmp!: string;
-  dataDir!: string;
-
-  static async create(): Promise<ContractWorld> {
-    const w = new ContractWorld();
-    w.tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-contract-')));
-    w.dataDir = path.join(w.tmp, 'data');
-    return w;
-  }
-
-  async open(opts: Partial<AppServiceOptions> = {}): Promise<AppService> {
-    this.svc = await AppService.open({
-      dataDir: this.dataDir,
-      emulatorOptions: FAST_EMULATOR,
-      pollPolicy: FAST_POLICY,
-      watcherBackend: 'parcel',
-      wakeDetector: false,
-      ...opts,
-    });
-    this.svc.on((e) => this.events.push(e));
-    return this.svc;
-  }
-
-  async close(): Promise<void> {
-    await this.svc?.close();
-    await rm(this.tmp, { recursive: true, force: true });
-  }
-
-  /** The latest view of a transfer the batches carried. */
-  lastSeen(id: number): TransferView | undefined {
-    let v: TransferView | undefined;
-    for (const e of this.events) if (e.name === 'transfers') v = e.payload.changed.find((t) => t.id === id) ?? v;
-    return v;
-  }
-
-  /** Waits for a batch after which `pred` holds (checked on every event). */
-  until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
-    if (pred()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        off();
-        reject(
-          new Error(
-            `timed out waiting for ${what}; last events: ${JSON.stringify(this.events.slice(-3)).slice(0, 1500)}`,
-          ),
-        );
-      }, ms);
-      const off = this.svc.on(() => {
-        if (!pred()) return;
-        clearTimeout(timer);
-        off();
-        resolve();
-      });
-    });
-  }
-}
-
-function value<T>(r: Result<T>): T {
-  if (!r.ok) throw new Error(`expected ok, got ${JSON.stringify(r.error)}`);
-  return r.value;
-}
+import { ContractWorld, value } from './contract-world';
 
 describe('the app service, through its contract', () => {
   let w: ContractWorld;
@@ -119,7 +50,8 @@ describe('the app service, through its contract', () => {
     expect(!extra.ok && extra.error.code).toBe('invalid-input');
     const missing = await svc.transfers.get({ id: 999_999 });
     expect(!missing.ok && missing.error).toMatchObject({ code: 'not-found', params: { id: 999_999 } });
-    expect((await svc.invoke('transfers.explode', {})).ok).toBe(false);
+    for (const m of ['transfers.explode', '__proto__.x', 'constructor', 'transfers.constructor'])
+      expect(await svc.invoke(m, {})).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
     const gone = await svc.transfers.add({ paths: [path.join(w.tmp, 'nope')], target: { bucket: 'local' } });
     expect(!gone.ok && gone.error.code).toBe('path-not-found');
     const door = await svc.app.openDataFolder();
@@ -134,6 +66,7 @@ describe('the app service, through its contract', () => {
     const old = new Date(Date.now() - 60_000);
     await writeFile(path.join(folder, 'one.txt'), 'one');
     await utimes(path.join(folder, 'one.txt'), old, old);
+    await writeFile(path.join(folder, 'notes.tmp'), 'ignored by the default rules');
     const plan = value(await svc.roots.plan({ path: folder, bucket: 'local' }));
     expect(plan.newFiles).toBe(1);
     const root = value(await svc.roots.add({ path: folder, bucket: 'local', options: { stabilityMs: 100 } }));
@@ -145,14 +78,20 @@ describe('the app service, through its contract', () => {
         ),
       'the root to count one uploaded file',
     );
+    const listed = value(await svc.roots.list()).find((r) => r.id === root.id)!;
+    expect(listed.counts).toMatchObject({ uploaded: 1, ignored: 1, rejected: 0 });
+    expect(listed.scanning).toBeNull();
     const list = value(await svc.transfers.list({ rootId: root.id }));
     expect(list.rows.map((r) => [r.key, r.rootId, r.source])).toEqual([['one.txt', root.id, 'watch']]);
     const badOpts = await svc.roots.update({ id: root.id, options: { stabilityMs: -1 } });
     expect(!badOpts.ok && badOpts.error.code).toBe('invalid-watch-options');
     const preview = value(await svc.roots.previewIgnores({ path: folder, options: { ignore: ['*.txt'] } }));
     expect(preview).toEqual({
-      ignored: [{ relPath: 'one.txt', reason: 'ignore-rule' }],
-      ignoredCount: 1,
+      ignored: [
+        { relPath: 'notes.tmp', reason: 'ignore-rule' },
+        { relPath: 'one.txt', reason: 'ignore-rule' },
+      ],
+      ignoredCount: 2,
       includedCount: 0,
     });
   });
@@ -227,5 +166,50 @@ describe('the app service, through its contract', () => {
     expect(cleared.hasSecret).toBe(false);
     expect(await import('node:fs/promises').then((fs) => fs.readdir(path.join(w.dataDir, 'secrets')))).toEqual([]);
     expect(value(await svc.accounts.remove({ id: saved.id }))).toEqual({ removed: true });
+  });
+
+  it('an account edited through accounts.save is used by the very next transfer, with no restart', async () => {
+    w = await ContractWorld.create();
+    const svc = await w.open();
+    const local = value(await svc.accounts.list()).find((a) => a.isLocal)!;
+    // The embedded emulator's own keys, as a person would paste them into a second account.
+    const secret = (await readFile(path.join(w.dataDir, 'local-account.key'), 'utf8')).trim();
+    const remote = value(
+      await svc.accounts.save({
+        name: 'Remote',
+        uploadUrl: local.uploadUrl,
+        accessKey: local.accessKey,
+        secretKey: secret,
+      }),
+    );
+    const file = path.join(w.tmp, 'r.txt');
+    await writeFile(file, 'remote');
+    const upload = async (key: string) => {
+      const [id] = value(
+        await svc.transfers.add({ paths: [file], target: { accountId: remote.id, bucket: 'local', key } }),
+      ).queued;
+      await w.until(() => ['done', 'failed'].includes(w.lastSeen(id!)?.state ?? ''), `${key} settled`);
+      return w.lastSeen(id!)!;
+    };
+    expect((await upload('r1.txt')).state).toBe('done');
+
+    value(
+      await svc.accounts.save({ id: remote.id, name: 'Remote', uploadUrl: local.uploadUrl, accessKey: 'wrong-ak' }),
+    );
+    const refused = await upload('r2.txt');
+    expect(refused.state).toBe('failed');
+    expect(JSON.stringify(w.events)).not.toContain(secret);
+
+    value(
+      await svc.accounts.save({
+        id: remote.id,
+        name: 'Remote',
+        uploadUrl: local.uploadUrl,
+        accessKey: local.accessKey,
+      }),
+    );
+    const retried = value(await svc.transfers.retry({ ids: [refused.id] }));
+    expect(retried).toEqual({ count: 1 });
+    await w.until(() => w.lastSeen(refused.id)?.state === 'done', 'the retried transfer done');
   });
 });
