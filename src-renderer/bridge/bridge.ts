@@ -8,6 +8,7 @@
  * then with a `BridgeError` whose code is 'bridge-closed'.
  */
 import type {
+  AddTransfersResult,
   ApiInput,
   ApiMethod,
   ApiOutput,
@@ -15,6 +16,7 @@ import type {
   AppEventName,
   AppEvents,
   Result,
+  TransferTarget,
 } from '../../src-main/shared/contract';
 
 export interface Bridge {
@@ -23,9 +25,20 @@ export interface Bridge {
   on<N extends AppEventName>(name: N, listener: (payload: AppEvents[N]) => void): () => void;
   /** The local path of a dropped File ('' when the door cannot know it, e.g. in a browser). */
   pathForFile(file: unknown): string;
+  /**
+   * Only where dropped files have no local path (a browser page on the headless door): sends
+   * the files' bytes to the door, which queues them like `transfers.add` (keys: the relative paths).
+   */
+  stageFiles?: (files: StagedFile[], target: TransferTarget) => Promise<Result<AddTransfersResult>>;
   /** Whether the bridge is connected now, and a way to hear when that changes. */
   connection(): BridgeConnection;
   onConnection(listener: (state: BridgeConnection) => void): () => void;
+}
+
+/** A dropped file and its path relative to what was dropped ("photos/a.jpg" for a dropped folder "photos"). */
+export interface StagedFile {
+  file: Blob;
+  relPath: string;
 }
 
 export type BridgeConnection = 'connecting' | 'open' | 'closed';

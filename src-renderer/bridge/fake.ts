@@ -14,7 +14,11 @@ export interface FakeBridge extends Bridge {
   calls: Array<{ method: ApiMethod; input: unknown }>;
 }
 
-export function fakeBridge(api: PartialApi): FakeBridge {
+/** `door` replaces what the door itself provides (local paths of dropped files, staged uploads). */
+export function fakeBridge(
+  api: PartialApi,
+  door: Partial<Pick<Bridge, 'pathForFile' | 'stageFiles'>> = {},
+): FakeBridge {
   const listeners = new Listeners();
   const calls: FakeBridge['calls'] = [];
   const call = async (method: ApiMethod, input: unknown): Promise<Result<unknown>> => {
@@ -31,7 +35,8 @@ export function fakeBridge(api: PartialApi): FakeBridge {
     call: call as Bridge['call'],
     on: (name, listener) => listeners.add(name, listener as (payload: unknown) => void),
     push: (name, payload) => listeners.emit(name, payload),
-    pathForFile: () => '',
+    pathForFile: door.pathForFile ?? (() => ''),
+    ...(door.stageFiles ? { stageFiles: door.stageFiles } : {}),
     connection: () => 'open',
     onConnection: () => () => undefined,
   };

@@ -7,7 +7,29 @@ import { InboxOutlined } from '@ant-design/icons';
 import { Typography } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { StagedFile } from '../bridge/bridge';
 import { useActions } from '../store/react';
+
+/** Every file under the dropped entries, with its path relative to the drop ("photos/2024/a.jpg"). */
+async function collect(entries: FileSystemEntry[]): Promise<StagedFile[]> {
+  const out: StagedFile[] = [];
+  const walk = async (entry: FileSystemEntry, prefix: string): Promise<void> => {
+    if (entry.isFile) {
+      const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
+      out.push({ file, relPath: prefix + entry.name });
+    } else if (entry.isDirectory) {
+      const reader = (entry as FileSystemDirectoryEntry).createReader();
+      // readEntries answers in chunks until an empty one.
+      for (;;) {
+        const chunk = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
+        if (chunk.length === 0) break;
+        for (const child of chunk) await walk(child, `${prefix}${entry.name}/`);
+      }
+    }
+  };
+  for (const entry of entries) await walk(entry, '');
+  return out;
+}
 
 const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -40,9 +62,15 @@ export function DropZone() {
       if (!hasFiles(e)) return;
       e.preventDefault();
       const files = Array.from(e.dataTransfer?.files ?? []);
+      // Entries must be taken while the drop event runs; they are read later only if needed.
+      const entries = Array.from(e.dataTransfer?.items ?? [])
+        .map((item) => item.webkitGetAsEntry?.())
+        .filter((entry): entry is FileSystemEntry => !!entry);
       if (files.length > 0) {
         actions.app.go('transfers');
-        actions.transfers.dropFiles(files);
+        void actions.transfers.dropFiles(files, () =>
+          entries.length > 0 ? collect(entries) : Promise.resolve(files.map((file) => ({ file, relPath: file.name }))),
+        );
       }
     };
     const reset = () => {

@@ -14,7 +14,7 @@ import type {
   TransferView,
 } from '../../src-main/shared/contract';
 import type { TransferSource, TransferState } from '../../src-main/shared/models';
-import { callSafely } from '../bridge/bridge';
+import { callSafely, type StagedFile } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
 export const PAGE_SIZE = 100;
@@ -68,7 +68,7 @@ export interface TransfersState {
   detailId: number | null;
   detail: TransferDetail | null;
   /** The "add" dialog: paths known so far, and whether some dropped files had no local path (a browser). */
-  adding: { paths: string[]; noPath: boolean } | null;
+  adding: { paths: string[]; noPath: boolean; staged: StagedFile[] } | null;
 }
 
 export function emptyTotals(): TransferTotals {
@@ -323,17 +323,28 @@ export function actions(ctx: SliceContext<TransfersState>) {
       if (res.ok && ctx.get().detailId === id) ctx.set({ detail: res.value });
     },
     /** Files dropped on the window: their local paths when the door knows them, else ask for paths. */
-    dropFiles: (files: unknown[]) => {
+    dropFiles: async (files: unknown[], collect: () => Promise<StagedFile[]>): Promise<void> => {
       const paths = files.map((f) => ctx.bridge.pathForFile(f)).filter((p) => p !== '');
-      ctx.set({ adding: { paths, noPath: paths.length < files.length } });
+      if (paths.length === files.length || !ctx.bridge.stageFiles) {
+        ctx.set({ adding: { paths, noPath: paths.length < files.length, staged: [] } });
+        return;
+      }
+      // A browser: the files themselves go to the door.
+      ctx.set({ adding: { paths: [], noPath: false, staged: await collect() } });
     },
-    openAdd: () => ctx.set({ adding: { paths: [], noPath: false } }),
+    openAdd: () => ctx.set({ adding: { paths: [], noPath: false, staged: [] } }),
     closeAdd: () => ctx.set({ adding: null }),
+    /** Queues the paths, or sends the staged files of a browser drop. */
     add: async (paths: string[], bucket: string, prefix: string) => {
-      const res = await callSafely(ctx.bridge, 'transfers.add', {
-        paths,
-        target: { bucket, prefix: prefix || undefined },
-      });
+      const target = { bucket, prefix: prefix || undefined };
+      const staged = ctx.get().adding?.staged ?? [];
+      const res =
+        staged.length > 0 && ctx.bridge.stageFiles
+          ? await ctx.bridge.stageFiles(staged, target).catch((err: unknown) => ({
+              ok: false as const,
+              error: { code: 'bridge-closed' as const, message: String(err), params: {} },
+            }))
+          : await callSafely(ctx.bridge, 'transfers.add', { paths, target });
       if (!res.ok) {
         ctx.report(res.error, 'transfers.add');
         return null;

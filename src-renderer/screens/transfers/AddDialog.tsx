@@ -6,6 +6,7 @@
 import { Alert, App as AntApp, Form, Input, Modal } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { formatBytes } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 
 const BUCKET_KEY = 'blocklift.lastBucket';
@@ -19,8 +20,9 @@ interface Values {
 }
 
 export function AddDialog() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const adding = useApp((s) => s.transfers.adding);
+  const staged = adding?.staged ?? [];
   const emulator = useApp((s) => s.app.status?.emulator ?? null);
   const actions = useActions();
   const { message } = AntApp.useApp();
@@ -36,7 +38,7 @@ export function AddDialog() {
   }, [adding, emulator, form]);
 
   const submit = async (values: Values) => {
-    const paths = values.paths
+    const paths = (values.paths ?? '')
       .split('\n')
       .map((p) => p.trim())
       .filter(Boolean);
@@ -56,7 +58,7 @@ export function AddDialog() {
   return (
     <Modal
       open={adding !== null}
-      title={t('transfers.addByPath')}
+      title={staged.length > 0 ? t('transfers.uploadDropped') : t('transfers.addByPath')}
       okText={t('transfers.add')}
       cancelText={t('app.cancel')}
       onOk={() => form.submit()}
@@ -68,9 +70,22 @@ export function AddDialog() {
         <Alert type="warning" showIcon title={t('transfers.dropNoPath')} style={{ marginBottom: 12 }} />
       )}
       <Form form={form} layout="vertical" onFinish={(v) => void submit(v)}>
-        <Form.Item name="paths" label={t('transfers.paths')} rules={[{ required: true, whitespace: true }]}>
-          <Input.TextArea rows={4} autoFocus spellCheck={false} />
-        </Form.Item>
+        {staged.length > 0 ? (
+          <Form.Item label={t('transfers.dropped', { count: staged.length })}>
+            <ul className="dropped-list" data-testid="dropped-files">
+              {staged.slice(0, 8).map((f) => (
+                <li key={f.relPath}>
+                  {f.relPath} · {formatBytes(f.file.size, i18n.language)}
+                </li>
+              ))}
+              {staged.length > 8 && <li>…</li>}
+            </ul>
+          </Form.Item>
+        ) : (
+          <Form.Item name="paths" label={t('transfers.paths')} rules={[{ required: true, whitespace: true }]}>
+            <Input.TextArea rows={4} autoFocus spellCheck={false} />
+          </Form.Item>
+        )}
         <Form.Item name="bucket" label={t('transfers.bucket')} rules={[{ required: true, whitespace: true }]}>
           <Input spellCheck={false} />
         </Form.Item>

@@ -153,3 +153,61 @@ describe('transfers slice: actions through a bridge', () => {
     app.dispose();
   });
 });
+
+describe('transfers slice: dropped files', () => {
+  it('queues local paths when the door knows them (the desktop app)', async () => {
+    const added: unknown[] = [];
+    const bridge = fakeBridge(
+      {
+        transfers: {
+          add: async (input) => (
+            added.push(input),
+            { ok: true, value: { queued: [1], alreadyUploaded: [], skipped: [] } }
+          ),
+        },
+      },
+      { pathForFile: (f) => `/home/me/${(f as { name: string }).name}` },
+    );
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'a.jpg' }, { name: 'photos' }], async () => []);
+    expect(app.store.getState().transfers.adding).toEqual({
+      paths: ['/home/me/a.jpg', '/home/me/photos'],
+      noPath: false,
+      staged: [],
+    });
+    await app.actions.transfers.add(['/home/me/a.jpg', '/home/me/photos'], 'local', 'in/');
+    expect(added).toEqual([
+      { paths: ['/home/me/a.jpg', '/home/me/photos'], target: { bucket: 'local', prefix: 'in/' } },
+    ]);
+    expect(app.store.getState().transfers.adding).toBeNull();
+    app.dispose();
+  });
+
+  it('sends the files themselves through the door when a browser has no paths', async () => {
+    const staged: unknown[] = [];
+    const file = { file: new Blob(['hello']), relPath: 'photos/a.txt' };
+    const bridge = fakeBridge(
+      {},
+      {
+        stageFiles: async (files, target) => {
+          staged.push({ files, target });
+          return { ok: true, value: { queued: [9], alreadyUploaded: [], skipped: [] } };
+        },
+      },
+    );
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'photos' }], async () => [file]);
+    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: false, staged: [file] });
+    const result = await app.actions.transfers.add([], 'local', '');
+    expect(result?.queued).toEqual([9]);
+    expect(staged).toEqual([{ files: [file], target: { bucket: 'local', prefix: undefined } }]);
+    app.dispose();
+  });
+
+  it('asks for paths when neither is possible', async () => {
+    const app = createAppStore(fakeBridge({}), { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'a.jpg' }], async () => []);
+    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: true, staged: [] });
+    app.dispose();
+  });
+});
