@@ -75,6 +75,7 @@ export class AppService implements AppApi {
       },
       rootView: (id) => viewOfRoot(ctx, id),
       totals: () => core.transferRows.totals(),
+      onError: (e) => this.logInternal('events', e),
       intervalMs: opts.events?.intervalMs,
       clock: opts.events?.clock,
     });

@@ -3,6 +3,7 @@ import type { ServiceContext } from './context';
 import type { AreaImpl } from './envelope';
 import { AppServiceError } from './errors';
 import { checkSchedule } from '../../sync/schedule';
+import { checkBlockSize } from '../../engine/plan';
 import { LOCAL_ACCOUNT_NAME } from '../embedded';
 
 function appVersion(): string {
@@ -25,6 +26,8 @@ export function settingsArea(ctx: ServiceContext): AreaImpl<'settings'> {
     get: () => ctx.core.settingsStore.get(),
     set: (patch) => {
       if (patch.schedule) checkSchedule(patch.schedule);
+      // The engine is built with it at the next start: a size it refuses must not be stored.
+      if (patch.blockSize !== undefined) checkBlockSize(patch.blockSize);
       const after = ctx.core.settingsStore.set(patch);
       if (patch.schedule !== undefined) ctx.core.uploadSchedule.setSchedule(after.schedule);
       if (patch.bandwidthLimit !== undefined) ctx.core.uploadSchedule.setUserLimit(after.bandwidthLimit);

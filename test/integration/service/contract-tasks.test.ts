@@ -115,6 +115,8 @@ describe('tasks, queue verbs and settings, through the contract', () => {
       schedule: { outside: { action: 'run' }, windows: [{ startMinute: 60, endMinute: 60, action: 'pause' }] },
     });
     expect(!bad.ok && bad.error.code).toBe('invalid-schedule');
+    const huge = await svc.settings.set({ blockSize: 8 * 1024 * 1024 * 1024 });
+    expect(!huge.ok && huge.error).toMatchObject({ code: 'invalid-setting', params: { name: 'blockSize' } });
     const s = value(await svc.settings.get());
     expect(s.theme).toBe('system');
     expect(s.schedule).toEqual({ outside: { action: 'pause' }, windows: [] });
