@@ -75,7 +75,7 @@ export function Review() {
           value={value}
           onChange={setThreshold}
           onChangeComplete={(v: number) => void actions.vca.setThreshold(v)}
-          aria-labelledby="vca-threshold-label"
+          ariaLabelForHandle={t('vca.threshold')}
           ariaValueTextFormatterForHandle={(v) =>
             t('vca.thresholdText', { value: fmt(v ?? 0), shown: above, total: items.length })
           }
