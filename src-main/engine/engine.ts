@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { Emitter } from '../base/emitter';
-import { onUnexpectedError } from '../base/unexpected-error';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
+import { EndBatch } from './end-batch';
 import { StopRequest, TransferFailure } from './errors';
 import { FileUpload } from './file-upload';
 import { DEFAULT_BLOCK_SIZE_BYTES, checkBlockSize } from './plan';
@@ -33,6 +33,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   >();
   /** Running transfers that were launched as large (block uploads): at most limits.maxFiles. */
   private largeRunning = 0;
+  private readonly ends: EndBatch;
   private readonly changes = new Emitter<TransferSnapshot>('engine transfer-change listener');
   private readonly progress = new Emitter<ProgressEvent>('engine progress listener');
   private readonly idleWaiters: Array<() => void> = [];
@@ -44,6 +45,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   constructor(private readonly opts: EngineOptions) {
     this.store = opts.store;
     this.resources = new UploadResources(opts);
+    this.ends = new EndBatch(this.store);
     this.now = opts.now ?? Date.now;
     checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
   }
@@ -198,15 +200,22 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const limits = this.resources.scheduler.limits;
     const cap = Math.max(limits.maxFiles, limits.maxSmallFiles);
     try {
-      while (this.running.size < cap) {
-        // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
-        // head of the queue is the next one; the guard stops a loop if that write failed.
-        const next = this.store.listTransfers(['queued'], 1).find((r) => !this.running.has(r.id));
-        if (!next) break;
-        const small = this.isSmall(next);
-        if (!small && this.largeRunning >= limits.maxFiles) break;
-        this.launch(next, small);
-      }
+      // One transaction for the launches' state writes (many small files start at once).
+      this.store.batch(() => {
+        for (;;) {
+          const room = cap - this.running.size;
+          if (room <= 0) return;
+          // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
+          // next read starts after it; the guard stops a loop if that write failed.
+          const heads = this.store.listTransfers(['queued'], room).filter((r) => !this.running.has(r.id));
+          if (heads.length === 0) return;
+          for (const next of heads) {
+            const small = this.isSmall(next);
+            if (!small && this.largeRunning >= limits.maxFiles) return;
+            this.launch(next, small);
+          }
+        }
+      });
     } catch (e) {
       this.safeLog('error', 'engine-pump', `could not read the queue: ${(e as Error).message}`);
     } finally {
@@ -282,12 +291,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
           cause: e,
         });
     }
-    try {
-      this.finish(rec, tracker, outcome, failure, stopTo);
-    } catch (e) {
-      // finish already reports what it can; nothing here may reject the run's promise
-      onUnexpectedError(e, 'engine: recording how a transfer ended');
-    }
+    await this.ends.record(() => this.finish(rec, tracker, outcome, failure, stopTo));
   }
 
   /** Records how a run ended; a failing store write here is logged, never thrown. */
