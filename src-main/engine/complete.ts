@@ -110,7 +110,10 @@ async function afterMkfileError(
 ): Promise<UploadOutcome | undefined> {
   const signal = stops.soft;
   const d = c.decide(e, at.call, at.tok, at.counts.attempt);
-  c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
+  // Only a request made again is a retry (news, an attempt counted): not a conflict policy
+  // at work, a 579 accepted with a warning, or the end.
+  if (!['conflict', 'done-with-warning', 'fail', 'stop'].includes(d.action))
+    c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
   switch (d.action) {
     case 'retry':
     case 'resend-chunk':
