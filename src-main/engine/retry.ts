@@ -9,7 +9,8 @@ import { TransferFailure } from './errors';
  */
 
 export type FailureKind = 'service' | 'bad-reply' | 'network' | 'timeout' | 'aborted';
-export type CallName = 'mkblk' | 'bput' | 'mkfile' | 'token';
+/** 'form' is the one-request form upload of a small file: treated like mkfile (conflict, 579, callback). */
+export type CallName = 'mkblk' | 'bput' | 'mkfile' | 'form' | 'token';
 
 export interface Failure {
   call: CallName;

@@ -187,7 +187,8 @@ describe('pause, resume, cancel', () => {
 
   it('pauseAll / resumeAll / cancelAll act on every unfinished transfer', async () => {
     rig = await startRig({
-      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 4 * MiB, limits: { maxFiles: 1 } },
+      // in blocks, one file at a time (4 MiB files would otherwise go through form upload, all at once)
+      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 4 * MiB, limits: { maxFiles: 1 }, formUploadMaxBytes: 0 },
     });
     const r = rig;
     for (const n of ['a', 'b', 'c']) await r.file(`${n}.bin`, 4 * MiB);
