@@ -105,7 +105,9 @@ async function longOutage(ctx: ChaosContext, dir: string, port: number): Promise
     if (!(await progressReached(rig, ids, total, 0.3))) throw new Error('the upload never reached 30 %');
     await emu.kill();
     ctx.rec.fault('emulator SIGKILL');
-    const failed = await settleAll(rig.engine, ids, 120_000);
+    // Those already done before the kill stay done; every other one must fail clearly.
+    const doneBefore = new Set(ids.filter((id) => rig.engine.get(id)!.state === 'done'));
+    const failed = (await settleAll(rig.engine, ids, 120_000)).filter((s) => !doneBefore.has(s.id));
     for (const s of failed) {
       if (s.state !== 'failed' || !s.lastError?.message)
         ctx.rec.fail(
