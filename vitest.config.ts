@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `unit` (fast, no servers; `npm run test:unit`, or `--project unit`),
-// `integration` (real emulator, SQLite files, temp folders, child processes) and `chaos` (the
-// short form of the chaos suite). `npm test` runs all three.
+// Four projects: `unit` (fast, no servers; `npm run test:unit`, or `--project unit`),
+// `integration` (real emulator, SQLite files, temp folders, child processes), `e2e` (the built
+// app in Debian's Chromium) and `chaos` (the short form of the chaos suite). `npm test` runs all.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -28,6 +28,17 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Chromium tests (the served app, the renderer's screens): one file at a time, longer limits.
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {

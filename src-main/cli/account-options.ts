@@ -1,4 +1,8 @@
 import type { Command } from 'commander';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { QueueInUseError, lockQueue, type QueueLock } from '../service/queue-lock';
+import { databaseFile, defaultDataDir } from '../service/data-dir';
 import { CliError } from './cli-error';
 
 /**
@@ -6,8 +10,6 @@ import { CliError } from './cli-error';
  * fallbacks (BLOCKLIFT_AK, BLOCKLIFT_SK, BLOCKLIFT_UPLOAD_URL, BLOCKLIFT_MGR_URL,
  * BLOCKLIFT_TOKEN_URL). Parsed once here; commands receive `AccountFlags`.
  */
-/** Where the CLI keeps its queue, index and tasks unless --db says otherwise. */
-export const DEFAULT_DB_FILE = './.blocklift/blocklift.db';
 
 export interface AccountFlags {
   uploadUrl?: string;
@@ -15,7 +17,9 @@ export interface AccountFlags {
   accessKey?: string;
   secretKey?: string;
   tokenUrl?: string;
-  /** The --db file, or DEFAULT_DB_FILE. */
+  /** --data, else the folder of --db, else BLOCKLIFT_DATA or the per-user app-data folder (service/data-dir.ts). */
+  dataDir: string;
+  /** The --db file, or blocklift.db in dataDir. */
   db: string;
   json: boolean;
 }
@@ -27,7 +31,11 @@ export function addAccountOptions(cmd: Command): Command {
     .option('--ak <AK>', 'access key (env BLOCKLIFT_AK)')
     .option('--sk <SK>', 'secret key (env BLOCKLIFT_SK); prefer the env var, flags show in ps')
     .option('--token-url <url>', 'remote upload-token provider instead of a secret key (env BLOCKLIFT_TOKEN_URL)')
-    .option('--db <file>', `SQLite database of the queue (default: ${DEFAULT_DB_FILE})`)
+    .option(
+      '--data <folder>',
+      "the app's data folder: queue, index, logs (env BLOCKLIFT_DATA; default: per-user app data)",
+    )
+    .option('--db <file>', 'the queue database, for tests and scripts (default: blocklift.db in the data folder)')
     .option('--json', 'machine-readable output: one JSON object per line', false);
 }
 
@@ -47,13 +55,18 @@ function validUrl(value: string | undefined, flag: string): string | undefined {
 /** Reads the flags of `addAccountOptions`, falling back to the environment. */
 export function readAccountFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): AccountFlags {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  // --db alone (tests, scripts) keeps everything next to that file, as before --data existed.
+  const db = str(opts.db);
+  const data = str(opts.data);
+  const dataDir = data ? path.resolve(data) : db ? path.dirname(path.resolve(db)) : defaultDataDir(env);
   return {
     uploadUrl: validUrl(str(opts.uploadUrl) ?? env.BLOCKLIFT_UPLOAD_URL, '--upload-url'),
     mgrUrl: validUrl(str(opts.mgrUrl) ?? env.BLOCKLIFT_MGR_URL, '--mgr-url'),
     accessKey: str(opts.ak) ?? env.BLOCKLIFT_AK,
     secretKey: str(opts.sk) ?? env.BLOCKLIFT_SK,
     tokenUrl: validUrl(str(opts.tokenUrl) ?? env.BLOCKLIFT_TOKEN_URL, '--token-url'),
-    db: str(opts.db) ?? DEFAULT_DB_FILE,
+    dataDir,
+    db: db ?? databaseFile(dataDir),
     json: opts.json === true,
   };
 }
@@ -66,4 +79,15 @@ export function requireCredentials(flags: AccountFlags): void {
   );
   if (missing.length)
     throw new CliError(`missing ${missing.join(' and ')}; or give --token-url to get tokens from a token provider`);
+}
+
+/** Takes the queue lock of `dbFile` for `command`; another live holder is a CliError (exit 1) naming it. */
+export function takeQueueLock(dbFile: string, command: string): QueueLock {
+  mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
+  try {
+    return lockQueue(dbFile, command);
+  } catch (e) {
+    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
+    throw new CliError(`cannot lock the queue database ${dbFile}: ${(e as Error).message}`, 1);
+  }
 }

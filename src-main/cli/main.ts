@@ -1,9 +1,17 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { defaultDataDir, logDir } from '../service/data-dir';
+import { APP_VERSION } from '../shared/version';
 import { CliError } from './cli-error';
 
 /**
  * The `blocklift` command. Each subcommand lives in commands/<name>.ts and exports
- * `register(program)`; this file only wires them and turns errors into exit codes.
+ * `register(program)`; this file only wires them and turns errors into exit codes:
+ *   0 done, 1 something failed, 2 bad input (usage errors included), 70 unexpected error
+ *   (one line naming the log file holding the stack; the stack itself with --debug or
+ *   BLOCKLIFT_DEBUG=1), 130 interrupted. With --json an error is one JSON line on stdout
+ *   too: {"error": {"code", "message"}, "exitCode"}.
  */
 type Register = (program: Command) => void;
 
@@ -12,6 +20,7 @@ async function commandModules(): Promise<Register[]> {
     // one line per subcommand module
     await import('./commands/emulator'),
     await import('./commands/fmgr'),
+    await import('./commands/serve'),
     await import('./commands/vca'),
     await import('./commands/upload'),
     await import('./commands/watch'),
@@ -19,24 +28,58 @@ async function commandModules(): Promise<Register[]> {
   return modules.map((m) => m.register);
 }
 
+/** Commander's own exits that are not errors (help, version). */
+const COMMANDER_OK = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('blocklift')
     .description('Blocklift: resumable, verified uploads to the object storage service, with a local emulator.')
+    .version(APP_VERSION)
+    .option('--debug', 'print the stack of an unexpected error (env BLOCKLIFT_DEBUG=1)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   for (const register of await commandModules()) register(program);
+  const json = argv.includes('--json');
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      return e.exitCode;
+      if (COMMANDER_OK.has(e.code) || e.exitCode === 0) return 0;
+      // commander printed its message on stderr already
+      if (json) jsonError(e.code.replace(/^commander\./, 'usage-'), e.message.replace(/^error: /, ''), 2);
+      return 2;
     }
     if (e instanceof CliError) {
       process.stderr.write(`blocklift: ${e.message}\n`);
+      if (json) jsonError(e.code, e.message, e.exitCode);
       return e.exitCode;
     }
-    process.stderr.write(`blocklift: unexpected error: ${(e as Error)?.stack ?? String(e)}\n`);
-    return 70;
+    return unexpected(e, argv.includes('--debug') || /^(1|true|yes)$/i.test(process.env.BLOCKLIFT_DEBUG ?? ''), json);
   }
+}
+
+function jsonError(code: string, message: string, exitCode: number): void {
+  process.stdout.write(`${JSON.stringify({ error: { code, message }, exitCode })}\n`);
+}
+
+/** One line for a person, the stack in the log (and on stderr with --debug); exit 70. */
+function unexpected(e: unknown, debug: boolean, json: boolean): number {
+  const err = e instanceof Error ? e : new Error(String(e));
+  let logged = '';
+  try {
+    const dir = logDir(defaultDataDir());
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'cli.log');
+    appendFileSync(file, `${new Date().toISOString()} unexpected error: ${err.stack ?? err.message}\n`);
+    logged = `; details in ${file}`;
+  } catch {
+    // no log folder: the message below still says what happened
+  }
+  process.stderr.write(
+    `blocklift: unexpected error: ${err.message}${logged}${debug ? '' : ' (run with --debug or BLOCKLIFT_DEBUG=1 to see the stack)'}\n`,
+  );
+  if (debug) process.stderr.write(`${err.stack ?? err.message}\n`);
+  if (json) jsonError('unexpected', err.message, 70);
+  return 70;
 }

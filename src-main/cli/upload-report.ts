@@ -2,13 +2,14 @@ import cliProgress from 'cli-progress';
 import type { AlreadyUploaded, SkippedPath } from '../service/add-files';
 import { printable } from '../service/expand-paths';
 import type { TransferSnapshot } from '../shared/models';
+import { clockTime } from './retry-notices';
 
 /**
  * What `blocklift upload` prints. With --json one JSON object per line on stdout:
  *   finished file  {key, hash, size, status: done|failed|skipped|canceled, verified, path, error?, warning?}
  *   not sent again {key, hash, size, status: 'unchanged', path, message}
  *   left out       {path, status: 'skipped', reason, code}
- *   retrying       {status: 'retrying', key, path, reason, nextAttemptAt}
+ *   retrying       {status: 'retrying', key, path, reason, nextAttemptAt}  (on stderr)
  * `verified` is true only when the service's hash equalled the etag computed while reading
  * (a 579 or a callback reply without hash is done but not verified; its text line says so).
  * On a terminal a progress bar on stderr whose total is the whole upload's size from the
@@ -71,10 +72,11 @@ export class UploadReporter {
   /** The engine will try again at `nextAttemptAt` (ms since the epoch) after `reason`. */
   retrying(s: { key: string; localPath: string }, reason: string, nextAttemptAt: number): void {
     const at = new Date(nextAttemptAt);
-    const text = `retrying ${printable(s.key)}: ${reason}; next attempt at ${at.toLocaleTimeString()}`;
+    const text = `retrying ${printable(s.key)}: ${reason}; next attempt at ${clockTime(nextAttemptAt)}`;
     if (this.json) {
+      // On stderr: stdout holds one line per file and its outcome, for programs that read it.
       const line = { status: 'retrying', key: s.key, path: s.localPath, reason, nextAttemptAt: at.toISOString() };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      process.stderr.write(`${JSON.stringify(line)}\n`);
     } else if (this.bar) {
       // Above the bar, at once: a frozen bar with no word is what a person must not see.
       this.bar.stop();

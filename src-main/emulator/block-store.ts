@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import type { Clock } from './contracts';
 import { newBlockId } from './ctx';
 import { ETAG_UNIT_BYTES } from '../protocol/etag';

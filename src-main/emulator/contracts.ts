@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Db } from '../store/db';
+import type { Logger } from '../base/logger';
+import type { Db } from '../base/sqlite';
 
 /**
  * What the emulator's parts share. The server (server.ts) owns the HTTP listener, the
@@ -79,11 +80,13 @@ export type RouteHandler = (
 export interface EmulatorContext {
   config: EmulatorConfig;
   objects: ObjectStore;
-  /** The emulator's own metadata database; each part creates its own tables (CREATE TABLE IF NOT EXISTS). */
+  /** The emulator's own metadata database; every table comes from its migrations (migrations.ts). */
   db: Db;
   clock: Clock;
   /** Registers a route on the shared router; the server adds CORS headers and turns thrown errors into JSON 500s. */
   route(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RouteHandler): void;
+  /** Where the parts report what a caller cannot see (a task that stopped on an error). */
+  logger: Logger;
   /** Registers something to stop when the emulator closes (timers, pending notifications). */
   onClose(fn: () => void | Promise<void>): void;
   /** Public download URL of an object (used for Fmgr item url and VCA sources). */

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 
 /**
  * The block context (ctx) the emulator hands out after each chunk: opaque to clients,

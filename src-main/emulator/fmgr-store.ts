@@ -1,4 +1,4 @@
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import type { FmgrOpName } from '../protocol/fops';
 import { FMGR_OPS } from '../protocol/fops';
 import { fmgrItemState, fmgrTaskState } from '../protocol/codes';
@@ -59,18 +59,6 @@ export class FmgrTaskStore {
   private readonly getStmt;
 
   constructor(private readonly db: Db) {
-    db.exec(`CREATE TABLE IF NOT EXISTS emu_fmgr_tasks (
-      id TEXT PRIMARY KEY,
-      op TEXT NOT NULL,
-      notify_url TEXT,
-      force INTEGER NOT NULL,
-      separate INTEGER NOT NULL,
-      code INTEGER NOT NULL,
-      items TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    )`);
-    db.exec('CREATE INDEX IF NOT EXISTS emu_fmgr_tasks_code ON emu_fmgr_tasks(code)');
     this.insertStmt = db.prepare(
       'INSERT INTO emu_fmgr_tasks (id, op, notify_url, force, separate, code, items, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );

@@ -90,3 +90,37 @@ export async function readBody(req: IncomingMessage, opts: ReadBodyOptions): Pro
 export function parseForm(body: Buffer): URLSearchParams {
   return new URLSearchParams(body.toString('utf8'));
 }
+
+/**
+ * Reads and discards the rest of a request body, up to `limit` bytes, so that a reply sent
+ * before the body was read is not lost to a reset when the connection closes with unread
+ * bytes in it. Resolves true once the whole body was read; false when it is larger than the
+ * limit or the request broke off (the connection must close then).
+ */
+export function drainBody(req: IncomingMessage, limit: number): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ok: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      if (!ok) req.pause();
+      resolve(ok);
+    };
+    const onData = (c: Buffer) => {
+      seen += c.length;
+      if (seen > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+    req.once('error', onClose);
+    req.resume();
+  });
+}

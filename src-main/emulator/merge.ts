@@ -1,6 +1,6 @@
 import { link, open, stat } from 'node:fs/promises';
 import { EtagHasher, etagFromUnitDigests, etagOfBuffer } from '../protocol/etag';
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import { StatementCache } from './stmt-cache';
 import type { BlockRecord, BlockStore } from './block-store';
 import type { Clock } from './contracts';

@@ -1,9 +1,8 @@
-import type { Migration } from '../store/db';
+import type { Migration } from '../base/sqlite';
 
 /**
- * Schema of the emulator's own database (<data>/emulator.db). Only the tables of the
- * server side live here; the Fmgr and VCA parts create theirs with CREATE TABLE IF NOT
- * EXISTS (contracts.ts).
+ * Schema of the emulator's own database (<data>/emulator.db): every table of the emulator,
+ * the Fmgr tasks and VCA jobs included. Never edit a step that has shipped; add one.
  */
 export const EMULATOR_MIGRATIONS: readonly Migration[] = [
   {
@@ -74,6 +73,49 @@ export const EMULATOR_MIGRATIONS: readonly Migration[] = [
       db.exec(
         'ALTER TABLE blocks ADD COLUMN assembly TEXT; CREATE INDEX blocks_assembly ON blocks (assembly) WHERE assembly IS NOT NULL;',
       );
+    },
+  },
+  {
+    version: 4,
+    name: 'Fmgr tasks',
+    up(db) {
+      // IF NOT EXISTS: data folders of emulators before this step created the table themselves.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS emu_fmgr_tasks (
+          id TEXT PRIMARY KEY,
+          op TEXT NOT NULL,
+          notify_url TEXT,
+          force INTEGER NOT NULL,
+          separate INTEGER NOT NULL,
+          code INTEGER NOT NULL,
+          items TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS emu_fmgr_tasks_code ON emu_fmgr_tasks(code);
+      `);
+    },
+  },
+  {
+    version: 5,
+    name: 'VCA jobs',
+    up(db) {
+      // IF NOT EXISTS: as in step 4.
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS emu_vca_jobs (
+          job_id TEXT PRIMARY KEY,
+          bucket TEXT NOT NULL,
+          source TEXT NOT NULL,
+          notify_url TEXT,
+          types TEXT,
+          code INTEGER NOT NULL,
+          desc TEXT NOT NULL,
+          notify_result INTEGER NOT NULL,
+          results TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+      `);
     },
   },
 ];

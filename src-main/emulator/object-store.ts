@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import { StatementCache } from './stmt-cache';
 import { DAY_MS } from './clock';
 import type { Clock, ObjectStore, PutMeta, StoredObject } from './contracts';

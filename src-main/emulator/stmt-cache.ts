@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 
 /**
  * Statements prepared once per SQL text and reused (preparing costs more than running a

@@ -1,3 +1,5 @@
+import type { Logger } from '../base/logger';
+
 /**
  * Background work of one service (Fmgr tasks, VCA jobs), stopped together on close. Each
  * unit of work gets an AbortSignal of its own: one shared signal would collect an 'abort'
@@ -6,7 +8,10 @@
  */
 export class StopGroup {
   private readonly controllers = new Set<AbortController>();
+  private readonly running = new Set<Promise<void>>();
   private stoppedFlag = false;
+
+  constructor(private readonly logger: Logger) {}
 
   /** True once stop() was called. */
   get stopped(): boolean {
@@ -19,6 +24,23 @@ export class StopGroup {
     if (this.stoppedFlag) controller.abort();
     this.controllers.add(controller);
     return fn(controller.signal).finally(() => this.controllers.delete(controller));
+  }
+
+  /**
+   * Runs `fn` in the background (see `run`). A failure (disk full, database closed) must not
+   * crash the emulator: it is logged as `what` stopped, unless the group was stopped.
+   */
+  spawn(what: string, fn: (signal: AbortSignal) => Promise<void>): void {
+    const p = this.run(fn).catch((e: unknown) => {
+      if (!this.stoppedFlag) this.logger.error(`${what} stopped: ${(e as Error).message}`);
+    });
+    this.running.add(p);
+    void p.finally(() => this.running.delete(p));
+  }
+
+  /** Resolves when every unit spawned so far (and any they spawned) has ended. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
   }
 
   /** Aborts the signal of every unit still running and of every unit started later. */

@@ -1,4 +1,4 @@
-import type { Db } from '../store/db';
+import type { Db } from '../base/sqlite';
 import { VCA_TYPES, type VcaJob, type VcaResultGroup, type VcaType } from '../protocol/types';
 
 /**
@@ -29,19 +29,6 @@ export class VcaJobStore {
   private readonly getStmt;
 
   constructor(private readonly db: Db) {
-    db.exec(`CREATE TABLE IF NOT EXISTS emu_vca_jobs (
-      job_id TEXT PRIMARY KEY,
-      bucket TEXT NOT NULL,
-      source TEXT NOT NULL,
-      notify_url TEXT,
-      types TEXT,
-      code INTEGER NOT NULL,
-      desc TEXT NOT NULL,
-      notify_result INTEGER NOT NULL,
-      results TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    )`);
     this.insertStmt = db.prepare(
       'INSERT INTO emu_vca_jobs (job_id, bucket, source, notify_url, types, code, desc, notify_result, results, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );

@@ -1,6 +1,4 @@
-import { StopGroup } from './stop-group';
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { urlsafeB64DecodeText } from '../protocol/base64';
 import { VCA_TYPES, type VcaType } from '../protocol/types';
 import { checkManagementAuth } from './auth';
@@ -9,6 +7,7 @@ import { HttpError, parseForm, readBody, sendJson } from './http-util';
 import { DEFAULT_NOTIFY_RETRY, parseNotifyUrl, sendNotification, sleep, type NotifyRetry } from './notify';
 import { VcaLabels } from './vca-labels';
 import { checkVcaSource } from './vca-source';
+import { StopGroup } from './stop-group';
 import { VcaJobStore, vcaJobBody, type VcaJobRecord } from './vca-store';
 
 /**
@@ -47,116 +46,120 @@ const MAX_FORM_BYTES = 64 * 1024;
 
 /** Mounts the two VCA routes. Throws VcaLabelsError at once when the label file is unusable. */
 export function mountVca(ctx: EmulatorContext, opts: VcaOptions = {}): void {
-  const labels = opts.labelsFile === undefined ? VcaLabels.empty() : VcaLabels.fromFile(opts.labelsFile);
-  const store = new VcaJobStore(ctx.db);
-  const analysisDelayMs = opts.analysisDelayMs ?? DEFAULT_VCA_ANALYSIS_DELAY_MS;
-  const retry = opts.notifyRetry ?? DEFAULT_NOTIFY_RETRY;
+  const env: VcaEnv = {
+    ctx,
+    store: new VcaJobStore(ctx.db),
+    labels: opts.labelsFile === undefined ? VcaLabels.empty() : VcaLabels.fromFile(opts.labelsFile),
+    analysisDelayMs: opts.analysisDelayMs ?? DEFAULT_VCA_ANALYSIS_DELAY_MS,
+    retry: opts.notifyRetry ?? DEFAULT_NOTIFY_RETRY,
+    work: new StopGroup(ctx.logger),
+  };
   const disabled = new Set(opts.smartMediaDisabledBuckets ?? []);
-  const signer = { accessKey: ctx.config.accessKey, secretKey: ctx.config.secretKey };
-  const stop = new StopGroup();
-  const running = new Set<Promise<void>>();
-
-  const save = (j: VcaJobRecord): boolean => {
-    if (stop.stopped) return false;
-    j.updatedAt = ctx.clock.now();
-    store.save(j);
-    return true;
-  };
-
-  const runJob = async (j: VcaJobRecord, signal: AbortSignal): Promise<void> => {
-    if (j.code === 1) {
-      if (!(await sleep(analysisDelayMs, signal))) return;
-      const check = await checkVcaSource(ctx, j.source, signal);
-      if (signal.aborted) return;
-      const outcome = check.ok
-        ? labels.analyse(j.source, j.types ?? undefined)
-        : { kind: 'error' as const, message: check.reason };
-      if (outcome.kind === 'results') Object.assign(j, { code: 3, desc: '', results: outcome.results });
-      else Object.assign(j, { code: 2, desc: outcome.message, results: [] });
-      if (j.notifyUrl !== null) j.notifyResult = 1;
-      if (!save(j)) return;
-    }
-    if (j.notifyUrl === null || j.notifyResult !== 1) return;
-    const body = Buffer.from(
-      JSON.stringify({ jobId: j.jobId, code: j.code, desc: j.desc, results: j.code === 3 ? j.results : [] }),
-      'utf8',
-    );
-    const ok = await sendNotification(new URL(j.notifyUrl), body, 'application/json', signer, retry, signal);
-    if (signal.aborted) return;
-    j.notifyResult = ok ? 3 : 2;
-    save(j);
-  };
-
-  const start = (j: VcaJobRecord) => {
-    const p = stop
-      .run((signal) => runJob(j, signal))
-      .catch((e: unknown) => {
-        if (!stop.stopped)
-          process.stderr.write(`blocklift emulator: VCA job ${j.jobId} stopped: ${(e as Error).message}\n`);
-      });
-    running.add(p);
-    void p.finally(() => running.delete(p));
-  };
-
-  const create = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const body = await readBody(req, { limit: MAX_FORM_BYTES });
-    checkManagementAuth(req, body, ctx.config, 'string');
-    const form = parseForm(body);
-    const bucket = form.get('bucket') ?? '';
-    if (bucket === '') throw new HttpError(401, 'Bucket Is Null');
-    const rawSource = form.get('source') ?? '';
-    if (rawSource === '') throw new HttpError(401, 'Source Is Null');
-    const source = decodeUrl(rawSource, false);
-    if (source === undefined) throw new HttpError(401, 'Source Invalid');
-    let notifyUrl: string | null = null;
-    const rawNotify = form.get('notifyUrl');
-    if (rawNotify !== null && rawNotify !== '') {
-      notifyUrl = decodeUrl(rawNotify, true) ?? null;
-      if (notifyUrl === null) throw new HttpError(401, 'NotifyUrl Invalid');
-    }
-    let types: VcaType[] | null = null;
-    const rawType = form.get('type');
-    if (rawType !== null && rawType !== '') {
-      const asked = rawType.split(',').map((t) => t.trim());
-      if (asked.some((t) => !(VCA_TYPES as readonly string[]).includes(t)))
-        throw new HttpError(401, 'Type Invalid,Type Is Not Supported');
-      types = [...new Set(asked as VcaType[])];
-    }
-    if (!ctx.objects.hasBucket(bucket)) throw new HttpError(404, 'Bucket Not Found');
-    if (disabled.has(bucket)) throw new HttpError(401, 'Smart Media Service Not Enabled');
-    const now = ctx.clock.now();
-    const job: VcaJobRecord = {
-      jobId: `vca-${randomBytes(16).toString('hex')}`,
-      bucket,
-      source,
-      notifyUrl,
-      types,
-      code: 1,
-      desc: '',
-      notifyResult: 0,
-      results: [],
-      createdAt: now,
-      updatedAt: now,
-    };
-    store.insert(job);
-    start(job);
-    sendJson(res, 200, { jobId: job.jobId });
-  };
+  const start = (j: VcaJobRecord) => env.work.spawn(`VCA job ${j.jobId}`, (signal) => runJob(env, j, signal));
 
   // Route errors are thrown as HttpError; the server turns them into the JSON reply.
-  ctx.route('POST', '/v1/vca', (req, res) => create(req, res));
+  ctx.route('POST', '/v1/vca', async (req, res) => {
+    const body = await readBody(req, { limit: MAX_FORM_BYTES });
+    checkManagementAuth(req, body, ctx.config, 'string');
+    const job = newJob(ctx, disabled, parseForm(body));
+    env.store.insert(job);
+    start(job);
+    sendJson(res, 200, { jobId: job.jobId });
+  });
   ctx.route('GET', '/v1/vca/search', (_req, res, _params, query) => {
     const jobId = query.get('jobId');
     if (!jobId) throw new HttpError(400, 'jobId is required: GET /v1/vca/search?jobId=<id>');
-    const job = store.get(jobId);
+    const job = env.store.get(jobId);
     if (!job) throw new HttpError(404, 'JobId Not Found');
     sendJson(res, 200, vcaJobBody(job));
   });
   ctx.onClose(async () => {
-    stop.stop();
-    await Promise.all([...running]);
+    env.work.stop();
+    await env.work.idle();
   });
-  for (const j of store.unfinished()) start(j);
+  for (const j of env.store.unfinished()) start(j);
+}
+
+interface VcaEnv {
+  ctx: EmulatorContext;
+  store: VcaJobStore;
+  labels: VcaLabels;
+  analysisDelayMs: number;
+  retry: NotifyRetry;
+  work: StopGroup;
+}
+
+/** Saves the job unless the service is stopping (then the job resumes from its last saved state). */
+function save(env: VcaEnv, j: VcaJobRecord): boolean {
+  if (env.work.stopped) return false;
+  j.updatedAt = env.ctx.clock.now();
+  env.store.save(j);
+  return true;
+}
+
+async function runJob(env: VcaEnv, j: VcaJobRecord, signal: AbortSignal): Promise<void> {
+  if (j.code === 1) {
+    if (!(await sleep(env.analysisDelayMs, signal))) return;
+    const check = await checkVcaSource(env.ctx, j.source, signal);
+    if (signal.aborted) return;
+    const outcome = check.ok
+      ? env.labels.analyse(j.source, j.types ?? undefined)
+      : { kind: 'error' as const, message: check.reason };
+    if (outcome.kind === 'results') Object.assign(j, { code: 3, desc: '', results: outcome.results });
+    else Object.assign(j, { code: 2, desc: outcome.message, results: [] });
+    if (j.notifyUrl !== null) j.notifyResult = 1;
+    if (!save(env, j)) return;
+  }
+  if (j.notifyUrl === null || j.notifyResult !== 1) return;
+  const body = Buffer.from(
+    JSON.stringify({ jobId: j.jobId, code: j.code, desc: j.desc, results: j.code === 3 ? j.results : [] }),
+    'utf8',
+  );
+  const signer = { accessKey: env.ctx.config.accessKey, secretKey: env.ctx.config.secretKey };
+  const ok = await sendNotification(new URL(j.notifyUrl), body, 'application/json', signer, env.retry, signal);
+  if (signal.aborted) return;
+  j.notifyResult = ok ? 3 : 2;
+  save(env, j);
+}
+
+/** A new job from the create form, checked in the document's order (HttpError with its exact messages). */
+function newJob(ctx: EmulatorContext, disabled: ReadonlySet<string>, form: URLSearchParams): VcaJobRecord {
+  const bucket = form.get('bucket') ?? '';
+  if (bucket === '') throw new HttpError(401, 'Bucket Is Null');
+  const rawSource = form.get('source') ?? '';
+  if (rawSource === '') throw new HttpError(401, 'Source Is Null');
+  const source = decodeUrl(rawSource, false);
+  if (source === undefined) throw new HttpError(401, 'Source Invalid');
+  let notifyUrl: string | null = null;
+  const rawNotify = form.get('notifyUrl');
+  if (rawNotify !== null && rawNotify !== '') {
+    notifyUrl = decodeUrl(rawNotify, true) ?? null;
+    if (notifyUrl === null) throw new HttpError(401, 'NotifyUrl Invalid');
+  }
+  let types: VcaType[] | null = null;
+  const rawType = form.get('type');
+  if (rawType !== null && rawType !== '') {
+    const asked = rawType.split(',').map((t) => t.trim());
+    if (asked.some((t) => !(VCA_TYPES as readonly string[]).includes(t)))
+      throw new HttpError(401, 'Type Invalid,Type Is Not Supported');
+    types = [...new Set(asked as VcaType[])];
+  }
+  if (!ctx.objects.hasBucket(bucket)) throw new HttpError(404, 'Bucket Not Found');
+  if (disabled.has(bucket)) throw new HttpError(401, 'Smart Media Service Not Enabled');
+  const now = ctx.clock.now();
+  return {
+    jobId: `vca-${randomBytes(16).toString('hex')}`,
+    bucket,
+    source,
+    notifyUrl,
+    types,
+    code: 1,
+    desc: '',
+    notifyResult: 0,
+    results: [],
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** Decodes a URL-safe Base64 URL; undefined when it is not Base64 or not an absolute (http(s), when asked) URL. */

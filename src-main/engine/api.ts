@@ -24,6 +24,8 @@ export interface ProgressEvent {
   /** Bytes per second, moving average over the last few seconds. */
   speed: number;
   etaSeconds: number | null;
+  /** Set on the event sent at once when a call failed and will be tried again (not throttled). */
+  retry?: { reason: string; nextAttemptAt: number };
 }
 
 /**

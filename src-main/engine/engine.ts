@@ -1,53 +1,18 @@
 import { Emitter } from '../base/emitter';
 import { onUnexpectedError } from '../base/unexpected-error';
-import type { UploadClient } from '../protocol/client';
-import type { ConflictPolicy, TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
+import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
-import { BufferPool } from './buffers';
 import { StopRequest, TransferFailure } from './errors';
-import { FileUpload, type UploadDeps, type UploadOutcome } from './file-upload';
-import { BandwidthLimiter } from './limiter';
-import {
-  ChunkSizer,
-  DEFAULT_BLOCK_SIZE_BYTES,
-  INITIAL_CHUNK_SIZE_BYTES,
-  checkBlockSize,
-  chunkLimitBytes,
-} from './plan';
+import { FileUpload } from './file-upload';
+import { DEFAULT_BLOCK_SIZE_BYTES, checkBlockSize } from './plan';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
-import { Scheduler, type SchedulerLimits } from './scheduler';
 import { RUNNING_STATES, toSnapshot } from './snapshot';
-import type { TokenProvider } from './tokens';
-
-/** How the engine reaches an account: its upload client and token source. */
-export interface AccountAccess {
-  client: UploadClient;
-  tokens: TokenProvider;
-}
+import type { UploadOutcome } from './upload-deps';
+import { UploadResources, type EngineOptions } from './upload-resources';
 
 export type { ProgressEvent };
-
-export interface EngineOptions {
-  store: EngineStore;
-  /** Resolves an account id; called once per account and cached. Throws for an unknown id. */
-  account(accountId: number): AccountAccess;
-  limits?: Partial<SchedulerLimits>;
-  /** Bytes per second for all transfers together; null for no limit. */
-  bandwidthBytesPerSec?: number | null;
-  /** Fixed chunk size in bytes; default adaptive between 256 KiB and maxChunkBytes. */
-  chunkBytes?: number;
-  /** Largest chunk (and read buffer); default the transfer's block size. */
-  maxChunkBytes?: number;
-  defaultBlockSize?: number;
-  defaultConflict?: ConflictPolicy;
-  backoff?: Partial<BackoffPolicy>;
-  purgeAgeMs?: number;
-  tokenMarginMs?: number;
-  random?: () => number;
-  now?: () => number;
-}
+export type { AccountAccess, EngineOptions } from './upload-resources';
 
 /** How long close() lets chunks in flight finish before aborting them. */
 const CLOSE_GRACE_MS = 3000;
@@ -60,12 +25,7 @@ const CLOSE_GRACE_MS = 3000;
  */
 export class UploadEngine implements TransferQueue, TransferControl {
   private readonly store: EngineStore;
-  private readonly scheduler: Scheduler;
-  private readonly limiter: BandwidthLimiter;
-  /** Set with opts.chunkBytes; else each transfer gets its own adaptive sizer (sizerFor). */
-  private readonly fixedSizer: ChunkSizer | undefined;
-  private readonly buffers: BufferPool;
-  private readonly accounts = new Map<number, AccountAccess>();
+  private readonly resources: UploadResources;
   private readonly running = new Map<
     number,
     { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }
@@ -77,25 +37,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private closed = false;
   private pumping = false;
   private readonly now: () => number;
-  private readonly crcMode = { trackBlockCrc: false };
 
   constructor(private readonly opts: EngineOptions) {
     this.store = opts.store;
-    this.scheduler = new Scheduler(opts.limits);
-    this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
-    this.fixedSizer =
-      opts.chunkBytes !== undefined
-        ? new ChunkSizer({
-            initialBytes: opts.chunkBytes,
-            minBytes: opts.chunkBytes,
-            maxBytes: opts.chunkBytes,
-            fixed: true,
-          })
-        : undefined;
-    this.buffers = new BufferPool(
-      this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES,
-      this.scheduler.limits.maxBlocks,
-    );
+    this.resources = new UploadResources(opts);
     this.now = opts.now ?? Date.now;
     checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
   }
@@ -136,7 +81,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
 
   /** Bandwidth limit for all transfers together, applied at once; null removes it. */
   setBandwidthLimit(bytesPerSec: number | null): void {
-    this.limiter.setRate(bytesPerSec);
+    this.resources.limiter.setRate(bytesPerSec);
   }
 
   /**
@@ -144,11 +89,11 @@ export class UploadEngine implements TransferQueue, TransferControl {
    * the next transfer of it resolves the account again. Running transfers keep theirs.
    */
   forgetAccount(accountId: number): void {
-    this.accounts.delete(accountId);
+    this.resources.forgetAccount(accountId);
   }
 
   get bandwidthLimit(): number | null {
-    return this.limiter.rate;
+    return this.resources.limiter.rate;
   }
 
   /** Pauses one transfer (running or queued); its committed blocks are kept. */
@@ -197,7 +142,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.closed = true;
     const runs = [...this.running.values()];
     for (const r of runs) r.ctrl.abort(new StopRequest('queued'));
-    this.limiter.close(new StopRequest('queued'));
+    this.resources.limiter.close(new StopRequest('queued'));
     // Chunks in flight get a moment to be acknowledged and committed, then are cut.
     const cut = setTimeout(() => {
       for (const r of runs) r.hard.abort(new StopRequest('queued'));
@@ -243,7 +188,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     if (!this.started || this.closed || this.pumping) return;
     this.pumping = true;
     try {
-      while (this.running.size < this.scheduler.limits.maxFiles) {
+      while (this.running.size < this.resources.scheduler.limits.maxFiles) {
         // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
         // head of the queue is the next one; the guard stops a loop if that write failed.
         const next = this.store.listTransfers(['queued'], 1).find((r) => !this.running.has(r.id));
@@ -282,7 +227,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     try {
       this.setState(rec.id, { state: 'uploading', lastError: null, warning: null });
       let phase: TransferState = 'uploading';
-      const deps = this.depsFor(rec.accountId);
+      const deps = this.resources.depsFor(rec.accountId);
       const upload = new FileUpload(rec, deps, {
         phase: (state) => {
           if (state === phase) return;
@@ -290,7 +235,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
           this.setState(rec.id, { state });
         },
         progress: (bytesDone, total) => this.onBytes(rec.id, tracker, bytesDone, total),
-        retried: (reason) => {
+        retried: (reason, delayMs) => {
+          this.onRetry(rec.id, tracker, reason, delayMs);
           try {
             const cur = this.store.getTransfer(rec.id);
             this.store.updateTransfer(rec.id, { attempts: (cur?.attempts ?? 0) + 1 });
@@ -362,40 +308,6 @@ export class UploadEngine implements TransferQueue, TransferControl {
     }
   }
 
-  private depsFor(accountId: number): UploadDeps {
-    let acc = this.accounts.get(accountId);
-    if (!acc) {
-      try {
-        acc = this.opts.account(accountId);
-      } catch (e) {
-        throw new TransferFailure('no-account', `account ${accountId} cannot be used: ${(e as Error).message}`);
-      }
-      this.accounts.set(accountId, acc);
-    }
-    return {
-      store: this.store,
-      client: acc.client,
-      tokens: acc.tokens,
-      scheduler: this.scheduler,
-      limiter: this.limiter,
-      sizerFor: (blockSizeBytes) => this.sizerFor(blockSizeBytes),
-      buffers: this.buffers,
-      backoff: { ...DEFAULT_BACKOFF, ...this.opts.backoff },
-      purgeAgeMs: this.opts.purgeAgeMs ?? 25 * 24 * 3600_000,
-      tokenMarginMs: this.opts.tokenMarginMs ?? 5000,
-      random: this.opts.random ?? Math.random,
-      now: this.now,
-      crc: this.crcMode,
-    };
-  }
-
-  /** The chunk sizer of a transfer: adaptive between 256 KiB and its block size (or maxChunkBytes). */
-  private sizerFor(blockSizeBytes: number): ChunkSizer {
-    if (this.fixedSizer) return this.fixedSizer;
-    const max = chunkLimitBytes(blockSizeBytes, this.opts.maxChunkBytes);
-    return new ChunkSizer({ initialBytes: Math.min(INITIAL_CHUNK_SIZE_BYTES, max), maxBytes: max });
-  }
-
   private onBytes(id: number, tracker: ProgressTracker, bytesDone: number, total: number): void {
     const t = performance.now();
     tracker.totalBytes = total;
@@ -408,6 +320,20 @@ export class UploadEngine implements TransferQueue, TransferControl {
       size: total,
       speed: tracker.speed(t),
       etaSeconds: tracker.etaSeconds(t),
+    };
+    this.progress.emit(ev);
+  }
+
+  /** A retry is news at once (a person must not watch a frozen bar): sent unthrottled. */
+  private onRetry(id: number, tracker: ProgressTracker, reason: string, delayMs: number): void {
+    const t = performance.now();
+    const ev: ProgressEvent = {
+      id,
+      bytesDone: tracker.bytesDone,
+      size: tracker.totalBytes,
+      speed: tracker.speed(t),
+      etaSeconds: null,
+      retry: { reason, nextAttemptAt: this.now() + delayMs },
     };
     this.progress.emit(ev);
   }

@@ -41,3 +41,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Runs a store write; a failure (disk full, read-only) fails the transfer with a clear code. */
+export function storeWrite(fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    throw new TransferFailure(
+      'db-write-failed',
+      `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); ${/^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: string }).code)) ? 'another process holds it (two uploads on one database?)' : 'is its disk full or read-only?'}`,
+      { cause: e },
+    );
+  }
+}

@@ -1,4 +1,6 @@
+import type { ServiceError } from '../protocol/errors';
 import type { ConflictPolicy } from '../shared/models';
+import { TransferFailure } from './errors';
 
 /**
  * The one place that decides what to do after a failed call (protocol-notes "Error codes of
@@ -136,3 +138,11 @@ export const FAILURE_HINTS: Record<string, string> = {
   'not-found': 'the upload URL answered 404: check --upload-url',
   'retries-exhausted': 'gave up after repeated failures without progress',
 };
+
+/** The failure a transfer ends with when `d` gives up on `e`: its code, and the hint before the service's message. */
+export function failureFrom(e: ServiceError, d: Decision): TransferFailure {
+  const code = d.action === 'fail' ? d.code : 'unexpected';
+  const hint = FAILURE_HINTS[code];
+  const detail = e.message;
+  return new TransferFailure(code, hint ? `${hint} (${detail})` : detail, { cause: e });
+}

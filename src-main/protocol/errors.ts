@@ -1,6 +1,15 @@
 /** Which call of the service an error came from. */
 export type Endpoint =
-  'mkblk' | 'bput' | 'mkfile' | 'fmgr-submit' | 'fmgr-status' | 'vca-create' | 'vca-search' | 'download' | 'token';
+  | 'mkblk'
+  | 'bput'
+  | 'mkfile'
+  | 'form-upload'
+  | 'fmgr-submit'
+  | 'fmgr-status'
+  | 'vca-create'
+  | 'vca-search'
+  | 'download'
+  | 'token';
 
 /**
  * Why a call failed, as something code can branch on:

@@ -43,6 +43,12 @@ export interface AddFilesInput {
   /** Bytes, a multiple of 4 MiB; the queue's default when absent. */
   blockSize?: number;
   options: TransferOptions;
+  /**
+   * Write files already uploaded (done, unchanged) again. Default: the options' conflict
+   * policy is 'overwrite' (the CLI's --overwrite). The app passes it only when the person
+   * asked for it, so a default policy of 'overwrite' does not re-send unchanged files.
+   */
+  resendUploaded?: boolean;
 }
 
 /** A file whose newest transfer is done with the same size and mtime: not sent again. */
@@ -81,7 +87,7 @@ export async function addFiles(deps: AddFilesDeps, input: AddFilesInput): Promis
   const files = await expandPaths(input.paths, input.prefix ?? '', input.key, skipped);
   const queued: Array<number | TransferRequest> = [];
   const alreadyUploaded: AlreadyUploaded[] = [];
-  const overwrite = input.options.conflict === 'overwrite';
+  const overwrite = input.resendUploaded ?? input.options.conflict === 'overwrite';
   const request = (key: string, localPath: string, options: TransferOptions): TransferRequest => ({
     accountId: input.accountId,
     bucket: input.bucket,

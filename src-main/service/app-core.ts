@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { UploadEngine, type EngineOptions } from '../engine/engine';
+import { UploadEngine, type AccountAccess, type EngineOptions } from '../engine/engine';
 import type { StartEmulatorOptions } from '../emulator/server';
 import type { AppEvent, CoreProblem } from '../shared/events';
 import { AccountRepo } from '../store/account-repo';
@@ -22,8 +22,9 @@ import type { PollPolicy } from '../tasks/poll-policy';
 import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
-import { Emitter as Listeners } from '../base/emitter';
-import { HeadlessSecretStore, type SecretStore } from './secrets';
+import { Emitter } from '../base/emitter';
+import type { MgrAccount } from '../tasks/deps';
+import { HeadlessSecretStore, SECRETS_DIR, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
 import { VcaRequestQueue } from './vca-requests';
@@ -72,6 +73,10 @@ export interface AppCoreOptions {
 }
 
 /**
+ * Service-internal: front ends use `AppService` (app-service.ts), which holds its AppCore
+ * privately; the fields below are for the service's areas and, until they move to the
+ * service, the CLI commands that still open a core themselves.
+ *
  * The app core (design.md "service/"): one database, the upload engine, the watch roots,
  * the Fmgr and VCA trackers, the account access (secrets resolved here, never handed out)
  * and, with no account configured, the embedded emulator and its Local account. Everything
@@ -105,8 +110,10 @@ export class AppCore {
   readonly settingsStore: SettingsStore;
   /** The engine's own store (the add-files use case reads the newest transfer of a file from it). */
   readonly transferStore: SqliteTransferStore;
+  /** Watched folders and their file index. */
+  readonly syncRepo: SyncRepo;
 
-  private readonly events = new Listeners<AppEvent>();
+  private readonly events = new Emitter<AppEvent>('app core event listener');
   private readonly closing = new AbortController();
   private readonly followUp: UploadFollowUp;
   private readonly unsubscribers: Array<() => void> = [];
@@ -158,6 +165,7 @@ export class AppCore {
     this.vca = new VcaTracker(trackerDeps);
     this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
     const syncRepo = new SyncRepo(db);
+    this.syncRepo = syncRepo;
     this.vcaRequests = new VcaRequestQueue({
       repo: new VcaRequestsRepo(db),
       accounts: this.accounts,
@@ -210,7 +218,7 @@ export class AppCore {
     const db = openAppDatabase(opts.dbFile ?? path.join(dataDir, 'blocklift.db'));
     let embedded: EmbeddedEmulator | undefined;
     let core: AppCore | undefined;
-    const secrets = opts.secrets ?? new HeadlessSecretStore();
+    const secrets = opts.secrets ?? new HeadlessSecretStore(process.env, path.join(dataDir, SECRETS_DIR));
     const access = new AccountAccessCache(new AccountRepo(db), secrets);
     try {
       const accounts = new AccountRepo(db);
@@ -247,6 +255,16 @@ export class AppCore {
    */
   on(listener: (e: AppEvent) => void): () => void {
     return this.events.add(listener);
+  }
+
+  /** The account's upload client and token source, as the engine's next transfer gets them. Throws AccountError. */
+  uploadAccess(accountId: number): AccountAccess {
+    return this.access.upload(accountId);
+  }
+
+  /** The account's management client, as the trackers' next request gets it; undefined without a management URL. */
+  mgrAccess(accountId: number): MgrAccount | undefined {
+    return this.access.mgr(accountId);
   }
 
   /** The Local account's id when the embedded emulator runs. */

@@ -9,6 +9,7 @@ import type {
 import type { FmgrTaskView, VcaJobView } from '../shared/task-views';
 import type { TransferSnapshot } from '../shared/models';
 import { TERMINAL_TRANSFER_STATES } from '../shared/models';
+import { emptyTotals } from '../store/transfer-query';
 
 /** A timer the coalescer can be driven by (tests pass a fake one). */
 export interface FlushClock {
@@ -27,6 +28,8 @@ export interface CoalescerDeps {
   rootView(rootId: number): WatchRootView | undefined;
   /** Counts per state of every transfer, read once per batch. */
   totals(): TransferTotals;
+  /** A read for a batch failed (the batch goes out with what is known); default: ignored. */
+  onError?: (e: unknown) => void;
   /** Milliseconds between two batches at least; default 100 (10 a second). */
   intervalMs?: number;
   clock?: FlushClock;
@@ -61,6 +64,7 @@ export class EventCoalescer {
   private readonly fmgr = new Map<number, FmgrTaskView>();
   private readonly vca = new Map<number, VcaJobView>();
   private problems: ProblemView[] = [];
+  private lastTotals: TransferTotals;
   private transfersDirty = false;
   private timer: unknown;
   private closed = false;
@@ -70,6 +74,7 @@ export class EventCoalescer {
   constructor(private readonly d: CoalescerDeps) {
     this.clock = d.clock ?? REAL_CLOCK;
     this.intervalMs = d.intervalMs ?? 100;
+    this.lastTotals = emptyTotals();
   }
 
   transferChanged(t: TransferSnapshot): void {
@@ -147,7 +152,7 @@ export class EventCoalescer {
     if (this.roots.size || this.removedRoots.size) {
       const changed: WatchRootView[] = [];
       for (const id of this.roots) {
-        const v = this.d.rootView(id);
+        const v = this.safely(() => this.d.rootView(id), undefined);
         if (v) changed.push(v);
       }
       const removed = [...this.removedRoots];
@@ -182,13 +187,45 @@ export class EventCoalescer {
     this.transfersDirty = false;
     const changed: TransferView[] = [];
     for (const s of snapshots) {
-      const v = this.d.transferView(s);
+      // A row that cannot be read now still reports its state (the engine's snapshot).
+      const v = this.safely(() => this.d.transferView(s), {
+        ...s,
+        rootId: null,
+        pausedBy: null,
+        attempts: 0,
+        verified: false,
+        remoteHash: null,
+      });
       if (v) changed.push(v);
     }
     this.d.emit({
       name: 'transfers',
-      payload: { changed, removed, progress, totals: this.d.totals(), throughput: this.throughput },
+      payload: {
+        changed,
+        removed,
+        progress,
+        totals: (this.lastTotals = this.safely(() => this.d.totals(), this.lastTotals)),
+        throughput: this.throughput,
+      },
     });
+  }
+
+  /**
+   * Runs a read of the database for a batch; a failure (the disk, a closing database) gives
+   * `fallback` and is reported through `onError`: a batch is sent from a timer, where a
+   * throw would end the process.
+   */
+  private safely<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (e) {
+      try {
+        this.d.onError?.(e);
+      } catch {
+        // the report of a failed read must not fail the batch
+      }
+      return fallback;
+    }
   }
 
   /** Sends what is pending and stops; later changes are ignored. */

@@ -102,7 +102,10 @@ export class UploadSchedule {
   }
 
   private onChange(t: TransferSnapshot): void {
-    if (t.state === 'queued' && this.holds()) this.d.pauses.pause(t.id, 'schedule');
+    // Whatever becomes active in a pause window is held (a transfer may already run when its
+    // 'queued' event is delivered: the engine can start it from another listener's pause).
+    if ((t.state === 'queued' || RUNNING_STATES.includes(t.state)) && this.holds())
+      this.d.pauses.pause(t.id, 'schedule');
     // A running transfer the window paused may settle after the window ended: resume it then.
     else if (t.state === 'paused' && !this.holds() && this.d.repo.pausedByOf(t.id) === 'schedule')
       this.d.pauses.resume(t.id, 'schedule');

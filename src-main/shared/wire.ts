@@ -39,3 +39,23 @@ export interface PreloadApi {
   /** The local path of a dropped File (Electron's webUtils.getPathForFile); '' when it has none. */
   pathForFile(file: unknown): string;
 }
+
+/**
+ * Headless door only (a browser page has no local paths): files dropped in the page are
+ * staged on the server, then queued. POST DOOR_STAGE_PATH → Result<{ batch }>; PUT
+ * `${DOOR_STAGE_PATH}/<batch>/<relative path, URI-encoded per segment>` with the bytes as
+ * body → Result<{ staged: true }>; POST DOOR_STAGE_COMMIT_PATH { batch, target, options? } →
+ * the Result of transfers.add over the batch (keys are the relative paths).
+ */
+export const DOOR_STAGE_PATH = '/api/door/stage';
+export const DOOR_STAGE_COMMIT_PATH = '/api/door/stage-commit';
+/** Headless door: POST { path? } → Result<FolderListing>; the user's home and below only ("add by path"). */
+export const DOOR_BROWSE_PATH = '/api/door/browse';
+
+export interface FolderListing {
+  /** Absolute path of the folder listed. */
+  path: string;
+  /** Its parent, or null at the top of what may be browsed. */
+  parent: string | null;
+  entries: Array<{ name: string; path: string; kind: 'folder' | 'file'; size: number | null }>;
+}

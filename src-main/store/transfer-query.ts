@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { TransferRecord } from '../engine/ports';
 import type { PauseReason, TransferQuery, TransferSortField, TransferTotals } from '../shared/contract';
 import type { TransferState } from '../shared/models';
@@ -71,8 +72,14 @@ interface ExtraRow {
 export class TransferQueryRepo {
   private readonly store: SqliteTransferStore;
 
+  private readonly extras: Statement;
+
   constructor(private readonly db: Db) {
     this.store = new SqliteTransferStore(db);
+    this.extras = db.prepare(
+      `SELECT t.id AS id, ${ROOT_OF} AS root_id, ${COMMITTED} AS committed, t.paused_by AS paused_by
+       FROM transfers t WHERE t.id = ?`,
+    );
   }
 
   /** WHERE clause and parameters of a query's filters; `withStates` false leaves the state filter out (totals). */
@@ -110,17 +117,17 @@ export class TransferQueryRepo {
     const w = this.where(q, true);
     const sort = q.sort ?? { field: 'createdAt', direction: 'desc' };
     const dir = sort.direction === 'asc' ? 'ASC' : 'DESC';
-    const raw = this.db
+    // Ids of the page first (an index walk or one sort), the per-row extras for those only.
+    const ids = this.db
       .prepare(
-        `SELECT t.id AS id, ${ROOT_OF} AS root_id, ${COMMITTED} AS committed, t.paused_by AS paused_by
-         FROM transfers t ${w.sql}
-         ORDER BY ${SORT_SQL[sort.field]} ${dir}, t.id ${dir} LIMIT ? OFFSET ?`,
+        `SELECT t.id FROM transfers t ${w.sql} ORDER BY ${SORT_SQL[sort.field]} ${dir}, t.id ${dir} LIMIT ? OFFSET ?`,
       )
-      .all(...w.params, q.limit ?? 200, q.offset ?? 0) as ExtraRow[];
+      .pluck()
+      .all(...w.params, q.limit ?? 200, q.offset ?? 0) as number[];
     const rows: TransferListRow[] = [];
-    for (const r of raw) {
-      const record = this.store.getTransfer(r.id);
-      if (record) rows.push(listRow(record, r));
+    for (const id of ids) {
+      const row = this.get(id);
+      if (row) rows.push(row);
     }
     const totals = this.totals(q);
     const states = q.states && q.states.length > 0 ? q.states : ALL_TRANSFER_STATES;
@@ -142,13 +149,7 @@ export class TransferQueryRepo {
   get(id: number): TransferListRow | undefined {
     const record = this.store.getTransfer(id);
     if (!record) return undefined;
-    const r = this.db
-      .prepare(
-        `SELECT t.id AS id, ${ROOT_OF} AS root_id, ${COMMITTED} AS committed, t.paused_by AS paused_by
-         FROM transfers t WHERE t.id = ?`,
-      )
-      .get(id) as ExtraRow;
-    return listRow(record, r);
+    return listRow(record, this.extras.get(id) as ExtraRow);
   }
 
   blocks(id: number): BlockRow[] {

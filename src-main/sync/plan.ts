@@ -115,7 +115,30 @@ export async function planRoot(p: PlanInput): Promise<SyncPlan> {
   const under = (rel: string) => unreadable.some((u) => rel === u || rel.startsWith(`${u}/`));
   const missing = [...index.values()].filter((r) => !seen.has(r.relPath) && !under(r.relPath));
   counts.missingFiles = missing.length;
-  // Renames: a new file with the size and etag of a missing uploaded row (only then is a file read).
+  await countNewOrRenamed(p, missing, newBySize, counts);
+  const filesToUpload = counts.newFiles + counts.changedFiles + counts.retryFiles;
+  const bytes = bytesToUpload(counts);
+  const bps = p.bytesPerSecond ?? DEFAULT_ASSUMED_BYTES_PER_SECOND;
+  return {
+    ...counts,
+    filesToUpload,
+    bytesToUpload: bytes,
+    estimatedSeconds: filesToUpload === 0 ? null : bytes / bps + filesToUpload * PER_FILE_OVERHEAD_S,
+    assumedBytesPerSecond: bps,
+    speedSource: p.bytesPerSecond === undefined ? 'default' : (p.speedSource ?? 'measured'),
+  };
+}
+
+/**
+ * Counts each new file as renamed (a new file with the size and etag of a missing uploaded
+ * row, when renames are done server-side; only then is a file read) or new.
+ */
+async function countNewOrRenamed(
+  p: PlanInput,
+  missing: readonly SyncFileRecord[],
+  newBySize: ReadonlyArray<{ relPath: string; size: number }>,
+  counts: ScanCounts,
+): Promise<void> {
   const candidates = new Map<number, Set<string>>();
   if (p.remoteAvailable && p.options.rename === 'server-side') {
     for (const r of missing)
@@ -137,15 +160,4 @@ export async function planRoot(p: PlanInput): Promise<SyncPlan> {
     counts.newFiles++;
     counts.newBytes += f.size;
   }
-  const filesToUpload = counts.newFiles + counts.changedFiles + counts.retryFiles;
-  const bytes = bytesToUpload(counts);
-  const bps = p.bytesPerSecond ?? DEFAULT_ASSUMED_BYTES_PER_SECOND;
-  return {
-    ...counts,
-    filesToUpload,
-    bytesToUpload: bytes,
-    estimatedSeconds: filesToUpload === 0 ? null : bytes / bps + filesToUpload * PER_FILE_OVERHEAD_S,
-    assumedBytesPerSecond: bps,
-    speedSource: p.bytesPerSecond === undefined ? 'default' : (p.speedSource ?? 'measured'),
-  };
 }

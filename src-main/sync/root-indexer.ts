@@ -6,7 +6,7 @@ import { TERMINAL_TRANSFER_STATES } from '../shared/models';
 import type { SyncFileRecord, SyncRepo } from '../store/sync-repo';
 import { mapKey } from './keymap';
 import type { WatchRootOptions } from './options';
-import { classifyFile, emptyCounts, type ScanCounts } from './reconcile';
+import { classifyFile, emptyCounts, type FileClass, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
 import type { ScannedFile } from './scanner';
 import type { FileOutcome, WatchRootEvent } from './events';
@@ -82,16 +82,8 @@ export class RootIndexer {
       if (cls === 'unchanged') {
         counts.unchangedFiles++;
         counts.unchangedBytes += f.size;
-        if (row && (row.state === 'missing' || row.state === 'queued')) {
-          const done = row.state === 'queued' && row.transferId !== null ? this.d.queue.get(row.transferId) : undefined;
-          settle.push({
-            ...row,
-            state: done?.state === 'skipped' || done?.state === 'canceled' ? 'skipped' : 'uploaded',
-            etag: done?.etag ?? row.etag,
-            remoteKey: done?.key ?? row.remoteKey,
-            missingSince: null,
-          });
-        }
+        const settled = row && this.settledRow(row);
+        if (settled) settle.push(settled);
         continue;
       }
       const mapped = mapKey(f.relPath, f.mtimeMs, {
@@ -102,43 +94,15 @@ export class RootIndexer {
       if (!mapped.ok) {
         counts.rejectedFiles++;
         counts.rejected.push({ relPath: f.relPath, code: mapped.code, message: mapped.message });
-        if (row?.state !== 'rejected' || row.errorCode !== mapped.code) {
-          settle.push({
-            relPath: f.relPath,
-            size: f.size,
-            mtimeMs: f.mtimeMs,
-            etag: null,
-            remoteKey: null,
-            state: 'rejected',
-            transferId: null,
-            errorCode: mapped.code,
-            errorMessage: mapped.message,
-            missingSince: null,
-          });
-          this.d.emit({
-            type: 'rejected',
-            rootId: this.d.root.id,
-            relPath: f.relPath,
-            code: mapped.code,
-            message: mapped.message,
-          });
-        }
+        const rejected = this.newlyRejected(f, row, mapped);
+        if (rejected) settle.push(rejected);
         continue;
       }
       if (cls === 'new' && (await this.tryRename(f, mapped.key))) {
         counts.renamedFiles++;
         continue;
       }
-      if (cls === 'new' || cls === 'rejected') {
-        counts.newFiles++;
-        counts.newBytes += f.size;
-      } else if (cls === 'changed') {
-        counts.changedFiles++;
-        counts.changedBytes += f.size;
-      } else {
-        counts.retryFiles++;
-        counts.retryBytes += f.size;
-      }
+      countToUpload(counts, cls, f.size);
       // A row queued without a transfer id: an older run stopped between enqueue and recording the id.
       toQueue.push({ file: f, key: mapped.key, orphan: row?.state === 'queued' && row.transferId === null });
     }
@@ -148,6 +112,41 @@ export class RootIndexer {
       if (i + INDEX_BATCH_FILES < toQueue.length) await yieldToLoop();
     }
     return counts;
+  }
+
+  /** The row of an unchanged file that was missing or queued, as it stands now (uploaded or skipped). */
+  private settledRow(row: SyncFileRecord): SyncFileRecord | undefined {
+    if (row.state !== 'missing' && row.state !== 'queued') return undefined;
+    const done = row.state === 'queued' && row.transferId !== null ? this.d.queue.get(row.transferId) : undefined;
+    return {
+      ...row,
+      state: done?.state === 'skipped' || done?.state === 'canceled' ? 'skipped' : 'uploaded',
+      etag: done?.etag ?? row.etag,
+      remoteKey: done?.key ?? row.remoteKey,
+      missingSince: null,
+    };
+  }
+
+  /** The rejected row of a file whose key cannot be used, emitted once (undefined when already recorded so). */
+  private newlyRejected(
+    f: ScannedFile,
+    row: SyncFileRecord | undefined,
+    why: { code: string; message: string },
+  ): SyncFileRecord | undefined {
+    if (row?.state === 'rejected' && row.errorCode === why.code) return undefined;
+    this.d.emit({ type: 'rejected', rootId: this.d.root.id, relPath: f.relPath, code: why.code, message: why.message });
+    return {
+      relPath: f.relPath,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      etag: null,
+      remoteKey: null,
+      state: 'rejected',
+      transferId: null,
+      errorCode: why.code,
+      errorMessage: why.message,
+      missingSince: null,
+    };
   }
 
   /**
@@ -378,5 +377,19 @@ export class RootIndexer {
       ...(vca ? { vcaRequested: true } : {}),
     });
     return f.relPath;
+  }
+}
+
+/** Counts a file about to be queued under what it is: new (or rejected before), changed, or a retry. */
+function countToUpload(counts: ScanCounts, cls: FileClass, bytes: number): void {
+  if (cls === 'new' || cls === 'rejected') {
+    counts.newFiles++;
+    counts.newBytes += bytes;
+  } else if (cls === 'changed') {
+    counts.changedFiles++;
+    counts.changedBytes += bytes;
+  } else {
+    counts.retryFiles++;
+    counts.retryBytes += bytes;
   }
 }

@@ -80,6 +80,24 @@ export function rootUnavailable(root: string, e: unknown): RootUnavailableError 
 
 const join = (relDir: string, name: string) => (relDir === '' ? name : `${relDir}/${name}`);
 
+/** The state of one walk: options, folders seen (dev:ino), folders still to read, links found. */
+interface Walk {
+  opts: ScanOptions;
+  rootAbs: string;
+  visited: Set<string>;
+  // Folders still to read, depth first; each carries the dev:ino chain of its ancestors.
+  stack: Array<{ relDir: string; ancestors: readonly string[] }>;
+  // Followed folder links found while reading the current folder; drained after it is yielded.
+  pendingLinks: Array<{ relDir: string; realPath: string }>;
+}
+
+/** The folder being read: where it is, its ancestors' dev:ino chain, what it yields. */
+interface Folder {
+  relDir: string;
+  ancestors: readonly string[];
+  out: DirScan;
+}
+
 export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
   const start = opts.startRelDir ?? '';
   const rootAbs = path.resolve(opts.root);
@@ -90,171 +108,182 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
     throw rootUnavailable(rootAbs, e);
   }
   if (!rootStat.isDirectory()) throw new RootUnavailableError('root-not-a-folder', `${rootAbs} is not a folder`);
-  const visited = new Set<string>([`${rootStat.dev}:${rootStat.ino}`]);
-  // Followed folder links found while reading the current folder; drained after it is yielded.
-  const pendingLinks: Array<{ relDir: string; realPath: string }> = [];
-  // Folders still to read, depth first; each carries the dev:ino chain of its ancestors.
-  const stack: Array<{ relDir: string; ancestors: readonly string[] }> = [
-    { relDir: start, ancestors: [`${rootStat.dev}:${rootStat.ino}`] },
-  ];
+  const rootId = `${rootStat.dev}:${rootStat.ino}`;
+  const walk: Walk = {
+    opts,
+    rootAbs,
+    visited: new Set<string>([rootId]),
+    stack: [{ relDir: start, ancestors: [rootId] }],
+    pendingLinks: [],
+  };
   if (start !== '') {
     try {
       const s = await stat(path.join(rootAbs, start));
-      visited.add(`${s.dev}:${s.ino}`);
+      walk.visited.add(`${s.dev}:${s.ino}`);
     } catch {
       return;
     }
   }
 
-  while (stack.length) {
+  while (walk.stack.length) {
     opts.signal?.throwIfAborted();
-    const { relDir, ancestors } = stack.pop()!;
-    const out: DirScan = { relDir, files: [], ignoredFiles: 0, ignoredBytes: 0, problems: [] };
-    let entries: Dirent[];
-    try {
-      entries = await readdir(path.join(rootAbs, relDir), { withFileTypes: true });
-    } catch (e) {
-      if (relDir === '') throw rootUnavailable(rootAbs, e);
-      const code = errCode(e);
-      if (code === 'ENOENT' || code === 'ENOTDIR') continue; // went away while scanning
-      const denied = code === 'EACCES' || code === 'EPERM';
-      out.problems.push({
-        relPath: relDir,
-        code: denied ? 'permission-denied' : 'unreadable',
-        message: denied
-          ? `permission denied reading folder ${relDir}; its files are not uploaded`
-          : `cannot read folder ${relDir}: ${(e as Error).message}`,
-      });
-      yield out;
+    const { relDir, ancestors } = walk.stack.pop()!;
+    const folder: Folder = {
+      relDir,
+      ancestors,
+      out: { relDir, files: [], ignoredFiles: 0, ignoredBytes: 0, problems: [] },
+    };
+    const entries = await readFolder(walk, folder);
+    if (entries === 'gone') continue;
+    if (entries === 'unreadable') {
+      yield folder.out;
       continue;
     }
-
     for (let i = 0; i < entries.length; i += STAT_CONCURRENCY) {
       const slice = entries.slice(i, i + STAT_CONCURRENCY);
-      await Promise.all(slice.map((d) => visit(d)));
+      await Promise.all(slice.map((d) => visitEntry(walk, folder, d)));
     }
-    yield out;
+    yield folder.out;
     await yieldToLoop();
-
-    async function visit(d: Dirent): Promise<void> {
-      const rel = join(relDir, d.name);
-      if (d.name.includes('\uFFFD')) {
-        out.problems.push({
-          relPath: rel,
-          code: 'invalid-name',
-          message: `the name of ${rel} is not valid UTF-8; rename it to upload it`,
-        });
-        return;
-      }
-      const abs = path.join(rootAbs, rel);
-      let isLink = d.isSymbolicLink();
-      let isDir = d.isDirectory();
-      let isFile = d.isFile();
-      if (
-        !isLink &&
-        !isDir &&
-        !isFile &&
-        !d.isFIFO() &&
-        !d.isSocket() &&
-        !d.isBlockDevice() &&
-        !d.isCharacterDevice()
-      ) {
-        // Unknown type (some file systems): ask.
-        try {
-          const s = await lstat(abs);
-          isLink = s.isSymbolicLink();
-          isDir = s.isDirectory();
-          isFile = s.isFile();
-        } catch {
-          return;
-        }
-      }
-      if (isLink) {
-        if (opts.symlinks === 'skip') {
-          out.ignoredFiles++;
-          return;
-        }
-        let target: Stats;
-        try {
-          target = await stat(abs);
-        } catch (e) {
-          const loop = errCode(e) === 'ELOOP';
-          out.problems.push({
-            relPath: rel,
-            code: loop ? 'symlink-loop' : 'broken-symlink',
-            message: loop ? `the link ${rel} points to itself` : `the link ${rel} points to nothing`,
-          });
-          return;
-        }
-        if (target.isDirectory()) {
-          if (opts.filter.dirReason(rel)) return;
-          const id = `${target.dev}:${target.ino}`;
-          if (ancestors.includes(id) || visited.has(id)) {
-            out.problems.push({
-              relPath: rel,
-              code: 'symlink-loop',
-              message: `the link ${rel} leads to a folder already watched (a loop or a second path to it); not followed`,
-            });
-            return;
-          }
-          visited.add(id);
-          let real: string;
-          try {
-            real = await realpath(abs);
-          } catch {
-            return;
-          }
-          stack.push({ relDir: rel, ancestors: [...ancestors, id] });
-          // Reported as its own DirScan so the watcher adds the target.
-          pendingLinks.push({ relDir: rel, realPath: real });
-          return;
-        }
-        if (target.isFile()) return addFile(rel, target);
-        return;
-      }
-      if (isDir) {
-        if (opts.filter.dirReason(rel)) return;
-        try {
-          const s = await lstat(abs);
-          const id = `${s.dev}:${s.ino}`;
-          if (visited.has(id)) return;
-          visited.add(id);
-          stack.push({ relDir: rel, ancestors: [...ancestors, id] });
-        } catch (e) {
-          if (errCode(e) !== 'ENOENT')
-            out.problems.push({
-              relPath: rel,
-              code: 'unreadable',
-              message: `cannot read ${rel}: ${(e as Error).message}`,
-            });
-        }
-        return;
-      }
-      if (!isFile) return; // sockets, fifos, devices: never uploaded
-      try {
-        addFile(rel, await lstat(abs));
-      } catch (e) {
-        const code = errCode(e);
-        if (code === 'ENOENT') return;
-        out.problems.push({
-          relPath: rel,
-          code: code === 'EACCES' ? 'permission-denied' : 'unreadable',
-          message: `cannot read ${rel}: ${(e as Error).message}`,
-        });
-      }
-    }
-
-    function addFile(rel: string, s: Stats): void {
-      if (opts.filter.fileReason(rel)) {
-        out.ignoredFiles++;
-        out.ignoredBytes += s.size;
-        return;
-      }
-      out.files.push({ relPath: rel, size: s.size, mtimeMs: s.mtimeMs });
-    }
-
-    for (let link = pendingLinks.shift(); link; link = pendingLinks.shift()) {
+    for (let link = walk.pendingLinks.shift(); link; link = walk.pendingLinks.shift()) {
       yield { relDir: link.relDir, files: [], ignoredFiles: 0, ignoredBytes: 0, problems: [], linkedDir: link };
     }
   }
+}
+
+/**
+ * The entries of a folder; 'gone' when it went away while scanning, 'unreadable' when it
+ * could not be read (the problem is in its DirScan). Throws RootUnavailableError for the root.
+ */
+async function readFolder(walk: Walk, folder: Folder): Promise<Dirent[] | 'gone' | 'unreadable'> {
+  const { relDir } = folder;
+  try {
+    return await readdir(path.join(walk.rootAbs, relDir), { withFileTypes: true });
+  } catch (e) {
+    if (relDir === '') throw rootUnavailable(walk.rootAbs, e);
+    const code = errCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return 'gone';
+    const denied = code === 'EACCES' || code === 'EPERM';
+    folder.out.problems.push({
+      relPath: relDir,
+      code: denied ? 'permission-denied' : 'unreadable',
+      message: denied
+        ? `permission denied reading folder ${relDir}; its files are not uploaded`
+        : `cannot read folder ${relDir}: ${(e as Error).message}`,
+    });
+    return 'unreadable';
+  }
+}
+
+/** One entry of a folder: a file to report, a folder to read later, a link to follow or not. */
+async function visitEntry(walk: Walk, folder: Folder, d: Dirent): Promise<void> {
+  const rel = join(folder.relDir, d.name);
+  if (d.name.includes('\uFFFD')) {
+    folder.out.problems.push({
+      relPath: rel,
+      code: 'invalid-name',
+      message: `the name of ${rel} is not valid UTF-8; rename it to upload it`,
+    });
+    return;
+  }
+  const abs = path.join(walk.rootAbs, rel);
+  const kind = await entryKind(d, abs);
+  if (kind === 'link') return visitLink(walk, folder, rel, abs);
+  if (kind === 'dir') return visitDir(walk, folder, rel, abs);
+  if (kind !== 'file') return; // sockets, fifos, devices, or gone: never uploaded
+  try {
+    addFile(walk, folder, rel, await lstat(abs));
+  } catch (e) {
+    const code = errCode(e);
+    if (code === 'ENOENT') return;
+    folder.out.problems.push({
+      relPath: rel,
+      code: code === 'EACCES' ? 'permission-denied' : 'unreadable',
+      message: `cannot read ${rel}: ${(e as Error).message}`,
+    });
+  }
+}
+
+/** What an entry is; the file system is asked when the listing does not say (some file systems). */
+async function entryKind(d: Dirent, abs: string): Promise<'link' | 'dir' | 'file' | 'other'> {
+  if (d.isSymbolicLink()) return 'link';
+  if (d.isDirectory()) return 'dir';
+  if (d.isFile()) return 'file';
+  if (d.isFIFO() || d.isSocket() || d.isBlockDevice() || d.isCharacterDevice()) return 'other';
+  try {
+    const s = await lstat(abs);
+    return s.isSymbolicLink() ? 'link' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
+  } catch {
+    return 'other';
+  }
+}
+
+/** A symbolic link: skipped, or followed to a file or (once, loop-safe) to a folder. */
+async function visitLink(walk: Walk, folder: Folder, rel: string, abs: string): Promise<void> {
+  const { opts } = walk;
+  if (opts.symlinks === 'skip') {
+    folder.out.ignoredFiles++;
+    return;
+  }
+  let target: Stats;
+  try {
+    target = await stat(abs);
+  } catch (e) {
+    const loop = errCode(e) === 'ELOOP';
+    folder.out.problems.push({
+      relPath: rel,
+      code: loop ? 'symlink-loop' : 'broken-symlink',
+      message: loop ? `the link ${rel} points to itself` : `the link ${rel} points to nothing`,
+    });
+    return;
+  }
+  if (target.isFile()) return addFile(walk, folder, rel, target);
+  if (!target.isDirectory() || opts.filter.dirReason(rel)) return;
+  const id = `${target.dev}:${target.ino}`;
+  if (folder.ancestors.includes(id) || walk.visited.has(id)) {
+    folder.out.problems.push({
+      relPath: rel,
+      code: 'symlink-loop',
+      message: `the link ${rel} leads to a folder already watched (a loop or a second path to it); not followed`,
+    });
+    return;
+  }
+  walk.visited.add(id);
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch {
+    return;
+  }
+  walk.stack.push({ relDir: rel, ancestors: [...folder.ancestors, id] });
+  // Reported as its own DirScan so the watcher adds the target.
+  walk.pendingLinks.push({ relDir: rel, realPath: real });
+}
+
+/** A folder: read later (once per dev:ino), unless the filter leaves it out. */
+async function visitDir(walk: Walk, folder: Folder, rel: string, abs: string): Promise<void> {
+  if (walk.opts.filter.dirReason(rel)) return;
+  try {
+    const s = await lstat(abs);
+    const id = `${s.dev}:${s.ino}`;
+    if (walk.visited.has(id)) return;
+    walk.visited.add(id);
+    walk.stack.push({ relDir: rel, ancestors: [...folder.ancestors, id] });
+  } catch (e) {
+    if (errCode(e) !== 'ENOENT')
+      folder.out.problems.push({
+        relPath: rel,
+        code: 'unreadable',
+        message: `cannot read ${rel}: ${(e as Error).message}`,
+      });
+  }
+}
+
+function addFile(walk: Walk, folder: Folder, rel: string, s: Stats): void {
+  if (walk.opts.filter.fileReason(rel)) {
+    folder.out.ignoredFiles++;
+    folder.out.ignoredBytes += s.size;
+    return;
+  }
+  folder.out.files.push({ relPath: rel, size: s.size, mtimeMs: s.mtimeMs });
 }

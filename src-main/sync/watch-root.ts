@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Emitter } from '../base/emitter';
 import { runDetached } from '../base/unexpected-error';
@@ -7,19 +7,16 @@ import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
 import type { WatchRootEvent, WatchRootState } from './events';
 import type { WatchRootOptions } from './options';
+import { MissingHold } from './missing-hold';
 import { PathFilter } from './path-filter';
-import { emptyCounts, sameContent, type ScanCounts } from './reconcile';
+import { fullScan } from './root-scan';
+import { RootWatchers } from './root-watchers';
+import { sameContent, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
 import { RootIndexer } from './root-indexer';
-import { RootUnavailableError, rootUnavailable, scanTree, type ScannedFile } from './scanner';
-import { StabilityTracker, stabilityVerdict, type FileObservation } from './stability';
-import {
-  DEFAULT_WATCHER_BACKEND,
-  startFolderWatcher,
-  type FolderWatcher,
-  type WatchEvent,
-  type WatcherBackend,
-} from './watcher';
+import { RootUnavailableError, rootUnavailable, scanTree } from './scanner';
+import { StabilityTracker, type FileObservation } from './stability';
+import type { WatchEvent, WatcherBackend } from './watcher';
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
 export interface QueueControl {
@@ -44,10 +41,11 @@ export interface WatchRootDeps {
 }
 
 /**
- * One watched folder, live: reconciles the folder with its index (start, rescan after a
- * wake, return after being unavailable), then follows changes through a FolderWatcher and
- * a StabilityTracker, and feeds the queue through a RootIndexer. All index work runs one
- * step at a time (`serial`). `close()` releases every watcher, timer and subscription.
+ * One watched folder, live: reconciles the folder with its index (root-scan.ts: start,
+ * rescan after a wake, return after being unavailable), then follows changes through its
+ * watches (root-watchers.ts) and a StabilityTracker, and feeds the queue through a
+ * RootIndexer. All index work runs one step at a time (`serial`). `close()` releases every
+ * watcher, timer and subscription.
  */
 export class WatchRoot {
   private stateValue: WatchRootState = 'starting';
@@ -56,25 +54,33 @@ export class WatchRoot {
   private readonly filter: PathFilter;
   private readonly indexer: RootIndexer;
   private readonly rootPath: string;
-  private watchers: FolderWatcher[] = [];
-  private readonly linked = new Map<string, string>(); // relDir → realPath of followed links
+  private readonly watch: RootWatchers;
   private stability: StabilityTracker | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private pendingEvents: Array<{ type: WatchEvent['type']; relPath: string }> = [];
   private housekeeping: NodeJS.Timeout | undefined;
   private unsubscribeQueue: () => void;
   private busy = 0;
-  /**
-   * Missing rows are not finalized (deleted remotely / forgotten) while this is set: after
-   * a full scan whose files are still in the stability window (one of them may be a
-   * rename of a missing row, claimable only once it is stable), or after a scan that found
-   * the root empty (until files appear again). See `missingCutoff`.
-   */
-  private missingHold: { scanAtMs: number; waiting: Set<string>; emptyRoot: boolean } | undefined;
+  /** Whether missing rows may be finalized yet (missing-hold.ts). */
+  private readonly missingHold = new MissingHold((p) => this.stability?.has(p) ?? false);
 
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
     this.filter = new PathFilter({ ...d.options, excludedDirs: d.excludedDirs });
+    this.watch = new RootWatchers({
+      rootPath: this.rootPath,
+      includeHidden: d.options.includeHidden,
+      excludedDirs: d.excludedDirs,
+      filter: this.filter,
+      backend: d.backend,
+      onEvents: (events) => {
+        this.pendingEvents.push(...events);
+        this.drainEvents();
+      },
+      onError: () => runDetached(this.checkRoot(), 'watch root: check after a watcher error'),
+      onWatchFailed: (relDir, message) =>
+        this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message }),
+    });
     this.indexer = new RootIndexer({
       root: d.record,
       options: d.options,
@@ -150,7 +156,7 @@ export class WatchRoot {
     this.setState('starting', null);
     this.armHousekeeping();
     try {
-      await this.startWatching();
+      await this.watch.watchRoot();
       const counts = await this.serial(() => this.fullScan());
       this.setState('watching', null);
       this.drainEvents();
@@ -206,68 +212,21 @@ export class WatchRoot {
 
   // ---- scanning ----
 
-  private async fullScan(): Promise<ScanCounts> {
-    const started = Date.now();
-    this.emit({ type: 'scan-started', rootId: this.id });
-    const index = this.d.repo.loadIndex(this.id);
-    const counts = emptyCounts();
-    const seen = new Set<string>();
-    const ready: ScannedFile[] = [];
-    const fresh: Array<{ relPath: string; obs: FileObservation }> = [];
-    const unreadable: string[] = [];
-    for await (const dir of scanTree({ root: this.rootPath, filter: this.filter, symlinks: this.d.options.symlinks })) {
-      counts.ignoredFiles += dir.ignoredFiles;
-      counts.ignoredBytes += dir.ignoredBytes;
-      for (const p of dir.problems) {
-        counts.problems.push(p);
-        if (p.code === 'permission-denied' || p.code === 'unreadable') unreadable.push(p.relPath);
-        this.emit({ type: 'problem', rootId: this.id, relPath: p.relPath, code: p.code, message: p.message });
-      }
-      if (dir.linkedDir) await this.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
-      const now = Date.now();
-      for (const f of dir.files) {
-        seen.add(f.relPath);
-        const row = index.get(f.relPath);
-        if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, this.d.options.stabilityMs).ready)
-          ready.push(f);
-        else fresh.push({ relPath: f.relPath, obs: f });
-      }
-    }
-    // Rows of files no longer there (except under folders that could not be read) go missing.
-    const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
-    const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
-    const now = Date.now();
-    this.d.repo.putFiles(
-      this.id,
-      gone.map((r) => ({ ...r, state: 'missing' as const, missingSince: now })),
-    );
-    for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
-    counts.missingFiles = gone.length;
-    await this.indexer.admit(ready, index, counts);
-    // Files ready at once here queue their admit (serial) before any later finalize.
-    if (fresh.length) this.ensureStability().observe(fresh);
-    counts.waitingFiles = this.waitingFiles;
-    const emptied = seen.size === 0 && gone.length > 0 && this.d.options.localDelete === 'delete-remote';
-    if (emptied) {
-      this.missingHold = { scanAtMs: now, waiting: new Set(), emptyRoot: true };
-      this.emit({
-        type: 'problem',
-        rootId: this.id,
-        relPath: '',
-        code: 'root-empty',
-        message: `${this.rootPath} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed`,
-      });
-    } else if (fresh.length > 0) {
-      // A file renamed while the app was closed (or asleep) and touched since is still
-      // waiting: the rows gone in this scan stay claimable until the waiting files settle.
-      this.missingHold = { scanAtMs: now, waiting: new Set(fresh.map((f) => f.relPath)), emptyRoot: false };
-    } else {
-      this.missingHold = undefined;
-      await this.indexer.finalizeMissing(now);
-    }
-    this.d.repo.updateRoot(this.id, { lastScanAt: now });
-    this.emit({ type: 'scan-finished', rootId: this.id, counts, durationMs: Date.now() - started });
-    return counts;
+  private fullScan(): Promise<ScanCounts> {
+    return fullScan({
+      root: this.d.record,
+      options: this.d.options,
+      filter: this.filter,
+      repo: this.d.repo,
+      indexer: this.indexer,
+      missingHold: this.missingHold,
+      emit: (e) => this.emit(e),
+      watchLinked: (relDir, realPath) => this.watchLinked(relDir, realPath),
+      observeFresh: (files) => {
+        if (files.length) this.ensureStability().observe(files);
+        return this.waitingFiles;
+      },
+    });
   }
 
   // ---- watching ----
@@ -304,59 +263,16 @@ export class WatchRoot {
     return s?.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
   }
 
-  private async startWatching(): Promise<void> {
-    try {
-      const s = await stat(this.rootPath);
-      if (!s.isDirectory()) throw new RootUnavailableError('root-not-a-folder', `${this.rootPath} is not a folder`);
-    } catch (e) {
-      throw e instanceof RootUnavailableError ? e : rootUnavailable(this.rootPath, e);
-    }
-    this.watchers.push(await this.startWatcher(this.rootPath, ''));
-  }
-
-  private startWatcher(dir: string, relBase: string): Promise<FolderWatcher> {
-    const toRel = (abs: string) => {
-      const r = path.relative(dir, abs).split(path.sep).join('/');
-      return relBase === '' ? r : r === '' ? relBase : `${relBase}/${r}`;
-    };
-    const globs = ['**/.git', ...(this.d.options.includeHidden ? [] : ['**/.*'])];
-    return startFolderWatcher(this.d.backend ?? DEFAULT_WATCHER_BACKEND, {
-      dir,
-      isIgnoredDir: (abs) => abs !== dir && this.filter.dirPathReason(toRel(abs)) !== undefined,
-      ignoreGlobs: relBase === '' ? [...globs, ...(this.d.excludedDirs ?? []).map((e) => this.absOf(e))] : globs,
-      onEvents: (events) => {
-        for (const e of events) this.pendingEvents.push({ type: e.type, relPath: toRel(e.absPath) });
-        this.drainEvents();
-      },
-      onError: () => runDetached(this.checkRoot(), 'watch root: check after a watcher error'),
-    });
-  }
-
   private async watchLinked(relDir: string, realPath: string): Promise<void> {
-    if (this.linked.has(relDir) || this.stateValue === 'closed') return;
-    this.linked.set(relDir, realPath);
-    try {
-      this.watchers.push(await this.startWatcher(realPath, relDir));
-    } catch (e) {
-      this.emit({
-        type: 'problem',
-        rootId: this.id,
-        relPath: relDir,
-        code: 'watch-failed',
-        message: `cannot watch ${relDir}: ${(e as Error).message}`,
-      });
-    }
+    if (this.stateValue !== 'closed') await this.watch.watchLinked(relDir, realPath);
   }
 
   private async stopWatching(): Promise<void> {
-    const ws = this.watchers;
-    this.watchers = [];
-    this.linked.clear();
-    await Promise.all(ws.map((w) => w.close()));
+    await this.watch.closeAll();
     this.stability?.close();
     this.stability = undefined;
     this.pendingEvents = [];
-    this.missingHold = undefined; // the next start or rescan scans again
+    this.missingHold.clear(); // the next start or rescan scans again
   }
 
   /** Pending events are handled after the current step (events held during a scan wait for it). */
@@ -384,7 +300,7 @@ export class WatchRoot {
         this.stability?.forgetUnder(rel);
         missing.push(rel);
       } else if (s.isDirectory()) {
-        if (this.filter.dirPathReason(rel) || !(await this.reachedDirectly(rel))) continue;
+        if (this.filter.dirPathReason(rel) || !(await this.watch.reachedDirectly(rel))) continue;
         for await (const dir of scanTree({
           root: this.rootPath,
           filter: this.filter,
@@ -405,29 +321,8 @@ export class WatchRoot {
     if (missing.length) this.indexer.markMissing(missing);
     if (observe.length && this.stateValue === 'watching') {
       // Files appearing in a root found empty end its hold once they settle (they may be its files, moved back).
-      if (this.missingHold?.emptyRoot)
-        this.missingHold = { ...this.missingHold, emptyRoot: false, waiting: new Set(observe.map((o) => o.relPath)) };
+      this.missingHold.filesAppeared(observe.map((o) => o.relPath));
       this.ensureStability().observe(observe);
-    }
-  }
-
-  /**
-   * True when the folder's real path is where the root (or a followed link the scan
-   * accepted) puts it; false when it is reached through a link that is not followed or
-   * that loops back (then it is not scanned again).
-   */
-  private async reachedDirectly(rel: string): Promise<boolean> {
-    let best: [string, string] | undefined;
-    for (const [linkRel, real] of this.linked) {
-      if ((rel === linkRel || rel.startsWith(`${linkRel}/`)) && (!best || linkRel.length > best[0].length))
-        best = [linkRel, real];
-    }
-    const base = best ? best[1] : this.rootPath;
-    const rest = best ? rel.slice(best[0].length + 1) : rel;
-    try {
-      return (await realpath(this.absOf(rel))) === path.join(base, ...rest.split('/').filter(Boolean));
-    } catch {
-      return false;
     }
   }
 
@@ -460,7 +355,7 @@ export class WatchRoot {
     this.housekeeping = setInterval(() => {
       runDetached(this.checkRoot(), 'watch root: presence check');
       if (this.stateValue !== 'watching') return;
-      const cutoff = this.missingCutoff(Date.now() - graceMs);
+      const cutoff = this.missingHold.cutoff(Date.now() - graceMs);
       if (cutoff !== undefined)
         runDetached(
           this.serial(() => this.indexer.finalizeMissing(cutoff)),
@@ -468,23 +363,6 @@ export class WatchRoot {
         );
     }, every);
     this.housekeeping.unref?.();
-  }
-
-  /**
-   * Rows missing since the returned time or longer may be finalized now; undefined while
-   * the hold lasts. Called outside `serial`: a waiting file that left the tracker has
-   * already queued its admit (StabilityTracker hands ready files on synchronously), so a
-   * finalize queued now runs after it and a rename still claims its row. When the hold
-   * ends, the rows gone at its scan are finalized at once (they were gone before it).
-   */
-  private missingCutoff(graceCutoffMs: number): number | undefined {
-    const hold = this.missingHold;
-    if (!hold) return graceCutoffMs;
-    if (hold.emptyRoot) return undefined;
-    for (const p of hold.waiting) if (!this.stability?.has(p)) hold.waiting.delete(p);
-    if (hold.waiting.size > 0) return undefined;
-    this.missingHold = undefined;
-    return Math.max(hold.scanAtMs, graceCutoffMs);
   }
 
   private checking = false;

@@ -50,6 +50,7 @@ function cli(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    BLOCKLIFT_DATA: path.join(dir, 'data'), // never the real home
     BLOCKLIFT_MGR_URL: emu.mgrUrl,
     BLOCKLIFT_AK: emu.config.accessKey,
     BLOCKLIFT_SK: emu.config.secretKey,
@@ -64,6 +65,13 @@ function cli(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** --json output: one object per line (never a pretty-printed array). */
+function jsonRows<T>(stdout: string): T[] {
+  const lines = stdout.split('\n').filter((l) => l !== '');
+  expect(lines.every((l) => l.startsWith('{') && l.endsWith('}'))).toBe(true);
+  return lines.map((l) => JSON.parse(l) as T);
 }
 
 const lastJson = (stdout: string) =>
@@ -109,7 +117,7 @@ describe('blocklift fmgr', () => {
   it('an unknown persistentId: the error is shown, exit 1', async () => {
     const r = await cli(['fmgr', 'status', 'no-such-id']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/does not know this task id/);
+    expect(r.stderr).toMatch(/no task "no-such-id" could be found: .*does not know this task id/);
   });
 
   it('bad usage gets a clear message and exit 2', async () => {
@@ -207,7 +215,7 @@ describe('blocklift vca', () => {
       [job.jobId, url, emu.bucket, 'logo', 'Acme Corp', 'Acme "Co"', '0.4', 'corrected'],
     ]);
     const json = await cli(['vca', 'export', job.jobId, '--json']);
-    expect((JSON.parse(json.stdout) as { label: string }[]).map((r) => r.label)).toEqual(['beach, sunny', 'Acme Corp']);
+    expect(jsonRows<{ label: string }>(json.stdout).map((r) => r.label)).toEqual(['beach, sunny', 'Acme Corp']);
   });
 
   it('show and export a job that is not in the local database: fetched from the service and stored', async () => {
@@ -229,7 +237,7 @@ describe('blocklift vca', () => {
     expect(shown.stdout).toContain(`job ${jobId}: analysis succeeded`);
     const exported = await cli(['vca', 'export', jobId, '--json'], freshDb);
     expect(exported.code).toBe(0);
-    const rows = JSON.parse(exported.stdout) as { jobId: string; video: string }[];
+    const rows = jsonRows<{ jobId: string; video: string }>(exported.stdout);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.jobId === jobId && r.video === '')).toBe(true);
   });
@@ -265,7 +273,7 @@ describe('blocklift vca', () => {
     expect(shown.stdout).toContain(`video: ${url}`);
     const exported = await cli(['vca', 'export', job.jobId, '--json'], db, false);
     expect(exported.code).toBe(0);
-    const rows = JSON.parse(exported.stdout) as { video: string }[];
+    const rows = jsonRows<{ video: string }>(exported.stdout);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.video === url)).toBe(true);
     const sqlite = new Database(db, { readonly: true });

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { stderrLogger } from '../../base/logger';
 import { DAY_MS } from '../../emulator/clock';
 import { FaultConfigError, parseFaultConfig, type FaultConfig } from '../../emulator/faults';
 import {
@@ -9,6 +11,7 @@ import {
   startEmulator,
   type RunningEmulator,
 } from '../../emulator/server';
+import { defaultDataDir } from '../../service/data-dir';
 import { collect, wholeNumberParser } from '../option-parsers';
 import { CliError } from '../cli-error';
 
@@ -18,7 +21,10 @@ import { CliError } from '../cli-error';
  * (as one JSON line with --json).
  */
 export const DEFAULT_EMULATOR_PORT = 8088;
-export const DEFAULT_EMULATOR_DATA_DIR = './.blocklift-emulator';
+/** The emulator's data by default: `emulator/` in Blocklift's data folder (service/data-dir.ts), where the app's embedded one keeps it too. */
+export function defaultEmulatorDataDir(): string {
+  return path.join(defaultDataDir(), 'emulator');
+}
 
 /** --faults takes JSON text, or @file for a JSON file; --seed overrides its seed. */
 export function readFaults(text: string | undefined, seed: number | undefined): FaultConfig | undefined {
@@ -60,7 +66,10 @@ export function register(program: Command): void {
       wholeNumberParser('--port', 0, 65535),
       DEFAULT_EMULATOR_PORT,
     )
-    .option('--data <dir>', 'folder of objects, unmerged blocks and metadata', DEFAULT_EMULATOR_DATA_DIR)
+    .option(
+      '--data <dir>',
+      "folder of objects, unmerged blocks and metadata (default: emulator/ in Blocklift's data folder, env BLOCKLIFT_DATA)",
+    )
     .option('--ak <AK>', `access key the emulator accepts (env BLOCKLIFT_AK; default ${DEFAULT_ACCESS_KEY})`)
     .option(
       '--sk <SK>',
@@ -106,7 +115,7 @@ export function register(program: Command): void {
       try {
         emu = await startEmulator({
           port: o.port as number,
-          dataDir: o.data as string,
+          dataDir: typeof o.data === 'string' ? o.data : defaultEmulatorDataDir(),
           accessKey: ak,
           secretKey: sk,
           buckets: (o.bucket as string[] | undefined) ?? [DEFAULT_BUCKET],
@@ -116,6 +125,7 @@ export function register(program: Command): void {
           smartMediaDisabledBuckets: o.vcaDisabled as string[] | undefined,
           purgeAgeMs: (o.purgeAgeDays as number) * DAY_MS,
           adminToken: o.adminToken as string | undefined,
+          logger: stderrLogger('blocklift emulator: '),
         });
       } catch (e) {
         const err = e as Error & { code?: string };

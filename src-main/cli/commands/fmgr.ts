@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import path from 'node:path';
 import { FopsSyntaxError, validateFop, type FmgrOp, type FmgrOpName } from '../../protocol/fops';
 import { AppCore } from '../../service/app-core';
 import type { Db } from '../../store/db';
@@ -9,6 +8,7 @@ import { TaskError } from '../../tasks/task-error';
 import type { VcaTracker } from '../../tasks/vca-tracker';
 import { addAccountOptions, readAccountFlags, type AccountFlags } from '../account-options';
 import { collect } from '../option-parsers';
+import { printable } from '../../service/expand-paths';
 import { CliError } from '../cli-error';
 
 /**
@@ -55,7 +55,7 @@ export async function openTasksContext(opts: Record<string, unknown>, signed: bo
   let core: AppCore;
   try {
     core = await AppCore.open({
-      dataDir: path.dirname(path.resolve(dbFile)),
+      dataDir: flags.dataDir,
       dbFile,
       embeddedEmulator: false,
       startEngine: false,
@@ -326,7 +326,7 @@ export async function waitPrinting(
   } catch (e) {
     if (e instanceof TaskError && e.code === 'aborted')
       throw new CliError(
-        `stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on, see it with: blocklift fmgr status <persistentId>`,
+        `stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on at the service, see it with: blocklift fmgr status ${ctx.fmgr.get(taskId)?.persistentId ?? ''}`,
         1,
       );
     throw e;
@@ -388,6 +388,16 @@ export function register(program: Command): void {
         const foreignDone = known !== undefined && known.tracking === 'done' && known.accountId !== ctx.accountId;
         const tracked = foreignDone ? known : ctx.fmgr.track(known?.accountId ?? ctx.accountId, persistentId);
         let t = foreignDone ? tracked : ((await ctx.fmgr.pollNow(tracked.id)) ?? tracked);
+        if (known === undefined && t.state === null && t.error) {
+          // Never seen here and the service gave no state: a typo or a task of another
+          // service. Nothing is kept, and nothing is waited for.
+          ctx.fmgr.forget(t.id);
+          throw new CliError(
+            `no task "${printable(persistentId)}" could be found: ${t.error.message}; check the persistentId (submitting a task prints it) and --mgr-url`,
+            1,
+            'task-not-found',
+          );
+        }
         if (o.wait === true && t.tracking === 'active')
           t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
         print(

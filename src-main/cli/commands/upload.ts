@@ -1,18 +1,16 @@
 import type { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { UploadClient } from '../../protocol/client';
 import { UploadEngine } from '../../engine/engine';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
 import { PlanError, checkBlockSize } from '../../engine/plan';
 import type { ConflictPolicy, TransferOptions, TransferSnapshot } from '../../shared/models';
 import { AddFilesError, addFiles, type AddFilesResult } from '../../service/add-files';
-import { QueueInUseError, lockQueue } from '../../service/queue-lock';
+import { RetryNotices } from '../retry-notices';
 import { UploadReporter } from '../upload-report';
 import { openAppDatabase } from '../../store/app-db';
 import { AccountRepo } from '../../store/account-repo';
 import { SqliteTransferStore } from '../../store/transfer-repo';
-import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { addAccountOptions, readAccountFlags, requireCredentials, takeQueueLock } from '../account-options';
 import { collect, wholeNumber } from '../option-parsers';
 import { CliError } from '../cli-error';
 
@@ -110,14 +108,7 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
 
 /** Opens the queue for this process: lock first (one uploading process per database), then the database. */
 function openQueue(dbFile: string) {
-  mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
-  let lock;
-  try {
-    lock = lockQueue(dbFile, 'blocklift upload');
-  } catch (e) {
-    if (e instanceof QueueInUseError) throw new CliError(e.message, 1);
-    throw new CliError(`cannot lock the queue database ${dbFile}: ${(e as Error).message}`, 1);
-  }
+  const lock = takeQueueLock(dbFile, 'blocklift upload');
   try {
     return { db: openAppDatabase(dbFile), lock };
   } catch (e) {
@@ -126,8 +117,10 @@ function openQueue(dbFile: string) {
   }
 }
 
-async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
-  const flags = parseFlags(paths, opts);
+type Flags = ReturnType<typeof parseFlags>;
+
+/** The queue (locked), the flags' account and an engine over them, not started; closeAll() releases all. */
+function openSession(flags: Flags) {
   const { acc } = flags;
   const { db, lock } = openQueue(acc.db);
   const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
@@ -159,6 +152,13 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     db.close();
     lock.release();
   };
+  return { store, engine, accountId, closeAll };
+}
+
+async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
+  const flags = parseFlags(paths, opts);
+  const { acc } = flags;
+  const { store, engine, accountId, closeAll } = openSession(flags);
   let added: AddFilesResult;
   try {
     added = await addFiles(
@@ -230,7 +230,14 @@ async function runQueued(
     if (results.size === mine.size) resolveAll();
   };
   const offChange = engine.onTransferChange(onSettled);
-  const offProgress = engine.onProgress((p) => mine.has(p.id) && out.progress(p.id, p.bytesDone));
+  const notices = new RetryNotices();
+  const offProgress = engine.onProgress((p) => {
+    if (!mine.has(p.id)) return;
+    out.progress(p.id, p.bytesDone);
+    const n = notices.accept(p);
+    const s = n && engine.get(n.id);
+    if (n && s) out.retrying(s, n.reason, n.nextAttemptAt);
+  });
   let interrupted = false;
   const onSignal = () => {
     interrupted = true;

@@ -255,7 +255,14 @@ export function register(program: Command): void {
           rows.push(j.id);
         }
         const exported = ctx.vca.exportRows(rows);
-        const text = format === 'csv' ? exportCsv(exported) : exportJson(exported);
+        // On standard output --json means what it means for every command: one object per
+        // line. A file written with --out keeps the JSON array that tools expect of a .json file.
+        const text =
+          format === 'csv'
+            ? exportCsv(exported)
+            : typeof o.out === 'string'
+              ? exportJson(exported)
+              : exported.map((r) => `${JSON.stringify(r)}\n`).join('');
         if (typeof o.out === 'string') {
           try {
             writeFileSync(o.out, text);

@@ -6,11 +6,14 @@ import type { WatchEvent } from '../../shared/events';
 import type { VcaJobView } from '../../shared/task-views';
 import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import type { SyncPlan } from '../../sync/plan';
-import { RootRefusedError } from '../../sync/root-guard';
+import { RootRefusedError, isInside } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
-import { DEFAULT_DB_FILE, addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { addAccountOptions, takeQueueLock, readAccountFlags, requireCredentials } from '../account-options';
 import { collect, wholeNumber } from '../option-parsers';
+import { findEmulatorDataDir } from '../../service/emulator-guard';
+import { printable } from '../../service/expand-paths';
 import { CliError } from '../cli-error';
+import { RetryNotices, clockTime } from '../retry-notices';
 
 export function register(program: Command): void {
   const cmd = program
@@ -117,8 +120,8 @@ function printPlan(plan: SyncPlan, json: boolean, out: NodeJS.WritableStream = p
       (plan.estimatedSeconds === null
         ? ''
         : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${mib(plan.assumedBytesPerSecond)}/s (${plan.speedSource === 'measured' ? 'measured from recent transfers of this database' : 'assumed; no transfers measured yet'})`),
-    ...plan.rejected.map((r) => `  rejected ${r.relPath}: ${r.message}`),
-    ...plan.problems.map((p) => `  problem ${p.relPath}: ${p.message}`),
+    ...plan.rejected.map((r) => `  rejected ${printable(r.relPath)}: ${r.message}`),
+    ...plan.problems.map((p) => `  problem ${printable(p.relPath)}: ${p.message}`),
   ];
   out.write(`${lines.join('\n')}\n`);
 }
@@ -154,11 +157,11 @@ function report(e: WatchEvent, json: boolean): void {
       );
     } else {
       process.stdout.write(
-        `${e.status.padEnd(8)} ${e.relPath} → ${e.key} (${e.size} bytes)${e.etag ? ` ${e.etag}` : ''}${e.error ? `: ${e.error.message}` : ''}\n`,
+        `${e.status.padEnd(8)} ${printable(e.relPath)} → ${printable(e.key)} (${e.size} bytes)${e.etag ? ` ${e.etag}` : ''}${e.error ? `: ${e.error.message}` : ''}\n`,
       );
     }
   } else if (e.type === 'rejected' || e.type === 'problem') {
-    process.stderr.write(`blocklift: ${e.relPath || '(root)'}: ${e.message}\n`);
+    process.stderr.write(`blocklift: ${e.relPath ? printable(e.relPath) : '(root)'}: ${e.message}\n`);
   } else if (e.type === 'state' && (e.state === 'unavailable' || e.state === 'watching')) {
     process.stderr.write(`blocklift: ${e.state}${e.reason ? `: ${e.reason}` : ''}\n`);
   } else if (e.type === 'scan-finished') {
@@ -186,6 +189,24 @@ function reportVcaJob(job: VcaJobView, json: boolean): void {
   }
 }
 
+/** Says at once when the engine will retry (an outage must not look like silence), on stderr (a JSON line with --json). */
+function reportRetries(core: AppCore, json: boolean): void {
+  const notices = new RetryNotices();
+  core.engine.onProgress((p) => {
+    const n = notices.accept(p);
+    const s = n && core.engine.get(n.id);
+    if (!n || !s) return;
+    if (json) {
+      const at = new Date(n.nextAttemptAt).toISOString();
+      const line = { status: 'retrying', key: s.key, path: s.localPath, reason: n.reason, nextAttemptAt: at };
+      process.stderr.write(`${JSON.stringify(line)}\n`);
+    } else
+      process.stderr.write(
+        `blocklift: retrying ${printable(s.key)}: ${n.reason}; next attempt at ${clockTime(n.nextAttemptAt)}\n`,
+      );
+  });
+}
+
 /**
  * Runs the watch over the app core (service/app-core.ts) on the --db file, with the flags'
  * account as a session account (its secret kept in memory, never written) and no embedded
@@ -199,10 +220,17 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
     );
   if (!opts.dryRun) requireCredentials(f.acc);
+  const emulatorData = await findEmulatorDataDir(folder);
+  if (emulatorData)
+    throw new CliError(
+      `${folder} ${isInside(path.resolve(folder), emulatorData) ? 'is inside' : 'holds'} the emulator's data folder ${emulatorData}: watching it would upload the emulator's own files forever; watch another folder, or give the emulator a --data folder outside it (its default is in Blocklift's data folder)`,
+    );
+  // One uploading process per queue database (service/queue-lock.ts); a dry run uploads nothing.
+  const lock = opts.dryRun ? undefined : takeQueueLock(dbFile, 'blocklift watch');
   let core: AppCore;
   try {
     core = await AppCore.open({
-      dataDir: path.dirname(path.resolve(dbFile)),
+      dataDir: f.acc.dataDir,
       dbFile,
       embeddedEmulator: false,
       startEngine: false,
@@ -211,6 +239,7 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
     });
   } catch (e) {
+    lock?.release();
     throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
   }
   try {
@@ -229,6 +258,7 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       secretKey: f.acc.tokenUrl ? undefined : f.acc.secretKey,
       tokenUrl: f.acc.tokenUrl,
     });
+    reportRetries(core, f.acc.json);
     core.on((e) => {
       if (e.type === 'watch') report(e.event, f.acc.json);
       else if (e.type === 'vca-job-changed' && e.job.tracking !== 'active') reportVcaJob(e.job, f.acc.json);
@@ -251,18 +281,20 @@ async function runWatch(folder: string, opts: Record<string, unknown>): Promise<
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     }
-    return 0;
+    // Watching ends only when interrupted: 130, as for any interrupted command.
+    process.stderr.write('blocklift: interrupted; the same command continues from the index\n');
+    return 130;
   } catch (e) {
     if (e instanceof RootRefusedError) {
-      // On the command line the data folder is the folder of the --db file.
       const hint =
         e.code === 'root-inside-data-folder' || e.code === 'root-is-data-folder'
-          ? ` (the folder of the database ${dbFile}; give --db a folder of its own, such as the default ${DEFAULT_DB_FILE})`
+          ? ` (Blocklift's data folder ${f.acc.dataDir}; give --data a folder outside what you watch)`
           : '';
       throw new CliError(`${e.message}${hint}`);
     }
     throw e;
   } finally {
     await core.close();
+    lock?.release();
   }
 }

@@ -107,7 +107,10 @@ export function knownError(e: unknown): AppError | undefined {
     return appError(ADD_FILES_CODES[e.code], { detail: e.message, key: '', reason: e.message }, e.message);
   if (e instanceof TaskError) return fromTaskError(e);
   if (e instanceof FopsSyntaxError) return appError('fmgr-invalid-op', { detail: e.message });
-  if (e instanceof ReviewInputError) return appError('invalid-input', { detail: e.message });
+  if (e instanceof ReviewInputError)
+    return e.code === 'no-such-label' || e.code === 'no-such-job'
+      ? appError('not-found', { what: e.code === 'no-such-job' ? 'VCA job' : 'Label', id: '' }, e.message)
+      : appError('invalid-input', { detail: e.message });
   if (e instanceof PlanError) return appError('invalid-setting', { name: 'blockSize', detail: e.message });
   if (e instanceof SecretError) return appError('secret-store-unavailable', { reason: e.message });
   if (e instanceof AccountError) {

@@ -90,7 +90,18 @@ export function accountView(
 const MAX_REJECTED = 100;
 
 /** A watch root as screens see it: the stored row, the live root's state, counts of its index. */
-export function rootView(rec: WatchRootRecord, live: WatchRoot | undefined, repo: SyncRepo): WatchRootView {
+/** What the service saw of a root's scans: one running now (files queued so far), the last one's ignored count. */
+export interface RootScanInfo {
+  running: { files: number } | null;
+  ignoredFiles: number;
+}
+
+export function rootView(
+  rec: WatchRootRecord,
+  live: WatchRoot | undefined,
+  repo: SyncRepo,
+  scan: RootScanInfo | undefined,
+): WatchRootView {
   const byState = repo.countByState(rec.id);
   const index = repo.loadIndex(rec.id);
   const rejected: WatchRootView['rejected'] = [];
@@ -121,12 +132,12 @@ export function rootView(rec: WatchRootRecord, live: WatchRoot | undefined, repo
       indexed: index.size,
       waiting: live?.waitingFiles ?? 0,
       uploaded: byState.uploaded,
-      ignored: 0,
+      ignored: scan?.ignoredFiles ?? 0,
       rejected: byState.rejected,
       failed: byState.failed,
       inFlight,
     },
-    scanning: live?.state === 'starting' ? { files: index.size } : null,
+    scanning: scan?.running ?? null,
     rejected,
     lastScanAt: rec.lastScanAt,
   };

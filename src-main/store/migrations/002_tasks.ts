@@ -16,11 +16,10 @@ import type { Migration } from '../db';
  *   failed  = an error that cannot get better by waiting (for example 400);
  *   stopped = the user stopped following it.
  */
-export const migration002Tasks: Migration = {
-  version: 2,
-  name: 'tasks',
-  up(db) {
-    db.exec(`
+// The statements keep the indentation they were first written with: SQLite stores their text.
+
+/** Fmgr tasks, their items and their distinct status snapshots. */
+const FMGR_TABLES = `
       CREATE TABLE fmgr_tasks (
         id INTEGER PRIMARY KEY,
         account_id INTEGER NOT NULL DEFAULT 0,
@@ -79,7 +78,10 @@ export const migration002Tasks: Migration = {
         seen_count INTEGER NOT NULL DEFAULT 1
       );
       CREATE INDEX fmgr_snapshots_task ON fmgr_snapshots(task_id, id);
+    `;
 
+/** VCA jobs and their labels, with the reviewer's decision on each. */
+const VCA_TABLES = `
       CREATE TABLE vca_jobs (
         id INTEGER PRIMARY KEY,
         account_id INTEGER NOT NULL DEFAULT 0,
@@ -125,6 +127,13 @@ export const migration002Tasks: Migration = {
         CHECK ((decision = 'corrected') = (corrected_text IS NOT NULL)),
         UNIQUE (job_row, type, attribute)
       );
-    `);
+    `;
+
+export const migration002Tasks: Migration = {
+  version: 2,
+  name: 'tasks',
+  up(db) {
+    db.exec(FMGR_TABLES);
+    db.exec(VCA_TABLES);
   },
 };

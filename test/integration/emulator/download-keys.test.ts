@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { objectFromUrl } from '../../../src-main/emulator/fmgr-urls';
+import { objectAccessUrl } from '../../../src-main/tasks/access-url';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
 
 const KEYS = ['photos', 'photos/', '/', '//', 'dir/', 'a//b', '/lead', 'dir/sub/'];
@@ -48,6 +49,11 @@ describe('download keys with trailing, leading and double slashes', () => {
     expect((await get(emu.port, `/dl/${emu.bucket}/nothing/`)).status).toBe(404);
     expect((await get(emu.port, `/dl/${emu.bucket}/`)).status).toBe(404);
     expect((await get(emu.port, `/dl/${emu.bucket}`)).status).toBe(404);
+  });
+
+  it.each(KEYS)('the app’s access URL of %j (download domain + key) serves its own bytes', async (key) => {
+    const res = await fetch(objectAccessUrl(`${emu.downloadBaseUrl}/${emu.bucket}`, key));
+    expect(await res.text()).toBe(`bytes of <${key}>`);
   });
 
   it('maps each object URL back to its own key (Fmgr and VCA sources)', () => {

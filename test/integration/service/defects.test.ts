@@ -48,6 +48,29 @@ describe('settings reach the core', () => {
     expect(core.embedded!.emulator.objects.stat(bucket, 'b.txt')).toBeUndefined();
   });
 
+  it('an account whose management URL changed: the next poll of a tracked task uses the new URL, no restart', async () => {
+    w = await CoreWorld.create();
+    const core = await w.open();
+    const accountId = core.localAccountId!;
+    const row = core.accounts.get(accountId)!;
+    core.embedded!.emulator.objects.putBuffer('local', 'x.txt', Buffer.from('x'), {});
+    const task = await core.fmgr.submit(accountId, 'copy', [
+      { op: 'copy', srcBucket: 'local', srcKey: 'x.txt', bucket: 'local', key: 'y.txt' },
+    ]);
+    await w.waitFor(isType('fmgr-task-changed', (e) => e.task.id === task.id && e.task.tracking === 'done'));
+
+    core.accounts.upsert({ ...row, mgrUrl: `http://127.0.0.1:${await closedPort()}` });
+    core.accountChanged(accountId);
+    const tracked = core.fmgr.track(accountId, 'a-task-to-poll');
+    const polled = await core.fmgr.pollNow(tracked.id);
+    expect(polled?.error?.code).toBe('network');
+
+    core.accounts.upsert(row);
+    core.accountChanged(accountId);
+    const again = await core.fmgr.pollNow(tracked.id);
+    expect(again?.error?.code).not.toBe('network');
+  });
+
   it("with a stored schedule, the user's bandwidth limit is kept at open (the smaller of both applies)", async () => {
     w = await CoreWorld.create();
     const core = await w.open({ wakeDetector: false });

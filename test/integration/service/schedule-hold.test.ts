@@ -63,13 +63,13 @@ describe('schedule: resumes only what it held', () => {
 
   it('the manager timer ends a one-minute pause window: held ones resume, user-paused root and hand-paused transfer stay paused', async () => {
     const accountId = new AccountRepo(h.db!).byName('Local')!.id;
-    // A clock 200 ms before the end of the current minute; the window is that minute.
-    const real = new Date();
-    const target = new Date(real);
+    // A clock held at 200 ms before the end of a minute while the test sets things up (a busy
+    // machine can take seconds), moved past the minute when the window should end; the window is that minute.
+    const target = new Date();
     target.setSeconds(59, 800);
     if (target.getHours() === 23 && target.getMinutes() === 59) target.setTime(target.getTime() - 60_000);
-    const offsetMs = target.getTime() - real.getTime();
-    const clock = () => new Date(Date.now() + offsetMs);
+    let now = target;
+    const clock = () => now;
     const { pauses, m } = wire(clock);
     await put('a/one.jpg');
     await put('b/two.jpg');
@@ -108,8 +108,9 @@ describe('schedule: resumes only what it held', () => {
     await m.rescanAll();
     expect(stateOf(a.id, 'three.jpg')).toBe('paused');
 
-    // The schedule's own timer (≈1 s) ends the window.
-    for (let i = 0; i < 100 && stateOf(a.id, 'one.jpg') !== 'queued'; i++) await new Promise((r) => setTimeout(r, 50));
+    // The schedule's own timer (≈1 s, re-armed while the clock still reads the window) ends it.
+    now = new Date(target.getTime() + 400);
+    for (let i = 0; i < 600 && stateOf(a.id, 'one.jpg') !== 'queued'; i++) await new Promise((r) => setTimeout(r, 50));
     expect(stateOf(a.id, 'one.jpg')).toBe('queued');
     expect(stateOf(a.id, 'three.jpg')).toBe('queued');
     expect(h.engine!.get(manualRuns)?.state).toBe('queued');

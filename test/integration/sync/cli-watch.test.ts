@@ -100,7 +100,7 @@ describe('blocklift watch', () => {
       await writeFile(path.join(folder, 'second.txt'), 'second');
       await w.until(() => w.lines.length >= 2, 'two uploads');
     } finally {
-      expect(await w.stop()).toBe(0);
+      expect(await w.stop()).toBe(130); // interrupted
     }
     const byPath = Object.fromEntries(w.lines.map((l) => [l.path, l]));
     expect(byPath['first.txt']).toEqual({
@@ -126,7 +126,7 @@ describe('blocklift watch', () => {
       expect(again.lines).toEqual([]);
       expect(again.stderr()).toMatch(/0 new, 0 changed, 2 unchanged/);
     } finally {
-      expect(await again.stop()).toBe(0);
+      expect(await again.stop()).toBe(130);
     }
   });
 
@@ -139,7 +139,7 @@ describe('blocklift watch', () => {
       await w.until(() => w.lines.some((l) => 'vcaJob' in l), 'the analysis of clip.mp4');
       await new Promise((r) => setTimeout(r, 300));
     } finally {
-      expect(await w.stop()).toBe(0);
+      expect(await w.stop()).toBe(130); // interrupted
     }
     const jobs = w.lines.filter((l) => 'vcaJob' in l);
     expect(jobs).toHaveLength(1);

@@ -11,7 +11,8 @@ import { EMULATOR_MIGRATIONS } from '../../../src-main/emulator/migrations';
 import { SqliteObjectStore } from '../../../src-main/emulator/object-store';
 import { mountVca } from '../../../src-main/emulator/vca';
 import { MgrClient } from '../../../src-main/protocol/client';
-import { openDatabase, type Db } from '../../../src-main/store/db';
+import { silentLogger } from '../../../src-main/base/logger';
+import { openDatabase, type Db } from '../../../src-main/base/sqlite';
 
 // mountVca's options that the emulator command does not expose (smartMediaDisabledBuckets),
 // checked on a real SQLite database and object store behind a plain loopback listener that
@@ -44,6 +45,7 @@ beforeAll(async () => {
     config: { accessKey: 'ak', secretKey: 'sk', buckets: ['open', 'closed'], downloadBaseUrl: `${base}/dl` },
     objects,
     db,
+    logger: silentLogger,
     clock,
     route: (method, p, handler) => void routes.set(`${method} ${p}`, handler),
     onClose: (fn) => void closeHooks.push(fn),

@@ -176,4 +176,29 @@ describe('event coalescer', () => {
     t.advance(1000);
     expect(batches).toHaveLength(2);
   });
+
+  it('a read that fails while a batch is built (a closing database) neither throws from the timer nor loses the state', () => {
+    const t = fakeClock();
+    const batches: BatchEvent[] = [];
+    const errors: unknown[] = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push(e),
+      transferView: () => {
+        throw new Error('The database connection is not open');
+      },
+      rootView: () => undefined,
+      totals: () => {
+        throw new Error('The database connection is not open');
+      },
+      onError: (e) => errors.push(e),
+      clock: t.clock,
+    });
+    c.transferChanged(snap(4, 'failed'));
+    expect(() => t.advance(100)).not.toThrow();
+    const b = batches[0]!;
+    if (b.name !== 'transfers') throw new Error('expected a transfers batch');
+    expect(b.payload.changed.map((v) => [v.id, v.state, v.pausedBy])).toEqual([[4, 'failed', null]]);
+    expect(b.payload.totals).toEqual(emptyTotals());
+    expect(errors).toHaveLength(2);
+  });
 });

@@ -1,0 +1,210 @@
+// The build of dist/ and the check that it is current. Two parts, each with its own stamp:
+//   main      esbuild bundles of the CLI (dist/cli/cli.mjs and its chunks), the Electron main process
+//             (dist/electron/main.js) and its preload (dist/electron/preload.cjs);
+//   renderer  the Vite build of src-renderer into dist/renderer.
+// A part is current when every input it was built from still exists and is not newer than
+// the moment its build started (and, for the renderer, no file was added to its folders).
+// `buildState` loads no bundler, so bin/blocklift.mjs can call it on every start.
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = path.join(ROOT, 'dist');
+const stampFile = (root) => path.join(root, 'dist', 'build-stamp.json');
+
+/** Native or runtime-provided modules: never bundled, loaded from node_modules (or by Electron). */
+export const EXTERNALS = ['electron', 'better-sqlite3', '@parcel/watcher', 'fsevents', 'bufferutil', 'utf-8-validate'];
+
+/** Files every part depends on besides its own sources. */
+const SHARED_INPUTS = ['package.json', 'package-lock.json', 'bin/build-lib.mjs'];
+/** Folders whose every file is an input of the renderer (a new file there makes it stale). */
+const RENDERER_DIRS = ['src-renderer', 'src-main/shared'];
+const RENDERER_FILES = ['vite.config.ts'];
+
+function readStamp(root = ROOT) {
+  try {
+    return JSON.parse(readFileSync(stampFile(root), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function writeStamp(part, value) {
+  const stamp = readStamp();
+  stamp[part] = value;
+  mkdirSync(DIST, { recursive: true });
+  const tmp = `${stampFile(ROOT)}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(stamp, null, 1));
+  renameSync(tmp, stampFile(ROOT));
+}
+
+function listFiles(root, dir) {
+  const out = [];
+  const walk = (rel) => {
+    let entries;
+    try {
+      entries = readdirSync(path.join(root, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(child);
+      else if (e.isFile()) out.push(child);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function rendererInputs(root = ROOT) {
+  return [
+    ...RENDERER_DIRS.flatMap((d) => listFiles(root, d)),
+    ...RENDERER_FILES.filter((f) => existsSync(path.join(root, f))),
+  ];
+}
+
+/**
+ * Why a part is not current, or null when it is. `part` is 'main' or 'renderer'.
+ * Costs one stat per input (a few milliseconds). `root`: the project folder (tests pass a copy).
+ */
+export function staleReason(part, root = ROOT) {
+  const entry = readStamp(root)[part];
+  if (!entry) return `dist has no ${part} build`;
+  for (const out of entry.outputs) if (!existsSync(path.join(root, out))) return `${out} is missing`;
+  if (part === 'renderer') {
+    const known = new Set(entry.inputs);
+    const added = rendererInputs(root).find((f) => !known.has(f));
+    if (added) return `${added} is new`;
+  }
+  for (const input of entry.inputs) {
+    let mtime;
+    try {
+      mtime = statSync(path.join(root, input)).mtimeMs;
+    } catch {
+      return `${input} was removed`;
+    }
+    if (mtime > entry.startedAt) return `${input} changed`;
+  }
+  return null;
+}
+
+/** { main: reason|null, renderer: reason|null } */
+export function buildState() {
+  return { main: staleReason('main'), renderer: staleReason('renderer') };
+}
+
+/** The tray and window icon, copied next to the Electron main bundle (electron-builder packs dist/ only). */
+const ICON = 'assets/icon.png';
+const ICON_OUT = 'dist/electron/icon.png';
+
+/** esbuild's `require` shim for CommonJS dependencies bundled into an ES module. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __blRequire } from 'node:module'; const require = __blRequire(import.meta.url);";
+
+/** The compiled CLI: its entry and the chunks it loads on demand. */
+export const CLI_DIR = 'dist/cli';
+export const CLI_ENTRY = `${CLI_DIR}/cli.mjs`;
+const ENTRY_FILES = new Set(['cli.mjs', 'main.js', 'preload.cjs']);
+/** A chunk no build wrote for this long is no longer read by any running command. */
+const STALE_CHUNK_MS = 10 * 60_000;
+
+/**
+ * Writes esbuild's output files through a temporary name, so a concurrent reader never
+ * sees half a file; entries last, so a new entry never names a chunk not yet written
+ * (chunk names carry a content hash: an old entry still finds its own).
+ */
+function writeAtomically(outputFiles) {
+  const isEntry = (f) => ENTRY_FILES.has(path.basename(f.path));
+  const ordered = [...outputFiles].sort((a, b) => Number(isEntry(a)) - Number(isEntry(b)));
+  for (const f of ordered) {
+    mkdirSync(path.dirname(f.path), { recursive: true });
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.contents);
+    renameSync(tmp, f.path);
+  }
+}
+
+/** Bundles the main-process entries with esbuild (about a second). */
+export async function buildMain() {
+  const startedAt = Date.now();
+  const esbuild = await import('esbuild');
+  const common = {
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNALS,
+    sourcemap: 'linked',
+    minifySyntax: true,
+    minifyWhitespace: true,
+    metafile: true,
+    write: false,
+    logLevel: 'warning',
+    absWorkingDir: ROOT,
+  };
+  const esm = { ...common, format: 'esm', banner: { js: ESM_REQUIRE_BANNER } };
+  const builds = await Promise.all([
+    esbuild.build({ ...esm, entryPoints: { main: 'src-main/electron/main.ts' }, outdir: 'dist/electron' }),
+    // Split: what only one command needs (the HTTP framework of `serve`…) loads when it runs.
+    esbuild.build({
+      ...esm,
+      splitting: true,
+      entryPoints: { cli: 'src-main/cli/main.ts' },
+      outdir: CLI_DIR,
+      outExtension: { '.js': '.mjs' },
+    }),
+    // A sandboxed preload is a CommonJS script that may require only 'electron'.
+    esbuild.build({
+      ...common,
+      format: 'cjs',
+      entryPoints: { preload: 'src-main/electron/preload.ts' },
+      outdir: 'dist/electron',
+      outExtension: { '.js': '.cjs' },
+    }),
+  ]);
+  const inputs = new Set([...SHARED_INPUTS, ICON]);
+  const outputs = [ICON_OUT];
+  mkdirSync(path.join(ROOT, 'dist/electron'), { recursive: true });
+  copyFileSync(path.join(ROOT, ICON), path.join(ROOT, ICON_OUT));
+  for (const b of builds) {
+    writeAtomically(b.outputFiles);
+    for (const input of Object.keys(b.metafile.inputs)) if (!input.includes('node_modules/')) inputs.add(input);
+    for (const out of Object.keys(b.metafile.outputs)) if (!out.endsWith('.map')) outputs.push(out);
+  }
+  pruneChunks(outputs);
+  writeStamp('main', { startedAt, inputs: [...inputs].sort(), outputs });
+}
+
+/** Deletes chunks of earlier CLI builds that no build has written for a while. */
+function pruneChunks(current) {
+  const keep = new Set(current.map((o) => path.join(ROOT, o)));
+  for (const name of readdirSync(path.join(ROOT, CLI_DIR))) {
+    const file = path.join(ROOT, CLI_DIR, name);
+    const base = file.replace(/\.map$/, '');
+    if (keep.has(base)) continue;
+    try {
+      if (Date.now() - statSync(file).mtimeMs > STALE_CHUNK_MS) unlinkSync(file);
+    } catch {
+      // Another build removed it first.
+    }
+  }
+}
+
+/** Builds the renderer with Vite into dist/renderer (a few seconds). */
+export async function buildRenderer() {
+  const startedAt = Date.now();
+  const inputs = [...SHARED_INPUTS, ...rendererInputs()];
+  const { build } = await import('vite');
+  await build({ configFile: path.join(ROOT, 'vite.config.ts'), logLevel: 'warn' });
+  writeStamp('renderer', { startedAt, inputs, outputs: ['dist/renderer/index.html'] });
+}

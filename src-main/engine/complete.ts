@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { isServiceError, type ServiceError } from '../protocol/errors';
+import { etagFromUnitDigests } from '../protocol/etag';
+import type { BlockState } from './block-state';
+import { renamedKey } from './conflict';
+import { TransferFailure, sleep } from './errors';
+import type { ConflictPolicy } from '../shared/models';
+import type { TransferRecord } from './ports';
+import { failureFrom, type CallName, type Decision } from './retry';
+import type { IssuedToken } from './tokens';
+import type { Stops, UploadDeps, UploadOutcome } from './upload-deps';
+import { tokenHasCallback, type UploadToken } from './upload-token';
+
+const MAX_RENAMES = 100;
+
+/** What the mkfile step needs of its file upload (file-upload.ts builds it). */
+export interface CompleteStep {
+  deps: UploadDeps;
+  rec: TransferRecord;
+  tokens: UploadToken;
+  batch: string;
+  size: number;
+  blocks: readonly BlockState[];
+  decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
+  retried(reason: string, delayMs: number): void;
+  /** Sets every block back and uploads them all again (412, or a refused block list). */
+  reuploadBlocks(stops: Stops): Promise<void>;
+}
+
+/**
+ * mkfile with the conflict policy, 412 handling and the hash check: resolves with the
+ * outcome (done, or skipped by the conflict policy); rejects with a TransferFailure, or
+ * with `stops.soft`'s reason when stopped.
+ */
+export async function complete(c: CompleteStep, stops: Stops): Promise<UploadOutcome> {
+  const signal = stops.soft;
+  const etag = etagOf(c);
+  const counts = { attempt: 0, renames: 0 };
+  for (;;) {
+    const at: { call: CallName; tok: IssuedToken | undefined } = { call: 'token', tok: undefined };
+    try {
+      return await mkfileOnce(c, stops, etag, at);
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      if (!isServiceError(e)) throw e;
+      counts.attempt++;
+      const outcome = await afterMkfileError(c, stops, e, etag, { ...at, counts });
+      if (outcome) return outcome;
+    }
+  }
+}
+
+/** The etag of the bytes read while uploading (per 4 MiB unit SHA1, any block size). */
+function etagOf(c: CompleteStep): string {
+  if (c.size === 0) return etagFromUnitDigests([createHash('sha1').digest()]);
+  return etagFromUnitDigests(c.blocks.flatMap((b) => b.unitDigests()));
+}
+
+/** One mkfile call and the hash check of its reply; `at` records how far it got. */
+async function mkfileOnce(
+  c: CompleteStep,
+  stops: Stops,
+  etag: string,
+  at: { call: CallName; tok: IssuedToken | undefined },
+): Promise<UploadOutcome> {
+  at.tok = await c.tokens.current(stops.soft);
+  at.call = 'mkfile';
+  const callback = tokenHasCallback(at.tok.token);
+  const r = await c.deps.client.mkfile({
+    callback,
+    token: at.tok.token,
+    fileSize: c.size,
+    batch: c.batch,
+    ctxs: c.blocks.map((b) => b.lastCtx!),
+    key: c.tokens.currentKey,
+    mimeType: c.rec.options.mimeType,
+    deadlineDays: c.rec.options.deadlineDays,
+    vars: c.rec.options.vars,
+    signal: stops.hard,
+  });
+  const key = r.key ?? c.tokens.currentKey;
+  c.tokens.accepted(at.tok);
+  if (r.hash === null) {
+    // Only with a callback: the reply is the callback's answer, stored but not comparable.
+    return {
+      state: 'done',
+      key,
+      etag,
+      remoteHash: null,
+      returnBody: r.body,
+      warning: `stored; the reply was the callback's answer without the service's hash, so the hash could not be compared (not verified)`,
+    };
+  }
+  if (r.hash !== etag) {
+    throw new TransferFailure(
+      'hash-mismatch',
+      `integrity check failed: the service stored hash ${r.hash} but the file read as ${etag}; the object under "${key}" is not this file`,
+    );
+  }
+  return { state: 'done', key, etag, remoteHash: r.hash, returnBody: r.body, warning: null };
+}
+
+/**
+ * Acts on a failed mkfile as retry.ts decides. Resolves with an outcome when the upload
+ * ends here (skipped, done with a warning), undefined to call mkfile again; throws the
+ * failure otherwise.
+ */
+async function afterMkfileError(
+  c: CompleteStep,
+  stops: Stops,
+  e: ServiceError,
+  etag: string,
+  at: { call: CallName; tok: IssuedToken | undefined; counts: { attempt: number; renames: number } },
+): Promise<UploadOutcome | undefined> {
+  const signal = stops.soft;
+  const d = c.decide(e, at.call, at.tok, at.counts.attempt);
+  c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
+  switch (d.action) {
+    case 'retry':
+    case 'resend-chunk':
+    case 'restart-block':
+      await sleep('delayMs' in d ? d.delayMs : 0, signal);
+      return undefined;
+    case 'refresh-token':
+      await c.tokens.refresh(at.tok, signal);
+      return undefined;
+    case 'reupload-blocks':
+      await c.reuploadBlocks(stops);
+      return undefined;
+    case 'conflict':
+      return applyConflict(c, e, etag, d.policy, at.counts);
+    case 'done-with-warning':
+      return {
+        state: 'done',
+        key: c.tokens.currentKey,
+        etag,
+        remoteHash: null,
+        returnBody: null,
+        warning: `stored, but the service reported: ${e.serviceMessage} (hash not returned; not uploaded again)`,
+      };
+    default:
+      throw failureFrom(e, d);
+  }
+}
+
+/**
+ * 406 (the key exists): skip ends the upload as skipped; overwrite retargets the token with
+ * overwrite; rename tries `name (1).ext`, `name (2).ext`… Undefined means call mkfile again.
+ */
+function applyConflict(
+  c: CompleteStep,
+  e: ServiceError,
+  etag: string,
+  policy: ConflictPolicy,
+  counts: { renames: number },
+): UploadOutcome | undefined {
+  if (policy === 'skip') {
+    const key = c.tokens.currentKey;
+    return {
+      state: 'skipped',
+      key,
+      etag,
+      remoteHash: null,
+      returnBody: null,
+      warning: `"${key}" already exists in ${c.rec.bucket}; skipped (conflict policy skip)`,
+    };
+  }
+  if (policy === 'overwrite' && !c.tokens.overwriting) {
+    c.tokens.retarget(c.tokens.currentKey, true);
+    return undefined;
+  }
+  if (policy === 'rename' && counts.renames < MAX_RENAMES) {
+    counts.renames++;
+    c.tokens.retarget(renamedKey(c.rec.requestedKey, counts.renames), c.tokens.overwriting);
+    return undefined;
+  }
+  throw new TransferFailure(
+    'conflict',
+    `"${c.tokens.currentKey}" already exists and could not be replaced: ${e.serviceMessage}`,
+  );
+}

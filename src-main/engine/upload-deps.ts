@@ -1,0 +1,64 @@
+import type { UploadClient } from '../protocol/client';
+import type { BufferPool } from './buffers';
+import type { BandwidthLimiter } from './limiter';
+import type { ChunkSizer } from './plan';
+import type { EngineStore } from './ports';
+import type { BackoffPolicy } from './retry';
+import type { Scheduler } from './scheduler';
+import type { TokenProvider } from './tokens';
+
+/** What one file upload uses; owned by the engine, shared by all its transfers. */
+export interface UploadDeps {
+  store: EngineStore;
+  client: UploadClient;
+  tokens: TokenProvider;
+  scheduler: Scheduler;
+  limiter: BandwidthLimiter;
+  /** The chunk sizer of a transfer with this block size (adaptive up to it, or the engine's fixed one). */
+  sizerFor(blockSizeBytes: number): ChunkSizer;
+  /** Read buffers, taken per chunk while its bytes are in flight. */
+  buffers: BufferPool;
+  backoff: BackoffPolicy;
+  /** Blocks whose first chunk is older than this are uploaded again (the service purges them). */
+  purgeAgeMs: number;
+  /** A token this close to its deadline is replaced before use. */
+  tokenMarginMs: number;
+  random: () => number;
+  now: () => number;
+  /**
+   * Shared by the engine's uploads: set when a reply's crc32 did not match a chunk after
+   * the first of its block; from then on blocks track their CRC so far and pass it as
+   * crcBefore (a service answering block-so-far CRCs costs one extra CRC pass per chunk).
+   */
+  crc: { trackBlockCrc: boolean };
+}
+
+/** How a file upload ended, when it did not throw. */
+export interface UploadOutcome {
+  state: 'done' | 'skipped';
+  key: string;
+  etag: string;
+  remoteHash: string | null;
+  returnBody: Record<string, unknown> | null;
+  warning: string | null;
+}
+
+export interface UploadHooks {
+  /** The transfer moved to another running phase. */
+  phase(state: 'uploading' | 'completing'): void;
+  /** Bytes acknowledged so far changed (after each chunk, or set back by a restart). */
+  progress(bytesDone: number, totalBytes: number): void;
+  /** A retry happened: the engine counts attempts and logs. */
+  /** A retry happened: the engine counts attempts, logs, and tells listeners when the next attempt is. */
+  retried(reason: string, delayMs: number): void;
+}
+
+/**
+ * How a running upload is stopped. `soft` (pause, shutdown) stops between chunks: a chunk
+ * already sent is awaited and committed, so its block's ctx chain stays usable on resume.
+ * `hard` (cancel) also aborts requests in flight. Aborting `hard` must abort `soft` too.
+ */
+export interface Stops {
+  soft: AbortSignal;
+  hard: AbortSignal;
+}

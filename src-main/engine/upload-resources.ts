@@ -1,0 +1,110 @@
+import type { UploadClient } from '../protocol/client';
+import type { ConflictPolicy } from '../shared/models';
+import { BufferPool } from './buffers';
+import { TransferFailure } from './errors';
+import { BandwidthLimiter } from './limiter';
+import { ChunkSizer, INITIAL_CHUNK_SIZE_BYTES, chunkLimitBytes } from './plan';
+import type { EngineStore } from './ports';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
+import { Scheduler, type SchedulerLimits } from './scheduler';
+import type { TokenProvider } from './tokens';
+import type { UploadDeps } from './upload-deps';
+
+/** How the engine reaches an account: its upload client and token source. */
+export interface AccountAccess {
+  client: UploadClient;
+  tokens: TokenProvider;
+}
+
+export interface EngineOptions {
+  store: EngineStore;
+  /** Resolves an account id; called once per account and cached. Throws for an unknown id. */
+  account(accountId: number): AccountAccess;
+  limits?: Partial<SchedulerLimits>;
+  /** Bytes per second for all transfers together; null for no limit. */
+  bandwidthBytesPerSec?: number | null;
+  /** Fixed chunk size in bytes; default adaptive between 256 KiB and maxChunkBytes. */
+  chunkBytes?: number;
+  /** Largest chunk (and read buffer); default the transfer's block size. */
+  maxChunkBytes?: number;
+  defaultBlockSize?: number;
+  defaultConflict?: ConflictPolicy;
+  backoff?: Partial<BackoffPolicy>;
+  purgeAgeMs?: number;
+  tokenMarginMs?: number;
+  random?: () => number;
+  now?: () => number;
+}
+
+/**
+ * What the engine's uploads share, built once from its options: the scheduler, the
+ * bandwidth limiter, the read buffers, the CRC mode, and each account's client and token
+ * source (resolved on first use and cached). `depsFor` gives a file upload all of it.
+ */
+export class UploadResources {
+  readonly scheduler: Scheduler;
+  readonly limiter: BandwidthLimiter;
+  /** Set with opts.chunkBytes; else each transfer gets its own adaptive sizer (sizerFor). */
+  private readonly fixedSizer: ChunkSizer | undefined;
+  private readonly buffers: BufferPool;
+  private readonly accounts = new Map<number, AccountAccess>();
+  private readonly crcMode = { trackBlockCrc: false };
+
+  constructor(private readonly opts: EngineOptions) {
+    this.scheduler = new Scheduler(opts.limits);
+    this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
+    this.fixedSizer =
+      opts.chunkBytes !== undefined
+        ? new ChunkSizer({
+            initialBytes: opts.chunkBytes,
+            minBytes: opts.chunkBytes,
+            maxBytes: opts.chunkBytes,
+            fixed: true,
+          })
+        : undefined;
+    this.buffers = new BufferPool(
+      this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES,
+      this.scheduler.limits.maxBlocks,
+    );
+  }
+
+  /** Forgets an account's cached client and token source; the next depsFor resolves it again. */
+  forgetAccount(accountId: number): void {
+    this.accounts.delete(accountId);
+  }
+
+  /** Everything one file upload of this account uses; a TransferFailure 'no-account' when it cannot be resolved. */
+  depsFor(accountId: number): UploadDeps {
+    let acc = this.accounts.get(accountId);
+    if (!acc) {
+      try {
+        acc = this.opts.account(accountId);
+      } catch (e) {
+        throw new TransferFailure('no-account', `account ${accountId} cannot be used: ${(e as Error).message}`);
+      }
+      this.accounts.set(accountId, acc);
+    }
+    return {
+      store: this.opts.store,
+      client: acc.client,
+      tokens: acc.tokens,
+      scheduler: this.scheduler,
+      limiter: this.limiter,
+      sizerFor: (blockSizeBytes) => this.sizerFor(blockSizeBytes),
+      buffers: this.buffers,
+      backoff: { ...DEFAULT_BACKOFF, ...this.opts.backoff },
+      purgeAgeMs: this.opts.purgeAgeMs ?? 25 * 24 * 3600_000,
+      tokenMarginMs: this.opts.tokenMarginMs ?? 5000,
+      random: this.opts.random ?? Math.random,
+      now: this.opts.now ?? Date.now,
+      crc: this.crcMode,
+    };
+  }
+
+  /** The chunk sizer of a transfer: adaptive between 256 KiB and its block size (or maxChunkBytes). */
+  private sizerFor(blockSizeBytes: number): ChunkSizer {
+    if (this.fixedSizer) return this.fixedSizer;
+    const max = chunkLimitBytes(blockSizeBytes, this.opts.maxChunkBytes);
+    return new ChunkSizer({ initialBytes: Math.min(INITIAL_CHUNK_SIZE_BYTES, max), maxBytes: max });
+  }
+}

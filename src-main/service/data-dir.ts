@@ -1,0 +1,30 @@
+import path from 'node:path';
+import envPaths from 'env-paths';
+
+/**
+ * Where Blocklift keeps its data (the queue database `blocklift.db`, the embedded
+ * emulator's data in `emulator/`, logs in `logs/`): one folder per user, shared by the
+ * desktop app, `blocklift serve` and the command line, so each sees the others' queue.
+ *
+ *   BLOCKLIFT_DATA set      → that folder (tests set it to a temp folder)
+ *   Linux                   → $XDG_DATA_HOME/blocklift, else ~/.local/share/blocklift
+ *   macOS                   → ~/Library/Application Support/blocklift
+ *   Windows                 → %LOCALAPPDATA%\blocklift\Data
+ *
+ * A command's `--data <folder>` overrides both; `--db <file>` names the database alone.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.BLOCKLIFT_DATA;
+  if (fromEnv !== undefined && fromEnv !== '') return path.resolve(fromEnv);
+  return envPaths('blocklift', { suffix: '' }).data;
+}
+
+/** The queue database inside a data folder. */
+export function databaseFile(dataDir: string): string {
+  return path.join(dataDir, 'blocklift.db');
+}
+
+/** The folder of log files inside a data folder. */
+export function logDir(dataDir: string): string {
+  return path.join(dataDir, 'logs');
+}

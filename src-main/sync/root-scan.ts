@@ -1,0 +1,97 @@
+import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
+import type { WatchRootEvent } from './events';
+import type { MissingHold } from './missing-hold';
+import type { WatchRootOptions } from './options';
+import type { PathFilter } from './path-filter';
+import { emptyCounts, sameContent, type ScanCounts } from './reconcile';
+import type { RootIndexer } from './root-indexer';
+import { scanTree, type ScannedFile } from './scanner';
+import { stabilityVerdict, type FileObservation } from './stability';
+
+/** What a full scan of one root uses; WatchRoot gives its own parts. */
+export interface FullScanDeps {
+  root: WatchRootRecord;
+  options: WatchRootOptions;
+  filter: PathFilter;
+  repo: SyncRepo;
+  indexer: RootIndexer;
+  missingHold: MissingHold;
+  emit(e: WatchRootEvent): void;
+  /** A followed link's folder was found: watch it too. */
+  watchLinked(relDir: string, realPath: string): Promise<void>;
+  /** Files not yet stable go to the stability window; returns how many files wait there now. */
+  observeFresh(files: Array<{ relPath: string; obs: FileObservation }>): number;
+}
+
+/**
+ * Reconciles a root with its index (start, rescan after a wake, return after being
+ * unavailable): walks the folder, marks rows of files no longer there missing (except
+ * under folders that could not be read), admits the files that are unchanged or already
+ * stable, hands the others to the stability window, then finalizes missing rows or holds
+ * them (missing-hold.ts). Emits scan-started, problems and scan-finished; resolves with the counts.
+ */
+export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
+  const started = Date.now();
+  const rootId = d.root.id;
+  d.emit({ type: 'scan-started', rootId });
+  const index = d.repo.loadIndex(rootId);
+  const counts = emptyCounts();
+  const seen = new Set<string>();
+  const ready: ScannedFile[] = [];
+  const fresh: Array<{ relPath: string; obs: FileObservation }> = [];
+  const unreadable: string[] = [];
+  for await (const dir of scanTree({ root: d.root.path, filter: d.filter, symlinks: d.options.symlinks })) {
+    counts.ignoredFiles += dir.ignoredFiles;
+    counts.ignoredBytes += dir.ignoredBytes;
+    for (const p of dir.problems) {
+      counts.problems.push(p);
+      if (p.code === 'permission-denied' || p.code === 'unreadable') unreadable.push(p.relPath);
+      d.emit({ type: 'problem', rootId, relPath: p.relPath, code: p.code, message: p.message });
+    }
+    if (dir.linkedDir) await d.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
+    const now = Date.now();
+    for (const f of dir.files) {
+      seen.add(f.relPath);
+      const row = index.get(f.relPath);
+      if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, d.options.stabilityMs).ready)
+        ready.push(f);
+      else fresh.push({ relPath: f.relPath, obs: f });
+    }
+  }
+  const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
+  const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
+  const now = Date.now();
+  d.repo.putFiles(
+    rootId,
+    gone.map((r) => ({ ...r, state: 'missing' as const, missingSince: now })),
+  );
+  for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
+  counts.missingFiles = gone.length;
+  await d.indexer.admit(ready, index, counts);
+  // Files ready at once here queue their admit (serial) before any later finalize.
+  counts.waitingFiles = d.observeFresh(fresh);
+  const emptied = seen.size === 0 && gone.length > 0 && d.options.localDelete === 'delete-remote';
+  if (emptied) {
+    d.missingHold.emptyRoot(now);
+    d.emit({
+      type: 'problem',
+      rootId,
+      relPath: '',
+      code: 'root-empty',
+      message: `${d.root.path} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed`,
+    });
+  } else if (fresh.length > 0) {
+    // A file renamed while the app was closed (or asleep) and touched since is still
+    // waiting: the rows gone in this scan stay claimable until the waiting files settle.
+    d.missingHold.afterScan(
+      now,
+      fresh.map((f) => f.relPath),
+    );
+  } else {
+    d.missingHold.afterScan(now, []);
+    await d.indexer.finalizeMissing(now);
+  }
+  d.repo.updateRoot(rootId, { lastScanAt: now });
+  d.emit({ type: 'scan-finished', rootId, counts, durationMs: Date.now() - started });
+  return counts;
+}

@@ -1,0 +1,22 @@
+/**
+ * Picks the bridge for where the renderer runs: the preload global in the desktop app, a
+ * WebSocket to the page's own host in a browser (the headless door serves both the page and
+ * the socket, and its access cookie authenticates the socket).
+ */
+import { API_WS_PATH, PRELOAD_GLOBAL, type PreloadApi } from '../../src-main/shared/wire';
+import type { Bridge } from './bridge';
+import { preloadBridge } from './preload';
+import { stageFiles } from './staging';
+import { webSocketBridge } from './websocket';
+
+export function defaultBridge(win: Window): Bridge {
+  const preload = (win as unknown as Record<string, PreloadApi | undefined>)[PRELOAD_GLOBAL];
+  if (preload) return preloadBridge(preload);
+  const scheme = win.location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const bridge = webSocketBridge({ url: `${scheme}//${win.location.host}${API_WS_PATH}` });
+  const base = `${win.location.protocol}//${win.location.host}`;
+  return { ...bridge, stageFiles: (files, target) => stageFiles(base, files, target) };
+}
+
+export type { Bridge, BridgeConnection, UiError, UiResult } from './bridge';
+export { BridgeError, callSafely } from './bridge';

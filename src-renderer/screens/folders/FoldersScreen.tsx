@@ -1,0 +1,155 @@
+/**
+ * The Folders screen: one card per watched folder (state and why, counts, rejected files,
+ * pause / resume / rescan / options / stop watching), and "add a folder", which shows the
+ * plan (the dry run) before anything uploads.
+ */
+import { Button, Card, Empty, Form, Input, Popconfirm, Space, Statistic, Table, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { WatchRootView } from '../../../src-main/shared/contract';
+import { formatCount, formatRelative } from '../../format/format';
+import { useActions, useApp } from '../../store/react';
+import { OptionsDrawer } from './OptionsDrawer';
+import { PlanModal } from './PlanModal';
+
+export function FoldersScreen() {
+  const { t } = useTranslation();
+  const roots = useApp((s) => s.folders.roots);
+  const loaded = useApp((s) => s.folders.loaded);
+  const [editing, setEditing] = useState<WatchRootView | null>(null);
+  return (
+    <div className="page">
+      <Typography.Title level={2} className="page-title">
+        {t('folders.title')}
+      </Typography.Title>
+      <AddFolderForm />
+      {loaded && roots.length === 0 ? (
+        <Empty className="empty" description={`${t('folders.empty')}. ${t('folders.emptyHint')}`} />
+      ) : (
+        <Space orientation="vertical" style={{ width: '100%' }}>
+          {roots.map((root) => (
+            <RootCard key={root.id} root={root} onEdit={() => setEditing(root)} />
+          ))}
+        </Space>
+      )}
+      <PlanModal />
+      {editing && <OptionsDrawer root={editing} onClose={() => setEditing(null)} />}
+    </div>
+  );
+}
+
+function AddFolderForm() {
+  const { t } = useTranslation();
+  const actions = useActions();
+  const emulator = useApp((s) => s.app.status?.emulator ?? null);
+  return (
+    <Card size="small" title={t('folders.add')} style={{ marginBottom: 16 }}>
+      <Form
+        layout="inline"
+        initialValues={{ path: '', bucket: emulator ? 'local' : '', prefix: '' }}
+        onFinish={(v: { path: string; bucket: string; prefix: string }) =>
+          void actions.folders.plan({
+            path: v.path.trim(),
+            bucket: v.bucket.trim(),
+            prefix: v.prefix.trim() || undefined,
+          })
+        }
+      >
+        <Form.Item name="path" label={t('folders.path')} rules={[{ required: true, whitespace: true }]}>
+          <Input style={{ width: 320 }} spellCheck={false} placeholder="/home/me/Pictures" />
+        </Form.Item>
+        <Form.Item name="bucket" label={t('folders.bucket')} rules={[{ required: true, whitespace: true }]}>
+          <Input style={{ width: 140 }} spellCheck={false} />
+        </Form.Item>
+        <Form.Item name="prefix" label={t('folders.prefix')}>
+          <Input style={{ width: 140 }} spellCheck={false} />
+        </Form.Item>
+        <Form.Item>
+          <Button type="primary" htmlType="submit">
+            {t('folders.plan')}
+          </Button>
+        </Form.Item>
+      </Form>
+    </Card>
+  );
+}
+
+const STATE_COLORS: Record<string, string> = { watching: 'success', paused: 'warning', unavailable: 'error' };
+
+function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void }) {
+  const { t, i18n } = useTranslation();
+  const actions = useActions();
+  const lng = i18n.language;
+  const stateText = root.scanning
+    ? t('folders.states.scanning', { files: formatCount(root.scanning.files, lng) })
+    : t(`folders.states.${root.state}`);
+  const why = root.pausedBy ? t(`folders.pausedBy.${root.pausedBy}`) : null;
+  return (
+    <Card
+      size="small"
+      title={
+        <Space wrap>
+          <span>{root.path}</span>
+          <Tag color={root.scanning ? 'processing' : (STATE_COLORS[root.state] ?? 'default')}>{stateText}</Tag>
+          {why && <Typography.Text type="secondary">{why}</Typography.Text>}
+        </Space>
+      }
+      extra={
+        <Space wrap>
+          {root.state === 'paused' ? (
+            <Button size="small" onClick={() => void actions.folders.resume({ id: root.id })}>
+              {t('folders.resume')}
+            </Button>
+          ) : (
+            <Button size="small" onClick={() => void actions.folders.pause({ id: root.id })}>
+              {t('folders.pause')}
+            </Button>
+          )}
+          <Button size="small" onClick={() => void actions.folders.rescan({ id: root.id })}>
+            {t('folders.rescan')}
+          </Button>
+          <Button size="small" onClick={onEdit}>
+            {t('folders.edit')}
+          </Button>
+          <Popconfirm
+            title={t('folders.confirmRemove', { path: root.path })}
+            onConfirm={() => void actions.folders.remove(root.id)}
+            okText={t('app.yes')}
+            cancelText={t('app.no')}
+          >
+            <Button size="small" danger>
+              {t('folders.remove')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      }
+    >
+      {root.reason && <Typography.Paragraph type="danger">{root.reason}</Typography.Paragraph>}
+      <Typography.Paragraph type="secondary">
+        {root.bucket}/{root.prefix} ·{' '}
+        {root.lastScanAt
+          ? t('folders.lastScan', { when: formatRelative(root.lastScanAt, Date.now(), lng) })
+          : t('folders.neverScanned')}
+      </Typography.Paragraph>
+      <Space size="large" wrap>
+        {(Object.keys(root.counts) as Array<keyof WatchRootView['counts']>).map((k) => (
+          <Statistic key={k} title={t(`folders.counts.${k}`)} value={formatCount(root.counts[k], lng)} />
+        ))}
+      </Space>
+      {root.rejected.length > 0 && (
+        <Table
+          size="small"
+          style={{ marginTop: 12 }}
+          title={() => t('folders.rejectedTitle')}
+          pagination={false}
+          rowKey="relPath"
+          dataSource={root.rejected}
+          columns={[
+            { title: t('folders.path'), dataIndex: 'relPath' },
+            { title: t('transfers.detail.error'), dataIndex: 'message' },
+          ]}
+        />
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The Tasks screen: the Fmgr tasks Blocklift follows (state name, how it is followed, items),
+ * the detail of one (per-item table, the states seen), "track a persistentId", and a form
+ * for each of the eight operations, checked before it is submitted.
+ */
+import { Button, Card, Empty, Input, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { FmgrTaskView } from '../../../src-main/shared/task-views';
+import { formatDateTime } from '../../format/format';
+import { useActions, useApp } from '../../store/react';
+import { OpForm } from './OpForm';
+import { TaskDetail } from './TaskDetail';
+
+const TRACKING_COLORS: Record<FmgrTaskView['tracking'], string> = {
+  active: 'processing',
+  done: 'success',
+  lost: 'warning',
+  failed: 'error',
+  stopped: 'default',
+};
+
+export function TrackingTag({ tracking }: { tracking: FmgrTaskView['tracking'] }) {
+  const { t } = useTranslation();
+  return (
+    <Tooltip title={t(`tasks.trackingHelp.${tracking}`)}>
+      <Tag color={TRACKING_COLORS[tracking]}>{t(`tasks.tracking.${tracking}`)}</Tag>
+    </Tooltip>
+  );
+}
+
+export function TasksScreen() {
+  const { t, i18n } = useTranslation();
+  const tasks = useApp((s) => s.tasks.tasks);
+  const loaded = useApp((s) => s.tasks.loaded);
+  const openId = useApp((s) => s.tasks.openId);
+  const actions = useActions();
+  const [persistentId, setPersistentId] = useState('');
+  const open = tasks.find((x) => x.id === openId) ?? null;
+  return (
+    <div className="page">
+      <Typography.Title level={2} className="page-title">
+        {t('tasks.title')}
+      </Typography.Title>
+      <Space align="start" wrap style={{ marginBottom: 16 }}>
+        <Card size="small" title={t('tasks.track')}>
+          <Space.Compact>
+            <Input
+              aria-label={t('tasks.persistentId')}
+              placeholder={t('tasks.persistentId')}
+              value={persistentId}
+              onChange={(e) => setPersistentId(e.target.value)}
+              spellCheck={false}
+            />
+            <Button
+              type="primary"
+              disabled={persistentId.trim() === ''}
+              onClick={() => void actions.tasks.track(persistentId.trim()).then((task) => task && setPersistentId(''))}
+            >
+              {t('tasks.track')}
+            </Button>
+          </Space.Compact>
+        </Card>
+        <OpForm />
+      </Space>
+      {loaded && tasks.length === 0 ? (
+        <Empty className="empty" description={`${t('tasks.empty')}. ${t('tasks.emptyHint')}`} />
+      ) : (
+        <Table<FmgrTaskView>
+          size="small"
+          rowKey="id"
+          dataSource={tasks}
+          pagination={{ pageSize: 20, hideOnSinglePage: true }}
+          onRow={(task) => ({ onClick: () => void actions.tasks.open(task.id), style: { cursor: 'pointer' } })}
+          rowClassName={(task) => (task.id === openId ? 'ant-table-row-selected' : '')}
+          columns={[
+            {
+              title: t('tasks.columns.id'),
+              dataIndex: 'persistentId',
+              render: (id: string, task) => (
+                <Button type="link" size="small" onClick={() => void actions.tasks.open(task.id)}>
+                  {id}
+                </Button>
+              ),
+            },
+            { title: t('tasks.columns.op'), render: (_, task) => task.op ?? task.fops ?? '—' },
+            {
+              title: t('tasks.columns.state'),
+              render: (_, task) => (
+                <span>
+                  {task.state ?? '—'}{' '}
+                  {task.code !== null && <Typography.Text type="secondary">({task.code})</Typography.Text>}
+                  {task.error && <Typography.Text type="danger"> {task.error.message}</Typography.Text>}
+                </span>
+              ),
+            },
+            { title: t('tasks.columns.tracking'), render: (_, task) => <TrackingTag tracking={task.tracking} /> },
+            { title: t('tasks.columns.items'), render: (_, task) => task.items.length },
+            { title: t('tasks.columns.created'), render: (_, task) => formatDateTime(task.createdAt, i18n.language) },
+          ]}
+        />
+      )}
+      {open && <TaskDetail task={open} />}
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * The "add" dialog: paths to upload (from a drop in the desktop app, or typed: a browser
+ * cannot tell where a dropped file lives), the bucket and a key prefix. The bucket is
+ * remembered for next time.
+ */
+import { Alert, App as AntApp, Form, Input, Modal } from 'antd';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatBytes } from '../../format/format';
+import { useActions, useApp } from '../../store/react';
+
+const BUCKET_KEY = 'blocklift.lastBucket';
+/** The bucket the embedded emulator creates. */
+const EMULATOR_BUCKET = 'local';
+
+interface Values {
+  paths: string;
+  bucket: string;
+  prefix: string;
+}
+
+export function AddDialog() {
+  const { t, i18n } = useTranslation();
+  const adding = useApp((s) => s.transfers.adding);
+  const staged = adding?.staged ?? [];
+  const emulator = useApp((s) => s.app.status?.emulator ?? null);
+  const actions = useActions();
+  const { message } = AntApp.useApp();
+  const [form] = Form.useForm<Values>();
+
+  useEffect(() => {
+    if (!adding) return;
+    form.setFieldsValue({
+      paths: adding.paths.join('\n'),
+      bucket: localStorage.getItem(BUCKET_KEY) ?? (emulator ? EMULATOR_BUCKET : ''),
+      prefix: '',
+    });
+  }, [adding, emulator, form]);
+
+  const submit = async (values: Values) => {
+    const paths = (values.paths ?? '')
+      .split('\n')
+      .map((p) => p.trim())
+      .filter(Boolean);
+    localStorage.setItem(BUCKET_KEY, values.bucket.trim());
+    const result = await actions.transfers.add(paths, values.bucket.trim(), values.prefix.trim());
+    if (result) {
+      void message.success(
+        t('transfers.addedSummary', {
+          queued: result.queued.length,
+          already: result.alreadyUploaded.length,
+          skipped: result.skipped.length,
+        }),
+      );
+    }
+  };
+
+  return (
+    <Modal
+      open={adding !== null}
+      title={staged.length > 0 ? t('transfers.uploadDropped') : t('transfers.addByPath')}
+      okText={t('transfers.add')}
+      cancelText={t('app.cancel')}
+      onOk={() => form.submit()}
+      onCancel={actions.transfers.closeAdd}
+      destroyOnHidden
+      forceRender
+    >
+      {adding?.noPath && (
+        <Alert type="warning" showIcon title={t('transfers.dropNoPath')} style={{ marginBottom: 12 }} />
+      )}
+      <Form form={form} layout="vertical" onFinish={(v) => void submit(v)}>
+        {staged.length > 0 ? (
+          <Form.Item label={t('transfers.dropped', { count: staged.length })}>
+            <ul className="dropped-list" data-testid="dropped-files">
+              {staged.slice(0, 8).map((f) => (
+                <li key={f.relPath}>
+                  {f.relPath} · {formatBytes(f.file.size, i18n.language)}
+                </li>
+              ))}
+              {staged.length > 8 && <li>…</li>}
+            </ul>
+          </Form.Item>
+        ) : (
+          <Form.Item name="paths" label={t('transfers.paths')} rules={[{ required: true, whitespace: true }]}>
+            <Input.TextArea rows={4} autoFocus spellCheck={false} />
+          </Form.Item>
+        )}
+        <Form.Item name="bucket" label={t('transfers.bucket')} rules={[{ required: true, whitespace: true }]}>
+          <Input spellCheck={false} />
+        </Form.Item>
+        <Form.Item name="prefix" label={t('transfers.prefix')}>
+          <Input spellCheck={false} placeholder="photos/" />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}

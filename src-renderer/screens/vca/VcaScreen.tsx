@@ -1,0 +1,127 @@
+/**
+ * The Video review screen: VCA jobs (analysing, failed with the reason, done), the review of
+ * one job (player beside its labels grouped by type), the review queue's progress, the label
+ * browser across jobs, and export. Keys (outside text fields): j/k move, a accept, r reject,
+ * e correct, n next video.
+ */
+import { Button, Empty, Input, List, Progress, Space, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { VcaJobView } from '../../../src-main/shared/task-views';
+import { useActions, useApp } from '../../store/react';
+import { reviewProgress } from '../../store/vca';
+import { LabelBrowser } from './LabelBrowser';
+import { Review } from './Review';
+
+export function jobPhase(job: VcaJobView): 'analysing' | 'failed' | 'done' {
+  if (job.tracking === 'failed' || job.tracking === 'lost' || (job.error && job.tracking !== 'active')) return 'failed';
+  return job.tracking === 'active' ? 'analysing' : 'done';
+}
+const PHASE_COLORS = { analysing: 'processing', failed: 'error', done: 'success' } as const;
+
+export function VcaScreen() {
+  const { t } = useTranslation();
+  const jobs = useApp((s) => s.vca.jobs);
+  const loaded = useApp((s) => s.vca.loaded);
+  const currentId = useApp((s) => s.vca.currentId);
+  const actions = useActions();
+  const [url, setUrl] = useState('');
+  const progress = reviewProgress(jobs);
+  const exportAll = async (format: 'csv' | 'json') => {
+    const ids = jobs.filter((j) => jobPhase(j) === 'done').map((j) => j.id);
+    const file = await actions.vca.exportJobs(ids, format);
+    if (file) download(file.fileName, file.mimeType, file.content);
+  };
+  return (
+    <div className="page page-wide">
+      <Typography.Title level={2} className="page-title">
+        {t('vca.title')}
+      </Typography.Title>
+      <Space wrap style={{ marginBottom: 12 }}>
+        <Space.Compact>
+          <Input
+            aria-label={t('vca.videoUrl')}
+            placeholder={t('vca.videoUrl')}
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            style={{ width: 320 }}
+            spellCheck={false}
+          />
+          <Button
+            type="primary"
+            disabled={!/^https?:\/\/\S+$/i.test(url.trim())}
+            onClick={() => void actions.vca.create(url.trim()).then((ok) => ok && setUrl(''))}
+          >
+            {t('vca.create')}
+          </Button>
+        </Space.Compact>
+        {progress.total > 0 && (
+          <Space>
+            <Progress
+              type="circle"
+              size={36}
+              percent={Math.round((progress.reviewed / progress.total) * 100)}
+              aria-label={t('vca.queue', progress)}
+            />
+            <Typography.Text data-testid="review-queue">{t('vca.queue', progress)}</Typography.Text>
+          </Space>
+        )}
+        <Button onClick={() => void exportAll('csv')} disabled={jobs.length === 0}>
+          {t('vca.exportCsv')}
+        </Button>
+        <Button onClick={() => void exportAll('json')} disabled={jobs.length === 0}>
+          {t('vca.exportJson')}
+        </Button>
+      </Space>
+      {loaded && jobs.length === 0 ? (
+        <Empty className="empty" description={`${t('vca.empty')}. ${t('vca.emptyHint')}`} />
+      ) : (
+        <div className="vca-layout">
+          <nav aria-label={t('vca.jobs')} className="vca-jobs">
+            <List
+              size="small"
+              bordered
+              dataSource={jobs}
+              renderItem={(job) => {
+                const phase = jobPhase(job);
+                return (
+                  <List.Item
+                    className={job.id === currentId ? 'vca-job current' : 'vca-job'}
+                    aria-current={job.id === currentId ? 'true' : undefined}
+                  >
+                    <Button
+                      type="text"
+                      block
+                      onClick={() => actions.vca.open(job.id)}
+                      style={{ textAlign: 'left', height: 'auto' }}
+                    >
+                      <div className="vca-job-name">{job.sourceUrl?.split('/').pop() ?? job.jobId}</div>
+                      <Tag color={PHASE_COLORS[phase]}>{t(`vca.states.${phase}`)}</Tag>
+                      {phase === 'failed' && job.error && (
+                        <Typography.Text type="danger" className="vca-job-error">
+                          {job.error.message}
+                        </Typography.Text>
+                      )}
+                    </Button>
+                  </List.Item>
+                );
+              }}
+            />
+          </nav>
+          <Review />
+        </div>
+      )}
+      <LabelBrowser />
+    </div>
+  );
+}
+
+/** Saves text as a file through a temporary link (works in Electron and in a browser). */
+function download(fileName: string, mimeType: string, content: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type: mimeType }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

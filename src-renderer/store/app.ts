@@ -1,0 +1,91 @@
+/**
+ * The app slice: what the door says about itself (status, first run), the screen shown,
+ * the connection, and the notices the other slices report (errors of calls, problems the
+ * app met on its own, finished batches), shown as toasts until dismissed.
+ */
+import type { AppEvents, AppStatus } from '../../src-main/shared/contract';
+import { callSafely, type BridgeConnection, type UiError } from '../bridge/bridge';
+import type { SliceContext } from './slice';
+
+export const SCREENS = ['transfers', 'folders', 'tasks', 'vca', 'settings'] as const;
+export type Screen = (typeof SCREENS)[number];
+
+export type Notice =
+  | { id: number; kind: 'error'; error: UiError; context: string }
+  | { id: number; kind: 'problem'; error: UiError; at: number }
+  | { id: number; kind: 'batch'; counts: AppEvents['batchFinished'] };
+
+/** At most this many notices are kept; older ones drop off (5,000 failures must not make 5,000 toasts). */
+export const MAX_NOTICES = 20;
+
+export interface AppSliceState {
+  status: AppStatus | null;
+  screen: Screen;
+  connection: BridgeConnection;
+  notices: Notice[];
+  nextNoticeId: number;
+  firstRunDismissed: boolean;
+}
+
+export function initial(): AppSliceState {
+  return {
+    status: null,
+    screen: 'transfers',
+    connection: 'connecting',
+    notices: [],
+    nextNoticeId: 1,
+    firstRunDismissed: false,
+  };
+}
+
+/** A notice before it gets its id. */
+export type NoticeInput = Notice extends infer N ? (N extends Notice ? Omit<N, 'id'> : never) : never;
+
+const errorOf = (n: NoticeInput | Notice): UiError | null => ('error' in n ? n.error : null);
+
+/** Pure: adds a notice, dropping the oldest past MAX_NOTICES and an earlier one with the same error. */
+export function addNotice(state: AppSliceState, notice: NoticeInput): AppSliceState {
+  const id = state.nextNoticeId;
+  const error = errorOf(notice);
+  const same = (n: Notice) => {
+    const other = errorOf(n);
+    return error !== null && other !== null && other.code === error.code && other.message === error.message;
+  };
+  const notices = [...state.notices.filter((n) => !same(n)), { ...notice, id } as Notice].slice(-MAX_NOTICES);
+  return { ...state, notices, nextNoticeId: id + 1 };
+}
+
+export function applyProblems(state: AppSliceState, batch: AppEvents['problems']): AppSliceState {
+  return batch.problems.reduce(
+    (s, p) =>
+      addNotice(s, {
+        kind: 'problem',
+        error: { code: p.code as UiError['code'], message: p.message, params: p.params },
+        at: p.at,
+      }),
+    state,
+  );
+}
+
+export function applyBatchFinished(state: AppSliceState, counts: AppEvents['batchFinished']): AppSliceState {
+  return addNotice(state, { kind: 'batch', counts });
+}
+
+export function actions(ctx: SliceContext<AppSliceState>) {
+  return {
+    loadStatus: async (): Promise<void> => {
+      const res = await callSafely(ctx.bridge, 'app.status', undefined);
+      if (!res.ok) return ctx.report(res.error, 'app.status');
+      ctx.set({ status: res.value });
+    },
+    go: (screen: Screen) => ctx.set({ screen }),
+    dismiss: (id: number) => ctx.set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+    dismissFirstRun: () => ctx.set({ firstRunDismissed: true }),
+    openDataFolder: async (): Promise<void> => {
+      const res = await callSafely(ctx.bridge, 'app.openDataFolder', undefined);
+      if (!res.ok) ctx.report(res.error, 'app.openDataFolder');
+    },
+  };
+}
+
+export type AppActions = ReturnType<typeof actions>;

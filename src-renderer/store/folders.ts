@@ -1,0 +1,97 @@
+/**
+ * The folders slice: watched roots, kept whole (there are few), patched by pushed batches.
+ * Adding a folder goes through its plan first (the dry run), so the screen can show what it
+ * would upload before anything does.
+ */
+import type { AppEvents, IgnorePreview, RootInput, RootPlan, WatchRootView } from '../../src-main/shared/contract';
+import type { WatchRootOptionsInput } from '../../src-main/shared/watch-views';
+import { callSafely } from '../bridge/bridge';
+import type { SliceContext } from './slice';
+
+export interface FoldersState {
+  roots: WatchRootView[];
+  loaded: boolean;
+  /** The folder being added and its plan, while the user decides. */
+  draft: { input: RootInput; plan: RootPlan | null; planning: boolean } | null;
+  preview: IgnorePreview | null;
+}
+
+export function initial(): FoldersState {
+  return { roots: [], loaded: false, draft: null, preview: null };
+}
+
+/** Pure: changed roots replace theirs (new ones are appended), removed ones go. */
+export function apply(state: FoldersState, batch: AppEvents['roots']): FoldersState {
+  const removed = new Set(batch.removed);
+  const changed = new Map(batch.changed.map((r) => [r.id, r]));
+  const roots = state.roots.filter((r) => !removed.has(r.id)).map((r) => changed.get(r.id) ?? r);
+  for (const r of batch.changed) if (!state.roots.some((x) => x.id === r.id) && !removed.has(r.id)) roots.push(r);
+  return { ...state, roots };
+}
+
+function upsert(roots: WatchRootView[], root: WatchRootView): WatchRootView[] {
+  return roots.some((r) => r.id === root.id) ? roots.map((r) => (r.id === root.id ? root : r)) : [...roots, root];
+}
+
+export function actions(ctx: SliceContext<FoldersState>) {
+  const load = async (): Promise<void> => {
+    const res = await callSafely(ctx.bridge, 'roots.list', undefined);
+    if (!res.ok) return ctx.report(res.error, 'roots.list');
+    ctx.set({ roots: res.value, loaded: true });
+  };
+  const each = async (verb: 'pause' | 'resume' | 'rescan', which: { id: number } | { all: true }): Promise<void> => {
+    const res = await callSafely(ctx.bridge, `roots.${verb}`, which);
+    if (!res.ok) ctx.report(res.error, `roots.${verb}`);
+  };
+  return {
+    load,
+    /** Starts adding a folder: asks the service for its plan. */
+    plan: async (input: RootInput): Promise<void> => {
+      ctx.set({ draft: { input, plan: null, planning: true } });
+      const res = await callSafely(ctx.bridge, 'roots.plan', input);
+      if (ctx.get().draft?.input !== input) return;
+      if (!res.ok) {
+        ctx.set({ draft: null });
+        return ctx.report(res.error, 'roots.plan');
+      }
+      ctx.set({ draft: { input, plan: res.value, planning: false } });
+    },
+    cancelDraft: () => ctx.set({ draft: null }),
+    /** Adds the drafted folder: uploading starts. */
+    confirm: async (): Promise<boolean> => {
+      const draft = ctx.get().draft;
+      if (!draft) return false;
+      const res = await callSafely(ctx.bridge, 'roots.add', draft.input);
+      if (!res.ok) {
+        ctx.report(res.error, 'roots.add');
+        return false;
+      }
+      ctx.set((s) => ({ draft: null, roots: upsert(s.roots, res.value) }));
+      return true;
+    },
+    update: async (id: number, prefix: string | undefined, options: WatchRootOptionsInput): Promise<boolean> => {
+      const res = await callSafely(ctx.bridge, 'roots.update', { id, prefix, options });
+      if (!res.ok) {
+        ctx.report(res.error, 'roots.update');
+        return false;
+      }
+      ctx.set((s) => ({ roots: upsert(s.roots, res.value) }));
+      return true;
+    },
+    remove: async (id: number): Promise<void> => {
+      const res = await callSafely(ctx.bridge, 'roots.remove', { id });
+      if (!res.ok) return ctx.report(res.error, 'roots.remove');
+      ctx.set((s) => ({ roots: s.roots.filter((r) => r.id !== id) }));
+    },
+    pause: (which: { id: number } | { all: true }) => each('pause', which),
+    resume: (which: { id: number } | { all: true }) => each('resume', which),
+    rescan: (which: { id: number } | { all: true }) => each('rescan', which),
+    previewIgnores: async (path: string, options: WatchRootOptionsInput): Promise<void> => {
+      const res = await callSafely(ctx.bridge, 'roots.previewIgnores', { path, options, limit: 50 });
+      if (!res.ok) return ctx.report(res.error, 'roots.previewIgnores');
+      ctx.set({ preview: res.value });
+    },
+  };
+}
+
+export type FoldersActions = ReturnType<typeof actions>;

@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { DoorConfigError, startHeadlessDoor, type HeadlessDoor } from '../../../src-main/headless/server';
+import { API_METHODS } from '../../../src-main/shared/contract';
+import { API_HTTP_PREFIX, API_WS_PATH, TOKEN_COOKIE } from '../../../src-main/shared/wire';
+import { AppService } from '../../../src-main/service/app-service';
+
+/** Opens a WebSocket to the door; resolves with the upgrade's HTTP status (101 when accepted). */
+function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.once('error', (e) => reject(e));
+  });
+}
+
+describe('headless door access', () => {
+  let tmp = '';
+  let service: AppService;
+  let door: HeadlessDoor;
+  let wsUrl = '';
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'bl-door-access-'));
+    const rendererDir = path.join(tmp, 'renderer');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(rendererDir);
+    writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Blocklift test page</title>');
+    service = await AppService.open({ dataDir: path.join(tmp, 'data'), door: { door: 'headless' } });
+    door = await startHeadlessDoor({
+      backend: service,
+      version: 'test',
+      rendererDir,
+      stagingDir: path.join(tmp, 'data', 'staging'),
+      notificationHandler: service.notificationHandler,
+    });
+    wsUrl = `${door.url.replace('http:', 'ws:')}${API_WS_PATH}`;
+  });
+
+  afterAll(async () => {
+    await door?.close();
+    await service?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('listens on 127.0.0.1 and prints a URL carrying the token', () => {
+    expect(door.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(door.loginUrl).toBe(`${door.url}/?token=${door.token}`);
+    expect(door.token.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('answers 401 to the page, the API and unknown paths without the token', async () => {
+    for (const [p, method] of [
+      ['/', 'GET'],
+      ['/index.html', 'GET'],
+      [`${API_HTTP_PREFIX}app.status`, 'POST'],
+      ['/nowhere', 'GET'],
+    ] as const) {
+      const res = await fetch(`${door.url}${p}`, { method });
+      expect(res.status, p).toBe(401);
+    }
+    const wrong = await fetch(`${door.url}/`, { headers: { cookie: `${TOKEN_COOKIE}=not-the-token` } });
+    expect(wrong.status).toBe(401);
+    const wrongQuery = await fetch(`${door.url}/?token=${door.token.slice(1)}x`, { redirect: 'manual' });
+    expect(wrongQuery.status).toBe(401);
+  });
+
+  it('turns the token of the first visit into an HttpOnly SameSite=Strict cookie and drops it from the address', async () => {
+    const first = await fetch(door.loginUrl, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/');
+    const cookie = first.headers.get('set-cookie') ?? '';
+    expect(cookie).toContain(`${TOKEN_COOKIE}=${door.token}`);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Strict/i);
+    const page = await fetch(`${door.url}/`, { headers: { cookie: `${TOKEN_COOKIE}=${door.token}` } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Blocklift test page');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+
+  it('serves every contract verb over HTTP POST with the token, and no other name', async () => {
+    const auth = { authorization: `Bearer ${door.token}`, 'content-type': 'application/json' };
+    for (const method of API_METHODS) {
+      const res = await fetch(`${door.url}${API_HTTP_PREFIX}${method}`, { method: 'POST', headers: auth, body: '{}' });
+      expect(res.status, method).toBe(200);
+      const body = (await res.json()) as { ok: boolean };
+      expect(typeof body.ok, method).toBe('boolean');
+    }
+    const unknown = await fetch(`${door.url}${API_HTTP_PREFIX}transfers.explode`, { method: 'POST', headers: auth });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('hands /notify/ to the notification receiver without the token (it checks the service signature instead)', async () => {
+    const res = await fetch(`${door.url}/notify/fmgr`, {
+      method: 'POST',
+      headers: { authorization: 'QBox blocklift-local:not-a-signature', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'x', code: 0 }),
+    });
+    // The receiver's own JSON answer (here: no public base URL configured), not the door's 401.
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect((await res.json()) as { error: string }).toHaveProperty('error');
+    expect(res.status).not.toBe(401);
+  });
+
+  it('refuses a Host header that is not loopback (DNS rebinding) even with the token', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        `${door.url}/`,
+        { headers: { host: `evil.example:${door.port}`, cookie: `${TOKEN_COOKIE}=${door.token}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('accepts a WebSocket only with the token and the door’s own Origin', async () => {
+    const own = door.url;
+    const cookie = `${TOKEN_COOKIE}=${door.token}`;
+    expect(await upgradeStatus(wsUrl, { origin: own, cookie })).toBe(101);
+    expect(await upgradeStatus(wsUrl, { origin: own })).toBe(401);
+    expect(await upgradeStatus(wsUrl, { origin: 'http://evil.example', cookie })).toBe(403);
+    expect(await upgradeStatus(wsUrl, { cookie })).toBe(403);
+  });
+
+  it('refuses to listen beyond loopback unless asked explicitly (--host)', async () => {
+    const opts = {
+      backend: service,
+      version: 'test',
+      rendererDir: path.join(tmp, 'renderer'),
+      stagingDir: path.join(tmp, 'staging2'),
+      host: '0.0.0.0',
+    };
+    await expect(startHeadlessDoor(opts)).rejects.toBeInstanceOf(DoorConfigError);
+    const exposed = await startHeadlessDoor({ ...opts, exposed: true });
+    try {
+      const res = await fetch(`http://127.0.0.1:${exposed.port}/`);
+      expect(res.status).toBe(401);
+    } finally {
+      await exposed.close();
+    }
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * A test double of the Electron runtime (which cannot be downloaded here), just wide
+ * enough for src-main/electron's IPC and preload code: ipcMain/ipcRenderer over an
+ * in-memory channel, a contextBridge that records what is exposed, webUtils, safeStorage.
+ * Used with `vi.mock('electron', () => fakeElectron)`.
+ */
+type Handler = (event: unknown, ...args: unknown[]) => unknown;
+type Listener = (...args: unknown[]) => void;
+
+export interface FakeFrame {
+  url: string;
+  parent: FakeFrame | null;
+}
+
+export class FakeWebContents {
+  readonly sent: Array<{ channel: string; args: unknown[] }> = [];
+  destroyed = false;
+  private readonly listeners = new Map<string, Listener[]>();
+  readonly mainFrame: FakeFrame;
+
+  constructor(url = 'app://renderer/index.html') {
+    this.mainFrame = { url, parent: null };
+  }
+
+  send(channel: string, ...args: unknown[]): void {
+    this.sent.push({ channel, args });
+  }
+
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+
+  once(name: string, l: Listener): void {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), l]);
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    for (const l of this.listeners.get('destroyed') ?? []) l();
+  }
+}
+
+export const handlers = new Map<string, Handler>();
+const rendererListeners = new Map<string, Set<Listener>>();
+export const exposed: Record<string, unknown> = {};
+
+export const fakeElectron = {
+  ipcMain: {
+    handle(channel: string, h: Handler) {
+      if (handlers.has(channel)) throw new Error(`second handler for ${channel}`);
+      handlers.set(channel, h);
+    },
+    removeHandler(channel: string) {
+      handlers.delete(channel);
+    },
+  },
+  /** The renderer side: invoke goes to the handler as if from `fakeElectron.currentSender`. */
+  ipcRenderer: {
+    invoke(channel: string, ...args: unknown[]) {
+      const h = handlers.get(channel);
+      if (!h) return Promise.reject(new Error(`no handler for ${channel}`));
+      const sender = fakeElectron.currentSender;
+      return Promise.resolve(h({ sender, senderFrame: sender?.mainFrame ?? null }, ...args));
+    },
+    on(channel: string, l: Listener) {
+      if (!rendererListeners.has(channel)) rendererListeners.set(channel, new Set());
+      rendererListeners.get(channel)?.add(l);
+    },
+    removeListener(channel: string, l: Listener) {
+      rendererListeners.get(channel)?.delete(l);
+    },
+  },
+  contextBridge: {
+    exposeInMainWorld(name: string, value: unknown) {
+      exposed[name] = value;
+    },
+  },
+  webUtils: {
+    getPathForFile(file: { path?: string }) {
+      if (!file.path) throw new Error('not a file');
+      return file.path;
+    },
+  },
+  safeStorage: {
+    isEncryptionAvailable: () => true,
+    encryptString: (s: string) => Buffer.from(`sealed:${Buffer.from(s).toString('base64')}`),
+    decryptString: (b: Buffer) => Buffer.from(b.toString().replace(/^sealed:/, ''), 'base64').toString(),
+  },
+  currentSender: null as FakeWebContents | null,
+  /** Delivers what the main side sent to a window to the renderer-side listeners. */
+  deliver(contents: FakeWebContents) {
+    for (const { channel, args } of contents.sent.splice(0))
+      for (const l of rendererListeners.get(channel) ?? []) l({}, ...args);
+  },
+};

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountInput, WatchRootView } from '../../../src-main/shared/contract';
+import type { FmgrTaskView } from '../../../src-main/shared/task-views';
+import { fakeBridge } from '../../../src-renderer/bridge/fake';
+import { buildOp } from '../../../src-renderer/screens/tasks/ops';
+import { MAX_NOTICES, addNotice, initial as appInitial } from '../../../src-renderer/store/app';
+import { apply as applyRoots, initial as foldersInitial } from '../../../src-renderer/store/folders';
+import { createAppStore } from '../../../src-renderer/store/store';
+import { apply as applyTasks, initial as tasksInitial } from '../../../src-renderer/store/tasks';
+
+const root = (id: number, state: WatchRootView['state'] = 'watching'): WatchRootView => ({
+  id,
+  path: `/data/${id}`,
+  accountId: 1,
+  bucket: 'b',
+  prefix: '',
+  options: {},
+  state,
+  reason: null,
+  pausedBy: null,
+  counts: { indexed: 0, waiting: 0, uploaded: 0, ignored: 0, rejected: 0, failed: 0, inFlight: 0 },
+  scanning: null,
+  rejected: [],
+  lastScanAt: null,
+});
+
+const task = (id: number, createdAt: number): FmgrTaskView => ({
+  id,
+  accountId: 1,
+  persistentId: `p${id}`,
+  origin: 'submitted',
+  op: 'copy',
+  fops: null,
+  notifyUrl: null,
+  tracking: 'active',
+  code: null,
+  codeSource: null,
+  state: null,
+  description: null,
+  separate: null,
+  items: [],
+  error: null,
+  polls: 0,
+  nextPollAt: null,
+  createdAt,
+  updatedAt: createdAt,
+  finishedAt: null,
+});
+
+describe('folders and tasks slices: apply', () => {
+  it('replaces changed roots in place, appends new ones, drops removed ones', () => {
+    const s = { ...foldersInitial(), roots: [root(1), root(2), root(3)] };
+    const next = applyRoots(s, { changed: [root(2, 'paused'), root(4)], removed: [3] });
+    expect(next.roots.map((r) => [r.id, r.state])).toEqual([
+      [1, 'watching'],
+      [2, 'paused'],
+      [4, 'watching'],
+    ]);
+  });
+
+  it('keeps tasks newest first as batches arrive', () => {
+    const s = { ...tasksInitial(), tasks: [task(2, 20), task(1, 10)] };
+    const next = applyTasks(s, { changed: [task(3, 30), { ...task(1, 10), tracking: 'done' }] });
+    expect(next.tasks.map((t) => [t.id, t.tracking])).toEqual([
+      [3, 'active'],
+      [2, 'active'],
+      [1, 'done'],
+    ]);
+    expect(applyTasks(s, { changed: [] })).toBe(s);
+  });
+});
+
+describe('app slice: notices', () => {
+  it('keeps at most MAX_NOTICES and one per identical error', () => {
+    let s = appInitial();
+    const error = { code: 'service-error' as const, message: 'The service answered 503: busy', params: {} };
+    s = addNotice(s, { kind: 'error', error, context: 'transfers.retry' });
+    s = addNotice(s, { kind: 'error', error, context: 'transfers.retry' });
+    expect(s.notices).toHaveLength(1);
+    for (let i = 0; i < MAX_NOTICES + 5; i++)
+      s = addNotice(s, { kind: 'batch', counts: { done: i, failed: 0, skipped: 0, canceled: 0 } });
+    expect(s.notices).toHaveLength(MAX_NOTICES);
+    expect(s.notices.at(-1)).toMatchObject({ kind: 'batch', counts: { done: MAX_NOTICES + 4 } });
+  });
+
+  it('turns pushed problems and finished batches into notices through the store', () => {
+    const bridge = fakeBridge({});
+    const app = createAppStore(bridge);
+    bridge.push('problems', {
+      problems: [
+        { code: 'root-refused', message: '/x cannot be watched: gone', params: { path: '/x', reason: 'gone' }, at: 1 },
+      ],
+    });
+    bridge.push('batchFinished', { done: 3, failed: 1, skipped: 0, canceled: 0 });
+    expect(app.store.getState().app.notices.map((n) => n.kind)).toEqual(['problem', 'batch']);
+    app.dispose();
+  });
+});
+
+describe('settings slice: actions', () => {
+  it('sends a secret only when one is typed, and takes the saved account (never a secret) back', async () => {
+    const saved: AccountInput[] = [];
+    const bridge = fakeBridge({
+      accounts: {
+        save: async (input) => {
+          saved.push(input);
+          return {
+            ok: true,
+            value: {
+              id: 7,
+              name: input.name,
+              uploadUrl: input.uploadUrl,
+              mgrUrl: null,
+              downloadDomain: null,
+              accessKey: null,
+              tokenUrl: null,
+              hasSecret: typeof input.secretKey === 'string',
+              isLocal: false,
+              isDefault: false,
+              proxy: { mode: 'system' },
+            },
+          };
+        },
+      },
+      settings: {
+        set: async (patch) => ({
+          ok: false,
+          error: { code: 'invalid-setting', message: 'bad', params: { name: Object.keys(patch)[0]!, detail: 'x' } },
+        }),
+      },
+    });
+    const app = createAppStore(bridge);
+    await app.actions.settings.saveAccount({ name: 'Prod', uploadUrl: 'https://u.example', secretKey: 's3cret' });
+    expect(saved[0]!.secretKey).toBe('s3cret');
+    const state = app.store.getState().settings;
+    expect(state.accounts).toEqual([expect.objectContaining({ id: 7, hasSecret: true })]);
+    expect(JSON.stringify(state)).not.toContain('s3cret');
+
+    expect(await app.actions.settings.change({ keepAwake: true })).toBe(false);
+    expect(app.store.getState().app.notices.at(-1)).toMatchObject({
+      context: 'settings.set',
+      error: { code: 'invalid-setting' },
+    });
+    app.dispose();
+  });
+});
+
+describe('Fmgr operation forms', () => {
+  it('builds an operation from the typed values and names what is missing or malformed', () => {
+    expect(buildOp('copy', { srcBucket: ' a ', srcKey: 'k', bucket: 'b', key: '' })).toEqual({
+      ok: true,
+      op: { op: 'copy', srcBucket: 'a', srcKey: 'k', bucket: 'b' },
+    });
+    expect(buildOp('fetch', { fetchURL: 'ftp://x', bucket: '' })).toEqual({
+      ok: false,
+      errors: { fetchURL: 'url', bucket: 'required' },
+    });
+    expect(buildOp('setdeadline', { bucket: 'b', deadline: '7' })).toEqual({
+      ok: true,
+      op: { op: 'setdeadline', bucket: 'b', deadline: 7 },
+    });
+    expect(buildOp('setdeadline', { bucket: 'b', deadline: '-1' })).toEqual({
+      ok: false,
+      errors: { deadline: 'count' },
+    });
+    expect(buildOp('compress', { bucket: 'b', keys: 'a\n\n b ', saveAsBucket: 'z', saveAsKey: 'all.zip' })).toEqual({
+      ok: true,
+      op: { op: 'compress', bucket: 'b', keys: ['a', 'b'], saveAsBucket: 'z', saveAsKey: 'all.zip' },
+    });
+    expect(buildOp('deletem3u8', { bucket: 'b', key: 'x.m3u8', deletets: true })).toEqual({
+      ok: true,
+      op: { op: 'deletem3u8', bucket: 'b', key: 'x.m3u8', deletets: 1 },
+    });
+  });
+});

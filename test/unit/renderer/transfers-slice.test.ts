@@ -1,0 +1,213 @@
+import { describe, expect, it } from 'vitest';
+import type { AppEvents, TransferQuery } from '../../../src-main/shared/contract';
+import { fakeBridge } from '../../../src-renderer/bridge/fake';
+import { createAppStore } from '../../../src-renderer/store/store';
+import {
+  HISTORY_SECONDS,
+  PAGE_SIZE,
+  addSample,
+  apply,
+  emptyTotals,
+  idAt,
+  initial,
+  pagesFor,
+} from '../../../src-renderer/store/transfers';
+import { row } from './fixtures';
+
+const batch = (patch: Partial<AppEvents['transfers']>): AppEvents['transfers'] => ({
+  changed: [],
+  removed: [],
+  progress: [],
+  totals: emptyTotals(),
+  throughput: 0,
+  ...patch,
+});
+
+describe('transfers slice: apply', () => {
+  const held = { ...initial(), pages: { 0: [1, 2] }, rows: { 1: row(1, 'uploading'), 2: row(2) } };
+
+  it('patches progress of held rows only, without marking the list stale', () => {
+    const next = apply(
+      held,
+      batch({
+        progress: [
+          { id: 1, bytesDone: 500, size: 1000, speed: 100, etaSeconds: 5 },
+          { id: 9, bytesDone: 1, size: 2, speed: 1, etaSeconds: 1 },
+        ],
+      }),
+      10_000,
+    );
+    expect(next.rows[1]).toMatchObject({ bytesDone: 500, speed: 100, etaSeconds: 5 });
+    expect(next.rows[9]).toBeUndefined();
+    expect(next.rows[2]).toBe(held.rows[2]);
+    expect(next.stale).toBe(false);
+  });
+
+  it('marks the list stale when a held row changes state or a new matching row appears', () => {
+    expect(apply(held, batch({ changed: [row(2, 'uploading')] }), 0).stale).toBe(true);
+    expect(apply(held, batch({ changed: [row(1, 'uploading', { warning: 'slow' })] }), 0).stale).toBe(false);
+    expect(apply(held, batch({ changed: [row(3)] }), 0).stale).toBe(true);
+    const onlyFailed = { ...held, filters: { ...held.filters, states: ['failed' as const] } };
+    expect(apply(onlyFailed, batch({ changed: [row(3, 'queued')] }), 0).stale).toBe(false);
+  });
+
+  it('drops removed rows from the rows, the selection and the detail panel', () => {
+    const next = apply({ ...held, selected: [1, 2], detailId: 2 }, batch({ removed: [2] }), 0);
+    expect(next.rows[2]).toBeUndefined();
+    expect(next.selected).toEqual([1]);
+    expect(next.detailId).toBeNull();
+    expect(next.stale).toBe(true);
+  });
+
+  it('takes totals and throughput from the batch and samples throughput once a second', () => {
+    const totals = { ...emptyTotals(), uploading: 3 };
+    let s = apply(held, batch({ totals, throughput: 100 }), 1_000);
+    s = apply(s, batch({ totals, throughput: 300 }), 1_500);
+    s = apply(s, batch({ totals, throughput: 200 }), 2_100);
+    expect(s.totals.uploading).toBe(3);
+    expect(s.throughput).toBe(200);
+    expect(s.history).toEqual([
+      { at: 1_000, bytesPerSecond: 300 },
+      { at: 2_100, bytesPerSecond: 200 },
+    ]);
+  });
+
+  it('keeps only the last HISTORY_SECONDS of samples', () => {
+    let h = addSample([], 0, 1);
+    h = addSample(h, HISTORY_SECONDS * 1000 + 1, 2);
+    expect(h).toEqual([{ at: HISTORY_SECONDS * 1000 + 1, bytesPerSecond: 2 }]);
+  });
+
+  it('maps list positions to pages', () => {
+    expect(pagesFor(0, 30)).toEqual([0]);
+    expect(pagesFor(PAGE_SIZE - 5, PAGE_SIZE + 5)).toEqual([0, 1]);
+    expect(pagesFor(10, 10)).toEqual([]);
+    expect(idAt(held, 1)).toBe(2);
+    expect(idAt(held, PAGE_SIZE)).toBeUndefined();
+  });
+});
+
+describe('transfers slice: actions through a bridge', () => {
+  /** A service of `n` transfers answering transfers.list by page, newest first. */
+  function service(n: number) {
+    const all = Array.from({ length: n }, (_, i) => row(n - i));
+    return fakeBridge({
+      transfers: {
+        list: async (q: TransferQuery) => {
+          const matching = all.filter((r) => !q.states || q.states.includes(r.state));
+          const rows = matching.slice(q.offset ?? 0, (q.offset ?? 0) + (q.limit ?? 200));
+          return { ok: true, value: { rows, total: matching.length, totals: { ...emptyTotals(), queued: n } } };
+        },
+        pause: async () => ({ ok: true, value: { count: 2 } }),
+      },
+    });
+  }
+
+  it('fetches only the pages of the visible window, and drops pages far from it', async () => {
+    const bridge = service(50_000);
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.setVisible(0, 40);
+    expect(bridge.calls.map((c) => c.input)).toEqual([expect.objectContaining({ offset: 0, limit: PAGE_SIZE })]);
+    expect(app.store.getState().transfers.total).toBe(50_000);
+    await app.actions.transfers.setVisible(25_000, 25_040);
+    const s = app.store.getState().transfers;
+    expect(Object.keys(s.pages).map(Number)).toEqual([250]);
+    expect(Object.keys(s.rows)).toHaveLength(PAGE_SIZE);
+    expect(s.rows[idAt(s, 25_000)!]?.id).toBe(25_000);
+    app.dispose();
+  });
+
+  it('sends the filters with every page and starts over when they change', async () => {
+    const bridge = service(10);
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.setVisible(0, 5);
+    await app.actions.transfers.setFilters({ states: ['failed'], text: ' x ' });
+    expect(bridge.calls.at(-1)?.input).toMatchObject({ states: ['failed'], text: 'x', offset: 0 });
+    expect(app.store.getState().transfers.total).toBe(0);
+    app.dispose();
+  });
+
+  it('sends the selection to a bulk verb, or {all:true} after select all', async () => {
+    const bridge = service(10);
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    app.actions.transfers.select([3, 4]);
+    expect(await app.actions.transfers.bulk('pause')).toBe(2);
+    app.actions.transfers.selectAll();
+    await app.actions.transfers.bulk('pause');
+    const pauses = bridge.calls.filter((c) => c.method === 'transfers.pause').map((c) => c.input);
+    expect(pauses).toEqual([{ ids: [3, 4] }, { all: true }]);
+    app.dispose();
+  });
+
+  it('shows a refused verb as a notice with the service error, and a pushed batch refetches the window', async () => {
+    const bridge = service(3);
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.bulk('retry');
+    const notice = app.store.getState().app.notices.at(-1);
+    expect(notice).toMatchObject({ kind: 'error', context: 'transfers.retry', error: { code: 'unknown-method' } });
+
+    await app.actions.transfers.setVisible(0, 3);
+    const before = bridge.calls.length;
+    bridge.push('transfers', batch({ changed: [row(4)] }));
+    await expect.poll(() => bridge.calls.length).toBeGreaterThan(before);
+    app.dispose();
+  });
+});
+
+describe('transfers slice: dropped files', () => {
+  it('queues local paths when the door knows them (the desktop app)', async () => {
+    const added: unknown[] = [];
+    const bridge = fakeBridge(
+      {
+        transfers: {
+          add: async (input) => (
+            added.push(input),
+            { ok: true, value: { queued: [1], alreadyUploaded: [], skipped: [] } }
+          ),
+        },
+      },
+      { pathForFile: (f) => `/home/me/${(f as { name: string }).name}` },
+    );
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'a.jpg' }, { name: 'photos' }], async () => []);
+    expect(app.store.getState().transfers.adding).toEqual({
+      paths: ['/home/me/a.jpg', '/home/me/photos'],
+      noPath: false,
+      staged: [],
+    });
+    await app.actions.transfers.add(['/home/me/a.jpg', '/home/me/photos'], 'local', 'in/');
+    expect(added).toEqual([
+      { paths: ['/home/me/a.jpg', '/home/me/photos'], target: { bucket: 'local', prefix: 'in/' } },
+    ]);
+    expect(app.store.getState().transfers.adding).toBeNull();
+    app.dispose();
+  });
+
+  it('sends the files themselves through the door when a browser has no paths', async () => {
+    const staged: unknown[] = [];
+    const file = { file: new Blob(['hello']), relPath: 'photos/a.txt' };
+    const bridge = fakeBridge(
+      {},
+      {
+        stageFiles: async (files, target) => {
+          staged.push({ files, target });
+          return { ok: true, value: { queued: [9], alreadyUploaded: [], skipped: [] } };
+        },
+      },
+    );
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'photos' }], async () => [file]);
+    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: false, staged: [file] });
+    const result = await app.actions.transfers.add([], 'local', '');
+    expect(result?.queued).toEqual([9]);
+    expect(staged).toEqual([{ files: [file], target: { bucket: 'local', prefix: undefined } }]);
+    app.dispose();
+  });
+
+  it('asks for paths when neither is possible', async () => {
+    const app = createAppStore(fakeBridge({}), { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'a.jpg' }], async () => []);
+    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: true, staged: [] });
+    app.dispose();
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { ClientMessage, ServerMessage } from '../../../src-main/shared/wire';
+import { BridgeError } from '../../../src-renderer/bridge/bridge';
+import { reconnectDelay, webSocketBridge, type SocketLike } from '../../../src-renderer/bridge/websocket';
+
+/** A socket the test opens, answers and closes by hand (what a browser WebSocket would do). */
+class TestSocket implements SocketLike {
+  readyState = 0;
+  sent: ClientMessage[] = [];
+  onopen: ((ev: unknown) => void) | null = null;
+  onclose: ((ev: unknown) => void) | null = null;
+  onerror: ((ev: unknown) => void) | null = null;
+  onmessage: ((ev: { data: unknown }) => void) | null = null;
+  send(data: string) {
+    this.sent.push(JSON.parse(data) as ClientMessage);
+  }
+  close() {
+    this.readyState = 3;
+    this.onclose?.({});
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  receive(message: ServerMessage) {
+    this.onmessage?.({ data: JSON.stringify(message) });
+  }
+}
+
+function setup() {
+  const sockets: TestSocket[] = [];
+  const bridge = webSocketBridge({
+    url: 'ws://127.0.0.1/api/ws',
+    open: () => {
+      const s = new TestSocket();
+      sockets.push(s);
+      return s;
+    },
+    backoff: () => 0,
+  });
+  return { bridge, sockets };
+}
+
+describe('WebSocket bridge', () => {
+  it('queues calls until the socket opens, then sends them in order and resolves each with its reply', async () => {
+    const { bridge, sockets } = setup();
+    const first = bridge.call('app.status', undefined);
+    const second = bridge.call('transfers.get', { id: 4 });
+    expect(sockets[0]!.sent).toEqual([]);
+    sockets[0]!.open();
+    expect(sockets[0]!.sent.map((m) => m.type === 'call' && m.method)).toEqual(['app.status', 'transfers.get']);
+    const [a, b] = sockets[0]!.sent as Array<Extract<ClientMessage, { type: 'call' }>>;
+    sockets[0]!.receive({
+      type: 'reply',
+      id: b!.id,
+      result: { ok: false, error: { code: 'not-found', message: 'no', params: {} } },
+    });
+    sockets[0]!.receive({ type: 'reply', id: a!.id, result: { ok: true, value: { version: 'x' } } });
+    await expect(first).resolves.toMatchObject({ ok: true, value: { version: 'x' } });
+    await expect(second).resolves.toMatchObject({ ok: false, error: { code: 'not-found' } });
+    bridge.dispose();
+  });
+
+  it('rejects calls in flight with bridge-closed on close, keeps unsent ones, reconnects and resubscribes', async () => {
+    const { bridge, sockets } = setup();
+    const events: unknown[] = [];
+    bridge.on('transfers', (batch) => events.push(batch));
+    sockets[0]!.open();
+    expect(sockets[0]!.sent).toEqual([{ type: 'subscribe', events: ['transfers'] }]);
+    const inFlight = bridge.call('app.status', undefined);
+    const states: string[] = [];
+    bridge.onConnection((s) => states.push(s));
+    sockets[0]!.close();
+    await expect(inFlight).rejects.toBeInstanceOf(BridgeError);
+    await expect(inFlight).rejects.toMatchObject({ code: 'bridge-closed' });
+    const queued = bridge.call('settings.get', undefined);
+    await expect.poll(() => sockets.length).toBe(2);
+    sockets[1]!.open();
+    expect(states).toEqual(['closed', 'connecting', 'open']);
+    expect(sockets[1]!.sent[0]).toEqual({ type: 'subscribe', events: ['transfers'] });
+    const call = sockets[1]!.sent[1] as Extract<ClientMessage, { type: 'call' }>;
+    expect(call.method).toBe('settings.get');
+    sockets[1]!.receive({ type: 'reply', id: call.id, result: { ok: true, value: 1 } });
+    await expect(queued).resolves.toEqual({ ok: true, value: 1 });
+    const payload = { changed: [], removed: [], progress: [], totals: {}, throughput: 5 };
+    sockets[1]!.receive({ type: 'event', name: 'transfers', payload } as unknown as ServerMessage);
+    expect(events).toEqual([payload]);
+    bridge.dispose();
+  });
+
+  it('waits longer between attempts, up to 10 s', () => {
+    expect([0, 1, 2, 3, 10].map(reconnectDelay)).toEqual([500, 1000, 2000, 4000, 10_000]);
+  });
+});
