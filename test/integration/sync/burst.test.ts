@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../../src-main/sync/watcher';
@@ -7,12 +7,21 @@ import { SyncHarness } from './harness';
 const FILES = 10_000;
 const FOLDERS = 100;
 
+/**
+ * Each file appears whole (written under a hidden name, which the root ignores, then renamed):
+ * a file created empty and filled later, on a machine slow enough to leave it empty for a
+ * whole stability window, is rightly uploaded twice; this test is about the burst.
+ */
 async function writeBurst(h: SyncHarness): Promise<void> {
   for (let d = 0; d < FOLDERS; d++) {
     const dir = path.join(h.folder, `batch-${d}`);
     await mkdir(dir);
     await Promise.all(
-      Array.from({ length: FILES / FOLDERS }, (_, i) => writeFile(path.join(dir, `f${i}.txt`), `${d}/${i}`)),
+      Array.from({ length: FILES / FOLDERS }, async (_, i) => {
+        const part = path.join(dir, `.f${i}.part`);
+        await writeFile(part, `${d}/${i}`);
+        await rename(part, path.join(dir, `f${i}.txt`));
+      }),
     );
   }
 }
