@@ -1,11 +1,20 @@
 // The build of dist/ and the check that it is current. Two parts, each with its own stamp:
-//   main      esbuild bundles of the CLI (dist/cli.mjs), the Electron main process
+//   main      esbuild bundles of the CLI (dist/cli/cli.mjs and its chunks), the Electron main process
 //             (dist/electron/main.js) and its preload (dist/electron/preload.cjs);
 //   renderer  the Vite build of src-renderer into dist/renderer.
 // A part is current when every input it was built from still exists and is not newer than
 // the moment its build started (and, for the renderer, no file was added to its folders).
 // `buildState` loads no bundler, so bin/blocklift.mjs can call it on every start.
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,13 +104,30 @@ export function buildState() {
   return { main: staleReason('main'), renderer: staleReason('renderer') };
 }
 
+/** The tray and window icon, copied next to the Electron main bundle (electron-builder packs dist/ only). */
+const ICON = 'assets/icon.png';
+const ICON_OUT = 'dist/electron/icon.png';
+
 /** esbuild's `require` shim for CommonJS dependencies bundled into an ES module. */
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __blRequire } from 'node:module'; const require = __blRequire(import.meta.url);";
 
-/** Writes esbuild's output files through a temporary name, so a concurrent reader never sees half a file. */
+/** The compiled CLI: its entry and the chunks it loads on demand. */
+export const CLI_DIR = 'dist/cli';
+export const CLI_ENTRY = `${CLI_DIR}/cli.mjs`;
+const ENTRY_FILES = new Set(['cli.mjs', 'main.js', 'preload.cjs']);
+/** A chunk no build wrote for this long is no longer read by any running command. */
+const STALE_CHUNK_MS = 10 * 60_000;
+
+/**
+ * Writes esbuild's output files through a temporary name, so a concurrent reader never
+ * sees half a file; entries last, so a new entry never names a chunk not yet written
+ * (chunk names carry a content hash: an old entry still finds its own).
+ */
 function writeAtomically(outputFiles) {
-  for (const f of outputFiles) {
+  const isEntry = (f) => ENTRY_FILES.has(path.basename(f.path));
+  const ordered = [...outputFiles].sort((a, b) => Number(isEntry(a)) - Number(isEntry(b)));
+  for (const f of ordered) {
     mkdirSync(path.dirname(f.path), { recursive: true });
     const tmp = `${f.path}.${process.pid}.tmp`;
     writeFileSync(tmp, f.contents);
@@ -128,10 +154,13 @@ export async function buildMain() {
   };
   const esm = { ...common, format: 'esm', banner: { js: ESM_REQUIRE_BANNER } };
   const builds = await Promise.all([
+    esbuild.build({ ...esm, entryPoints: { main: 'src-main/electron/main.ts' }, outdir: 'dist/electron' }),
+    // Split: what only one command needs (the HTTP framework of `serve`…) loads when it runs.
     esbuild.build({
       ...esm,
+      splitting: true,
       entryPoints: { cli: 'src-main/cli/main.ts' },
-      outdir: 'dist',
+      outdir: CLI_DIR,
       outExtension: { '.js': '.mjs' },
     }),
     // A sandboxed preload is a CommonJS script that may require only 'electron'.
@@ -143,14 +172,32 @@ export async function buildMain() {
       outExtension: { '.js': '.cjs' },
     }),
   ]);
-  const inputs = new Set(SHARED_INPUTS);
-  const outputs = [];
+  const inputs = new Set([...SHARED_INPUTS, ICON]);
+  const outputs = [ICON_OUT];
+  mkdirSync(path.join(ROOT, 'dist/electron'), { recursive: true });
+  copyFileSync(path.join(ROOT, ICON), path.join(ROOT, ICON_OUT));
   for (const b of builds) {
     writeAtomically(b.outputFiles);
     for (const input of Object.keys(b.metafile.inputs)) if (!input.includes('node_modules/')) inputs.add(input);
     for (const out of Object.keys(b.metafile.outputs)) if (!out.endsWith('.map')) outputs.push(out);
   }
+  pruneChunks(outputs);
   writeStamp('main', { startedAt, inputs: [...inputs].sort(), outputs });
+}
+
+/** Deletes chunks of earlier CLI builds that no build has written for a while. */
+function pruneChunks(current) {
+  const keep = new Set(current.map((o) => path.join(ROOT, o)));
+  for (const name of readdirSync(path.join(ROOT, CLI_DIR))) {
+    const file = path.join(ROOT, CLI_DIR, name);
+    const base = file.replace(/\.map$/, '');
+    if (keep.has(base)) continue;
+    try {
+      if (Date.now() - statSync(file).mtimeMs > STALE_CHUNK_MS) unlinkSync(file);
+    } catch {
+      // Another build removed it first.
+    }
+  }
 }
 
 /** Builds the renderer with Vite into dist/renderer (a few seconds). */

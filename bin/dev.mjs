@@ -29,7 +29,7 @@ const vite = await createServer({
 });
 await vite.listen();
 process.stderr.write(`blocklift dev: renderer with reloading at ${rendererUrl} (open the door's URL below)\n`);
-const { main } = await import('../dist/cli.mjs');
+const { main } = await import('../dist/cli/cli.mjs');
 const code = await main([
   process.argv[0],
   'blocklift',

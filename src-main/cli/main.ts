@@ -13,6 +13,7 @@ async function commandModules(): Promise<Register[]> {
     // one line per subcommand module
     await import('./commands/emulator'),
     await import('./commands/fmgr'),
+    await import('./commands/serve'),
     await import('./commands/vca'),
     await import('./commands/upload'),
     await import('./commands/watch'),

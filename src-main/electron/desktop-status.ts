@@ -1,5 +1,4 @@
-import type { AppEvents, Settings, TransferTotals } from '../shared/contract';
-import type { AppEventMessage } from '../service/dispatch';
+import type { AppEventMessage, AppEvents, Settings, TransferTotals } from '../shared/contract';
 
 /**
  * What the tray, the taskbar and native notifications show, decided from the event stream

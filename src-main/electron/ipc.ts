@@ -1,5 +1,5 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { callApi, failure, type DoorBackend } from '../service/dispatch';
+import { callFromDoor, failure, type DoorBackend } from '../service/door-backend';
 import type { Result } from '../shared/contract';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../shared/wire';
 
@@ -26,7 +26,7 @@ export function isAppFrame(event: IpcMainInvokeEvent, attached: ReadonlySet<WebC
 
 /**
  * The contract over Electron IPC: ONE invoke handler on IPC_CALL_CHANNEL that routes by
- * method name through callApi (so every verb of API_METHODS is served and nothing else),
+ * method name through the backend's invoke (every verb of API_METHODS, nothing else),
  * and every event batch sent on IPC_EVENT_CHANNEL to the attached windows. A call from any
  * other frame gets a refusal and reaches no verb.
  */
@@ -35,9 +35,9 @@ export function registerIpcDoor(backend: DoorBackend): IpcDoor {
   ipcMain.handle(IPC_CALL_CHANNEL, async (event, method: unknown, input: unknown): Promise<Result<unknown>> => {
     if (!isAppFrame(event, attached))
       return failure('invalid-input', 'Calls are accepted from the app’s own page only.', { detail: 'sender' });
-    return callApi(backend.api, method, input);
+    return callFromDoor(backend, method, input);
   });
-  const unsubscribe = backend.subscribe((e) => {
+  const unsubscribe = backend.on((e) => {
     for (const contents of attached) if (!contents.isDestroyed()) contents.send(IPC_EVENT_CHANNEL, e.name, e.payload);
   });
   return {

@@ -31,9 +31,9 @@ export class SafeStorageSecretStore implements SecretStore {
   }
 
   /** Stores a secret for good (encrypted) and returns its reference. */
-  keep(name: string, secret: string): string {
+  store(name: string, secret: string): string {
     if (!safeStorage.isEncryptionAvailable())
-      throw new SecretError('secret-ref-invalid', 'the system keychain is not available to encrypt the secret');
+      throw new SecretError('secret-store-unavailable', 'the system keychain is not available to encrypt the secret');
     const all = this.read();
     all[name] = safeStorage.encryptString(secret).toString('base64');
     this.write(all);

@@ -1,7 +1,7 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
-import { callApi, type AppEventMessage, type DoorBackend } from '../service/dispatch';
-import { API_METHODS, APP_EVENT_NAMES, type AppEventName } from '../shared/contract';
+import { callFromDoor, type DoorBackend } from '../service/door-backend';
+import { API_METHODS, APP_EVENT_NAMES, type AppEventMessage, type AppEventName } from '../shared/contract';
 import { API_HTTP_PREFIX, API_WS_PATH, type ClientMessage, type ServerMessage } from '../shared/wire';
 import { originAllowed } from './access';
 
@@ -19,9 +19,8 @@ export interface ApiRouteOptions {
  *   every event batch is pushed as an `event` frame (all names, or those of the last `subscribe`).
  */
 export async function registerApiRoutes(app: FastifyInstance, opts: ApiRouteOptions): Promise<void> {
-  const { api } = opts.backend;
   for (const method of API_METHODS) {
-    app.post(`${API_HTTP_PREFIX}${method}`, async (req) => callApi(api, method, req.body ?? undefined));
+    app.post(`${API_HTTP_PREFIX}${method}`, async (req) => callFromDoor(opts.backend, method, req.body ?? undefined));
   }
   app.get(
     API_WS_PATH,
@@ -42,7 +41,7 @@ function send(socket: WebSocket, msg: ServerMessage): void {
 
 function serveSocket(socket: WebSocket, opts: ApiRouteOptions): void {
   let wanted: ReadonlySet<AppEventName> = new Set(APP_EVENT_NAMES);
-  const unsubscribe = opts.backend.subscribe((e: AppEventMessage) => {
+  const unsubscribe = opts.backend.on((e: AppEventMessage) => {
     if (wanted.has(e.name)) send(socket, { type: 'event', name: e.name, payload: e.payload } as ServerMessage);
   });
   socket.on('close', unsubscribe);
@@ -58,13 +57,13 @@ function serveSocket(socket: WebSocket, opts: ApiRouteOptions): void {
       wanted = new Set(msg.events.filter((n) => APP_EVENT_NAMES.includes(n)));
       return;
     }
-    void callApi(opts.backend.api, msg.method, msg.input).then((result) =>
+    void callFromDoor(opts.backend, msg.method, msg.input).then((result) =>
       send(socket, { type: 'reply', id: msg.id, result }),
     );
   });
 }
 
-/** A client frame as read: a call's method is still unchecked (callApi answers 'unknown-method'). */
+/** A client frame as read: a call's method is still unchecked (the backend answers 'unknown-method'). */
 export type ParsedClientMessage =
   { type: 'call'; id: number; method: unknown; input: unknown } | Extract<ClientMessage, { type: 'subscribe' }>;
 

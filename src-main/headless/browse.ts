@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { failure } from '../service/dispatch';
+import { failure } from '../service/door-backend';
 import type { Result } from '../shared/contract';
 import { DOOR_BROWSE_PATH, type FolderListing } from '../shared/wire';
 

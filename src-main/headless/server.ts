@@ -6,7 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { DoorBackend } from '../service/dispatch';
+import type { DoorBackend } from '../service/door-backend';
 import { TOKEN_COOKIE, TOKEN_QUERY } from '../shared/wire';
 import { hostAllowed, isLoopbackHost, newToken, tokenMatches } from './access';
 import { registerApiRoutes } from './api-routes';
@@ -83,6 +83,8 @@ export async function startHeadlessDoor(opts: HeadlessDoorOptions): Promise<Head
   const notify = opts.notificationHandler;
   const app = Fastify({
     logger: false,
+    // Stopping (SIGINT/SIGTERM) must not wait for a browser's keep-alive connections.
+    forceCloseConnections: true,
     bodyLimit: 16 * 1024 * 1024,
     serverFactory: (handler) =>
       createServer((req, res) => {

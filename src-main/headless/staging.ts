@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
-import { callApi, failure, type DoorBackend } from '../service/dispatch';
+import { failure, type DoorBackend } from '../service/door-backend';
 import type { AddTransfersInput, TransferTarget } from '../shared/contract';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../shared/wire';
 
@@ -26,7 +26,7 @@ export class StagedFiles {
     readonly dir: string,
     private readonly backend: DoorBackend,
   ) {
-    this.unsubscribe = backend.subscribe((e) => {
+    this.unsubscribe = backend.on((e) => {
       if (e.name !== 'transfers') return;
       for (const t of e.payload.changed) if (FINISHED.has(t.state)) void this.release(t.localPath);
     });
@@ -62,7 +62,7 @@ export class StagedFiles {
     const folder = this.batchDir(batch);
     if (!folder) return failure('invalid-input', 'The upload batch is not valid.', { detail: 'batch' });
     const input: AddTransfersInput = { paths: [folder], target, source: 'manual', ...(options ? { options } : {}) };
-    return callApi(this.backend.api, 'transfers.add', input);
+    return this.backend.transfers.add(input);
   }
 
   /** Deletes a staged file and its now-empty folders up to the staging folder. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { UploadEngine, type EngineOptions } from '../engine/engine';
+import { UploadEngine, type AccountAccess, type EngineOptions } from '../engine/engine';
 import type { StartEmulatorOptions } from '../emulator/server';
 import type { AppEvent, CoreProblem } from '../shared/events';
 import { AccountRepo } from '../store/account-repo';
@@ -10,9 +10,11 @@ import { SettingsRepo } from '../store/settings-repo';
 import { SyncRepo } from '../store/sync-repo';
 import { SqliteTransferStore } from '../store/transfer-repo';
 import { VcaRequestsRepo } from '../store/vca-requests-repo';
+import { TransferQueryRepo } from '../store/transfer-query';
 import type { RemoteOps } from '../sync/remote-ops';
-import { checkSchedule, type Schedule, type ScheduleState } from '../sync/schedule';
-import { engineThrottle, WatchManager } from '../sync/watch-manager';
+import type { Schedule, ScheduleState } from '../sync/schedule';
+import { WatchManager } from '../sync/watch-manager';
+import { RUNNING_STATES } from '../engine/snapshot';
 import type { WatcherBackend } from '../sync/watcher';
 import { FmgrTracker } from '../tasks/fmgr-tracker';
 import { createNotificationHandler } from '../tasks/notify-receiver';
@@ -20,15 +22,17 @@ import type { PollPolicy } from '../tasks/poll-policy';
 import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
-import { Listeners } from '../tasks/deps';
-import { HeadlessSecretStore, type SecretStore } from './secrets';
+import { Listeners, type MgrAccount } from '../tasks/deps';
+import { HeadlessSecretStore, SECRETS_DIR, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
 import { VcaRequestQueue } from './vca-requests';
 import { startWakeDetector, type WakeDetectorOptions } from './wake-detector';
+import { Pauses } from './pauses';
+import { SCHEDULE_SETTING, SettingsStore } from './settings-store';
+import { UploadSchedule } from './upload-schedule';
 
-/** The settings key of the upload schedule (JSON of sync's `Schedule`). */
-export const SCHEDULE_SETTING = 'uploadSchedule';
+export { SCHEDULE_SETTING };
 
 export interface AppCoreOptions {
   /** The app's data folder: database, Local account key file, embedded emulator data. */
@@ -47,8 +51,13 @@ export interface AppCoreOptions {
   watcherBackend?: WatcherBackend;
   /** Default: HeadlessSecretStore (env:, file:, memory:). The Electron layer passes its own. */
   secrets?: SecretStore;
-  /** Engine tuning (limits, conflict policy, chunk size…); store and account come from the core. */
+  /**
+   * Engine tuning for this run only (CLI flags); it wins over the stored settings. A
+   * `bandwidthBytesPerSec` here is the user's limit for this run (the schedule's still applies).
+   */
   engine?: Omit<EngineOptions, 'store' | 'account'>;
+  /** The clock the upload schedule is read with (tests move it). */
+  scheduleClock?: () => Date;
   pollPolicy?: PollPolicy;
   /** Start uploading queued transfers at open (default true); a dry run passes false and never starts it. */
   startEngine?: boolean;
@@ -63,6 +72,10 @@ export interface AppCoreOptions {
 }
 
 /**
+ * Service-internal: front ends use `AppService` (app-service.ts), which holds its AppCore
+ * privately; the fields below are for the service's areas and, until they move to the
+ * service, the CLI commands that still open a core themselves.
+ *
  * The app core (design.md "service/"): one database, the upload engine, the watch roots,
  * the Fmgr and VCA trackers, the account access (secrets resolved here, never handed out)
  * and, with no account configured, the embedded emulator and its Local account. Everything
@@ -87,6 +100,17 @@ export class AppCore {
   readonly vcaRequests: VcaRequestQueue;
   /** Mount under the public base URL's path: POST …/notify/fmgr and …/notify/vca. */
   readonly notificationHandler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The transfer list and the pause reasons (migration 005). */
+  readonly transferRows: TransferQueryRepo;
+  /** Every pause and resume of a transfer, with its reason. */
+  readonly pauses: Pauses;
+  /** The upload schedule and the engine's bandwidth limit (the smaller of the user's and the schedule's). */
+  readonly uploadSchedule: UploadSchedule;
+  readonly settingsStore: SettingsStore;
+  /** The engine's own store (the add-files use case reads the newest transfer of a file from it). */
+  readonly transferStore: SqliteTransferStore;
+  /** Watched folders and their file index. */
+  readonly syncRepo: SyncRepo;
 
   private readonly events = new Listeners<AppEvent>();
   private readonly closing = new AbortController();
@@ -94,7 +118,6 @@ export class AppCore {
   private readonly unsubscribers: Array<() => void> = [];
   private closed: Promise<void> | undefined;
   private publicBaseUrl: string | undefined;
-  private readonly settings: SettingsRepo;
   private stopWake: (() => void) | undefined;
 
   private constructor(
@@ -107,9 +130,30 @@ export class AppCore {
   ) {
     this.publicBaseUrl = opts.publicBaseUrl;
     this.accounts = new AccountRepo(db);
-    this.settings = new SettingsRepo(db);
+    this.settingsStore = new SettingsStore(new SettingsRepo(db));
     const store = new SqliteTransferStore(db);
-    this.engine = new UploadEngine({ ...opts.engine, store, account: (id) => access.upload(id) });
+    this.transferStore = store;
+    this.transferRows = new TransferQueryRepo(db);
+    const settings = this.settingsStore.get();
+    this.engine = new UploadEngine({
+      ...this.settingsStore.engineOptions(settings),
+      ...opts.engine,
+      store,
+      account: (id) => access.upload(id),
+    });
+    this.pauses = new Pauses({
+      queue: this.engine,
+      control: this.engine,
+      repo: this.transferRows,
+      scheduleHolds: () => this.uploadSchedule.holds(),
+    });
+    this.uploadSchedule = new UploadSchedule({
+      queue: this.engine,
+      control: this.engine,
+      pauses: this.pauses,
+      repo: this.transferRows,
+      now: opts.scheduleClock,
+    });
     const trackerDeps = {
       db,
       account: (id: number) => access.mgr(id),
@@ -120,6 +164,7 @@ export class AppCore {
     this.vca = new VcaTracker(trackerDeps);
     this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
     const syncRepo = new SyncRepo(db);
+    this.syncRepo = syncRepo;
     this.vcaRequests = new VcaRequestQueue({
       repo: new VcaRequestsRepo(db),
       accounts: this.accounts,
@@ -131,8 +176,7 @@ export class AppCore {
     this.watch = new WatchManager({
       repo: syncRepo,
       queue: this.engine,
-      control: this.engine,
-      throttle: engineThrottle(this.engine, store),
+      control: { pause: (id) => this.pauses.pause(id, 'root'), resume: (id) => this.pauses.resume(id, 'root') },
       remote: this.remoteOps,
       dataDir,
       backend: opts.watcherBackend,
@@ -173,14 +217,14 @@ export class AppCore {
     const db = openAppDatabase(opts.dbFile ?? path.join(dataDir, 'blocklift.db'));
     let embedded: EmbeddedEmulator | undefined;
     let core: AppCore | undefined;
-    const secrets = opts.secrets ?? new HeadlessSecretStore();
+    const secrets = opts.secrets ?? new HeadlessSecretStore(process.env, path.join(dataDir, SECRETS_DIR));
     const access = new AccountAccessCache(new AccountRepo(db), secrets);
     try {
       const accounts = new AccountRepo(db);
       const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
       if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
       core = new AppCore(db, dataDir, secrets, access, embedded, opts);
-      core.applyStoredSchedule();
+      core.applySettingsAtOpen(opts);
       if (opts.startEngine !== false) core.engine.start();
       if (opts.resumeTrackers !== false) {
         core.fmgr.resume();
@@ -210,6 +254,16 @@ export class AppCore {
    */
   on(listener: (e: AppEvent) => void): () => void {
     return this.events.add(listener);
+  }
+
+  /** The account's upload client and token source, as the engine's next transfer gets them. Throws AccountError. */
+  uploadAccess(accountId: number): AccountAccess {
+    return this.access.upload(accountId);
+  }
+
+  /** The account's management client, as the trackers' next request gets it; undefined without a management URL. */
+  mgrAccess(accountId: number): MgrAccount | undefined {
+    return this.access.mgr(accountId);
   }
 
   /** The Local account's id when the embedded emulator runs. */
@@ -250,18 +304,19 @@ export class AppCore {
   }
 
   /**
-   * Sets the upload schedule: checked (ScheduleError, code 'invalid-schedule'), stored in
-   * the settings table and applied now; applied again at every open. Returns the state now.
+   * Sets the upload schedule (null: always run): checked (ScheduleError, code
+   * 'invalid-schedule'), stored and applied now; applied again at every open. Returns the
+   * state now.
    */
-  setSchedule(schedule: Schedule): ScheduleState {
-    checkSchedule(schedule);
-    this.settings.set(SCHEDULE_SETTING, schedule);
-    return this.watch.setSchedule(schedule);
+  setSchedule(schedule: Schedule | null): ScheduleState {
+    const state = this.uploadSchedule.setSchedule(schedule);
+    this.settingsStore.set({ schedule });
+    return state;
   }
 
   /** The stored upload schedule, if one was set. */
   get schedule(): Schedule | undefined {
-    return this.settings.get<Schedule>(SCHEDULE_SETTING);
+    return this.settingsStore.get().schedule ?? undefined;
   }
 
   /**
@@ -280,12 +335,20 @@ export class AppCore {
     }
   }
 
-  private applyStoredSchedule(): void {
-    const stored = this.schedule;
-    if (!stored) return;
+  /**
+   * At open, before the engine starts: the user's bandwidth limit and the stored schedule,
+   * applied together (the effective limit is the smaller). What a killed run left running
+   * counts as queued first, so a pause window holds it before it can start.
+   */
+  private applySettingsAtOpen(opts: AppCoreOptions): void {
+    const s = this.settingsStore.get();
+    const userLimit =
+      opts.engine?.bandwidthBytesPerSec !== undefined ? opts.engine.bandwidthBytesPerSec : s.bandwidthLimit;
+    if (opts.startEngine !== false) this.transferStore.moveStates(RUNNING_STATES, 'queued');
     try {
-      this.watch.setSchedule(stored);
+      this.uploadSchedule.start(s.schedule, userLimit);
     } catch (e) {
+      this.uploadSchedule.start(null, userLimit);
       this.problem({
         code: 'invalid-schedule',
         message: `The stored upload schedule is not valid and was not applied (${e instanceof Error ? e.message : String(e)}); set it again in Settings.`,
@@ -293,9 +356,14 @@ export class AppCore {
     }
   }
 
-  /** After an account row changed: its clients are rebuilt on next use. */
+  /**
+   * After an account row changed (URLs, keys, secret): the next request of the engine and
+   * of the trackers builds new clients from the row. Transfers running now keep theirs
+   * until they end; every later one, and every poll, uses the new ones.
+   */
   accountChanged(accountId: number): void {
     this.access.forget(accountId);
+    this.engine.forgetAccount(accountId);
   }
 
   private problem(p: CoreProblem): void {
@@ -310,6 +378,7 @@ export class AppCore {
   private async doClose(): Promise<void> {
     this.closing.abort();
     this.stopWake?.();
+    this.uploadSchedule.close();
     await this.watch.close();
     await this.engine.close();
     this.followUp.dispose();

@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 /**
@@ -18,6 +19,14 @@ export interface SecretStore {
   resolve(ref: string): string;
   /** Keeps a secret for this run only (never on disk); returns the reference to store in the account row. */
   remember(name: string, secret: string): string;
+  /**
+   * Stores a secret permanently (the account editor's "save"); returns the reference to
+   * put in the account row. Throws SecretError 'secret-store-unavailable' when it cannot
+   * keep it safely. Storing again under the same name replaces it.
+   */
+  store(name: string, secret: string): string;
+  /** Deletes a secret this store made with `store` (other references are left alone). */
+  forget(ref: string): void;
 }
 
 export type SecretErrorCode =
@@ -26,7 +35,8 @@ export type SecretErrorCode =
   | 'secret-file-unreadable'
   | 'secret-file-unsafe'
   | 'secret-file-empty'
-  | 'secret-memory-missing';
+  | 'secret-memory-missing'
+  | 'secret-store-unavailable';
 
 export class SecretError extends Error {
   override readonly name = 'SecretError';
@@ -37,6 +47,9 @@ export class SecretError extends Error {
     super(message);
   }
 }
+
+/** The folder of the data folder where HeadlessSecretStore keeps stored secrets. */
+export const SECRETS_DIR = 'secrets';
 
 /** Mode bits that let anyone but the owner read or write the file. */
 const GROUP_OTHER_BITS = 0o077;
@@ -74,11 +87,44 @@ export function readSecretFile(file: string): string {
   return secret;
 }
 
-/** env:, file: and memory: references (see SecretStore). */
+/**
+ * env:, file: and memory: references (see SecretStore). With `dir` (the data folder's
+ * `secrets/`), `store` writes each secret to its own file there, mode 0600, and answers a
+ * `file:` reference to it; without `dir` it refuses (nowhere safe to keep it).
+ */
 export class HeadlessSecretStore implements SecretStore {
   private readonly memory = new Map<string, string>();
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly dir?: string,
+  ) {}
+
+  store(name: string, secret: string): string {
+    if (!secret) throw new SecretError('secret-ref-invalid', 'an empty secret cannot be stored');
+    if (!this.dir) throw new SecretError('secret-store-unavailable', 'no secrets folder is configured for this run');
+    const file = path.join(
+      path.resolve(this.dir),
+      `${createHash('sha256').update(name).digest('hex').slice(0, 24)}.key`,
+    );
+    try {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+      chmodSync(file, 0o600);
+    } catch (e) {
+      throw new SecretError(
+        'secret-store-unavailable',
+        `cannot write the secrets folder ${path.dirname(file)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+    }
+    return `file:${file}`;
+  }
+
+  forget(ref: string): void {
+    if (!this.dir || !ref.startsWith('file:')) return;
+    const file = ref.slice('file:'.length);
+    if (path.dirname(file) === path.resolve(this.dir)) rmSync(file, { force: true });
+  }
 
   /**
    * Keeps a secret for this run only (never on disk) and returns its reference,

@@ -160,7 +160,7 @@ export interface WatchRootView {
   reason: string | null;
   pausedBy: PauseReason | null;
   counts: WatchRootCounts;
-  /** Files seen so far by a running scan; null when no scan runs. */
+  /** Files the running scan has queued so far; null when no scan runs. */
   scanning: { files: number } | null;
   /** Rejected files with their reasons (the first 100). */
   rejected: Array<{ relPath: string; code: string; message: string }>;
@@ -519,6 +519,8 @@ export interface AppEvents {
 }
 
 export type AppEventName = keyof AppEvents;
+/** One event as a listener of the service receives it (and as a door forwards it: name and payload). */
+export type AppEventMessage = { [N in AppEventName]: { name: N; payload: AppEvents[N] } }[AppEventName];
 export const APP_EVENT_NAMES: readonly AppEventName[] = [
   'transfers',
   'roots',

@@ -73,4 +73,27 @@ export class AccountRepo {
   list(): AccountRecord[] {
     return (this.db.prepare('SELECT * FROM accounts ORDER BY id').all() as AccountRow[]).map(toRecord);
   }
+
+  /** Changes every field of an existing account (its name too); false when there is no such id. */
+  update(id: number, a: AccountInput): boolean {
+    return (
+      this.db
+        .prepare(
+          `UPDATE accounts SET name = @name, upload_url = @uploadUrl, mgr_url = @mgrUrl, download_domain = @downloadDomain,
+             access_key = @accessKey, secret_ref = @secretRef, token_url = @tokenUrl, updated_at = @t WHERE id = @id`,
+        )
+        .run({ ...a, id, t: this.now() }).changes === 1
+    );
+  }
+
+  /** How many transfers and watched folders refer to the account (it cannot be removed while any do). */
+  usage(id: number): number {
+    const t = this.db.prepare('SELECT count(*) FROM transfers WHERE account_id = ?').pluck().get(id) as number;
+    const r = this.db.prepare('SELECT count(*) FROM watch_roots WHERE account_id = ?').pluck().get(id) as number;
+    return t + r;
+  }
+
+  remove(id: number): boolean {
+    return this.db.prepare('DELETE FROM accounts WHERE id = ?').run(id).changes === 1;
+  }
 }

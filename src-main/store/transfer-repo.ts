@@ -141,7 +141,8 @@ export class SqliteTransferStore implements EngineStore {
       'UPDATE blocks SET next_offset = ?, last_ctx = ?, ctx_time_ms = ?, unit_sha1s = ? WHERE transfer_id = ? AND idx = ?',
     );
     this.clearBlock = db.prepare(
-      `UPDATE blocks SET next_offset = 0, last_ctx = NULL, ctx_time_ms = NULL, unit_sha1s = x'' WHERE transfer_id = ? AND idx = ?`,
+      `UPDATE blocks SET next_offset = 0, last_ctx = NULL, ctx_time_ms = NULL, unit_sha1s = x'', restarts = restarts + 1
+       WHERE transfer_id = ? AND idx = ?`,
     );
     this.dropBlocks = db.prepare('DELETE FROM blocks WHERE transfer_id = ?');
     this.addBlock = db.prepare('INSERT INTO blocks (transfer_id, idx, size) VALUES (?, ?, ?)');

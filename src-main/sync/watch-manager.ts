@@ -1,6 +1,4 @@
-import type { TransferControl, TransferQueue } from '../engine/api';
-import type { EngineStore } from '../engine/ports';
-import { RUNNING_STATES } from '../engine/snapshot';
+import type { TransferQueue } from '../engine/api';
 import type { SyncRepo } from '../store/sync-repo';
 import type { TransferState } from '../shared/models';
 import type { WatchRootEvent } from './events';
@@ -8,37 +6,14 @@ import { normalizeWatchOptions } from './options';
 import { chooseEstimateSpeed, planRoot, type SyncPlan } from './plan';
 import type { RemoteOps } from './remote-ops';
 import { checkNewRoot } from './root-guard';
-import { ALWAYS_RUN, checkSchedule, scheduleAt, type Schedule, type ScheduleState } from './schedule';
 import { WatchRoot, type QueueControl } from './watch-root';
 import type { WatcherBackend } from './watcher';
-
-/**
- * Uploading as the schedule sees it: the bandwidth limit, and which transfers are active
- * (queued or running) when a pause window starts. The schedule pauses and resumes those
- * one by one through `control`, so it never resumes what the user paused.
- */
-export interface UploadThrottle {
-  setBandwidthLimit(bytesPerSec: number | null): void;
-  /** Ids of the transfers queued or running now. */
-  activeTransferIds(): readonly number[];
-}
-
-/** The throttle of an UploadEngine over its store (the core and tests build it this way). */
-export function engineThrottle(
-  engine: Pick<TransferControl, 'setBandwidthLimit'>,
-  store: Pick<EngineStore, 'listTransfers'>,
-): UploadThrottle {
-  return {
-    setBandwidthLimit: (b) => engine.setBandwidthLimit(b),
-    activeTransferIds: () => store.listTransfers(['queued', ...RUNNING_STATES]).map((r) => r.id),
-  };
-}
 
 export interface WatchManagerDeps {
   repo: SyncRepo;
   queue: TransferQueue;
+  /** Pauses and resumes a root's transfers (the app service passes its reason-keeping control). */
   control?: QueueControl;
-  throttle?: UploadThrottle;
   remote?: RemoteOps;
   /** The app's data folder: refused as a root, and left out of a root that contains it. */
   dataDir?: string;
@@ -55,27 +30,15 @@ export interface AddRootInput {
 
 /**
  * All watch roots of the app: add (checked, planned), remove, pause one or all, rescan
- * after a wake, and the upload schedule. Events of every root go to `on` listeners.
- * `close()` closes every root and the schedule timer.
+ * after a wake. Events of every root go to `on` listeners. `close()` closes every root.
+ * The upload schedule is not here: it applies to every transfer, so the app service owns
+ * it (service/upload-schedule.ts) and pauses through the same control.
  */
 export class WatchManager {
   private readonly roots = new Map<number, WatchRoot>();
   private readonly listeners = new Set<(e: WatchRootEvent) => void>();
-  private schedule: Schedule = ALWAYS_RUN;
-  private scheduleTimer: NodeJS.Timeout | undefined;
-  private lastSchedule: ScheduleState | undefined;
-  /** Transfers the schedule paused (and only those): resumed when the pause window ends. */
-  private readonly heldBySchedule = new Set<number>();
 
-  private readonly unsubscribeQueue: () => void;
-
-  constructor(private readonly d: WatchManagerDeps) {
-    // While the schedule pauses uploading, transfers queued meanwhile are held too.
-    this.unsubscribeQueue = d.queue.onTransferChange((t) => {
-      if (t.state === 'queued' && this.lastSchedule?.running === false && d.control?.pause(t.id))
-        this.heldBySchedule.add(t.id);
-    });
-  }
+  constructor(private readonly d: WatchManagerDeps) {}
 
   on(listener: (e: WatchRootEvent) => void): () => void {
     this.listeners.add(listener);
@@ -217,63 +180,7 @@ export class WatchManager {
     for (const r of this.roots.values()) if (r.state === 'watching') await r.rescan();
   }
 
-  /**
-   * Sets the upload schedule and applies it now and at each change (through the throttle:
-   * pause/resume all transfers, bandwidth limit). Watching and queueing go on while
-   * uploading is paused by the schedule. Throws ScheduleError for a bad schedule.
-   */
-  setSchedule(schedule: Schedule, now: () => Date = () => new Date()): ScheduleState {
-    checkSchedule(schedule);
-    this.schedule = schedule;
-    return this.applySchedule(now);
-  }
-
-  private applySchedule(now: () => Date): ScheduleState {
-    if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
-    const at = scheduleAt(this.schedule, now());
-    const prev = this.lastSchedule;
-    // Recorded first: the queue listener reads it while resumeAll re-queues transfers.
-    this.lastSchedule = { running: at.running, bytesPerSecond: at.bytesPerSecond };
-    const t = this.d.throttle;
-    if (t) {
-      if (prev?.bytesPerSecond !== at.bytesPerSecond) t.setBandwidthLimit(at.bytesPerSecond);
-      if (!at.running && prev?.running !== false) this.holdActive(t);
-    }
-    if (at.running && prev?.running === false) this.releaseHeld();
-    if (at.nextChangeAt) {
-      const delayMs = Math.max(1000, Math.min(at.nextChangeAt.getTime() - now().getTime(), 2 ** 31 - 1));
-      this.scheduleTimer = setTimeout(() => this.applySchedule(now), delayMs);
-      this.scheduleTimer.unref?.();
-    }
-    return this.lastSchedule;
-  }
-
-  /** Pause window starts: pauses every active transfer and remembers which it paused. */
-  private holdActive(t: UploadThrottle): void {
-    for (const id of t.activeTransferIds()) if (this.d.control?.pause(id)) this.heldBySchedule.add(id);
-  }
-
-  /**
-   * Pause window ends: resumes what the schedule paused, except the transfers of roots the
-   * user paused meanwhile (those wait for the root's resume). Transfers paused by hand
-   * before the window were never held, so they stay paused.
-   */
-  private releaseHeld(): void {
-    const ofPausedRoots = new Set<number>();
-    for (const r of this.d.repo.listRoots()) {
-      if (!r.paused) continue;
-      for (const row of this.d.repo.loadIndex(r.id).values())
-        if (row.transferId !== null) ofPausedRoots.add(row.transferId);
-    }
-    const held = [...this.heldBySchedule];
-    this.heldBySchedule.clear();
-    for (const id of held) if (!ofPausedRoots.has(id)) this.d.control?.resume(id);
-  }
-
   async close(): Promise<void> {
-    this.unsubscribeQueue();
-    if (this.scheduleTimer) clearTimeout(this.scheduleTimer);
-    this.scheduleTimer = undefined;
     for (const r of this.roots.values()) await r.close();
     this.roots.clear();
     this.listeners.clear();

@@ -1,12 +1,11 @@
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { UploadClient } from '../../protocol/client';
 import { UploadEngine } from '../../engine/engine';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
 import { PlanError, checkBlockSize } from '../../engine/plan';
-import type { ConflictPolicy, TransferOptions, TransferRequest, TransferSnapshot } from '../../shared/models';
+import type { ConflictPolicy, TransferOptions, TransferSnapshot } from '../../shared/models';
+import { AddFilesError, addFiles } from '../../service/add-files';
 import { openAppDatabase } from '../../store/app-db';
 import { AccountRepo } from '../../store/account-repo';
 import { SqliteTransferStore } from '../../store/transfer-repo';
@@ -93,7 +92,6 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
     options.vars = { ...options.vars, [m[1]!]: m[2]! };
   }
   const limitBytesPerSec = f.limit === undefined ? null : wholeNumber('--limit', f.limit, 1, 10_000_000) * 1024;
-  if (paths.length === 0) throw new CliError('give at least one file or directory');
   return {
     acc,
     bucket: f.bucket,
@@ -107,107 +105,9 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   };
 }
 
-/** Files to upload with their keys: a file → prefix + name (or --key); a directory → its tree. */
-export interface FileToUpload {
-  localPath: string;
-  key: string;
-  size: number;
-  mtimeMs: number;
-}
-
-/** A path inside a directory that was not uploaded, and why (reported, never silent). */
-export interface SkippedPath {
-  path: string;
-  reason: string;
-}
-
-export const SYMLINK_SKIP_REASON =
-  'symbolic link inside a directory: not followed (it could loop or point outside the tree); name the link itself on the command line to upload its target';
-
-/** `skipped` collects the symbolic links found while walking directories. */
-export async function expandPaths(
-  paths: readonly string[],
-  prefix: string,
-  key: string | undefined,
-  skipped: SkippedPath[] = [],
-): Promise<FileToUpload[]> {
-  const out: FileToUpload[] = [];
-  for (const p of paths) {
-    const abs = path.resolve(p);
-    let st;
-    try {
-      st = await lstat(abs);
-    } catch {
-      throw new CliError(`${p} does not exist`);
-    }
-    if (st.isDirectory()) {
-      if (key !== undefined) throw new CliError('--key names one file; use --prefix for a directory');
-      await walk(abs, abs, prefix, out, skipped);
-    } else if (st.isFile() || st.isSymbolicLink()) {
-      const target = st.isSymbolicLink() ? await realpath(abs) : abs;
-      const ts = st.isSymbolicLink() ? await stat(target) : st;
-      out.push({
-        localPath: target,
-        key: key ?? prefix + path.basename(abs),
-        size: ts.size,
-        mtimeMs: Math.floor(ts.mtimeMs),
-      });
-    } else {
-      throw new CliError(`${p} is not a file or directory`);
-    }
-  }
-  if (key !== undefined && out.length !== 1) throw new CliError('--key names one file; use --prefix for several');
-  const seen = new Map<string, string>();
-  for (const f of out) {
-    const other = seen.get(f.key);
-    if (other) throw new CliError(`two files would get the same key "${f.key}": ${other} and ${f.localPath}`);
-    seen.set(f.key, f.localPath);
-  }
-  return out;
-}
-
-async function walk(
-  root: string,
-  dir: string,
-  prefix: string,
-  out: FileToUpload[],
-  skipped: SkippedPath[],
-): Promise<void> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (e) {
-    throw new CliError(`cannot list ${dir}: ${(e as Error).message}`);
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const abs = path.join(dir, e.name);
-    if (e.isDirectory()) await walk(root, abs, prefix, out, skipped);
-    else if (e.isSymbolicLink()) skipped.push({ path: abs, reason: SYMLINK_SKIP_REASON });
-    else if (e.isFile()) {
-      const st = await stat(abs);
-      out.push({
-        localPath: abs,
-        key: prefix + path.relative(root, abs).split(path.sep).join('/'),
-        size: st.size,
-        mtimeMs: Math.floor(st.mtimeMs),
-      });
-    }
-  }
-}
-
 async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
   const flags = parseFlags(paths, opts);
   const { acc } = flags;
-  const skipped: SkippedPath[] = [];
-  const files = await expandPaths(paths, flags.prefix, flags.key, skipped);
-  for (const k of skipped) {
-    process.stdout.write(
-      acc.json
-        ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n`
-        : `skipped  ${k.path}: ${k.reason}\n`,
-    );
-  }
   const dbFile = acc.db;
   let db;
   try {
@@ -241,34 +141,39 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
 
   // Re-running the same command continues what is unfinished instead of starting over, and
   // reports files already uploaded (done, same size and mtime) without sending them again.
-  const ids: number[] = [];
-  const fresh: TransferRequest[] = [];
-  for (const f of files) {
-    const prev = store.findLatest(accountId, flags.bucket, f.key, f.localPath);
-    const unfinished =
-      prev && ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'].includes(prev.state);
-    if (prev && unfinished) {
-      if (prev.state === 'failed' || prev.state === 'paused')
-        store.updateTransfer(prev.id, { state: 'queued', lastError: null, attempts: 0 });
-      ids.push(prev.id);
-    } else if (prev && prev.state === 'done' && f.size === prev.size && f.mtimeMs === prev.mtimeMs) {
-      ids.push(prev.id);
-    } else {
-      fresh.push({
+  let added;
+  try {
+    added = await addFiles(
+      { store, queue: engine },
+      {
+        paths,
         accountId,
         bucket: flags.bucket,
-        key: f.key,
-        localPath: f.localPath,
+        prefix: flags.prefix,
+        key: flags.key,
         source: 'cli',
         blockSize: flags.blockSize,
         options: flags.options,
-      });
-    }
+      },
+    );
+  } catch (e) {
+    await engine.close();
+    client.close();
+    db.close();
+    if (e instanceof AddFilesError) throw new CliError(e.message);
+    throw e;
   }
-  ids.push(...engine.enqueue(fresh));
+  for (const k of added.skipped) {
+    process.stdout.write(
+      acc.json
+        ? `${JSON.stringify({ path: k.path, status: 'skipped', reason: k.reason })}\n`
+        : `skipped  ${k.path}: ${k.reason}\n`,
+    );
+  }
+  const ids = [...added.queued, ...added.alreadyUploaded.map((a) => a.id)];
   const mine = new Set(ids);
 
-  const out = new Reporter(acc.json, files.length, (id) => store.getTransfer(id)?.remoteHash ?? null);
+  const out = new Reporter(acc.json, ids.length, (id) => store.getTransfer(id)?.remoteHash ?? null);
   const results = new Map<number, TransferSnapshot>();
   let resolveAll!: () => void;
   const allDone = new Promise<void>((r) => (resolveAll = r));

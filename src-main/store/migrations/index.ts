@@ -3,9 +3,16 @@ import { migration001Core } from './001_core';
 import { migration002Tasks } from './002_tasks';
 import { migration003Sync } from './003_sync';
 import { migration004VcaRequests } from './004_vca_requests';
+import { migration005PauseReason } from './005_pause_reason';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
  * edit a migration that has shipped, add a new one.
  */
-export const MIGRATIONS: Migration[] = [migration001Core, migration002Tasks, migration003Sync, migration004VcaRequests];
+export const MIGRATIONS: Migration[] = [
+  migration001Core,
+  migration002Tasks,
+  migration003Sync,
+  migration004VcaRequests,
+  migration005PauseReason,
+];

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { DoorConfigError, startHeadlessDoor, type HeadlessDoor } from '../../../src-main/headless/server';
 import { API_METHODS } from '../../../src-main/shared/contract';
 import { API_HTTP_PREFIX, API_WS_PATH, TOKEN_COOKIE } from '../../../src-main/shared/wire';
-import { openDoorBackend, type TestBackend } from './backend';
+import { AppService } from '../../../src-main/service/app-service';
 
 /** Opens a WebSocket to the door; resolves with the upgrade's HTTP status (101 when accepted). */
 function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
@@ -26,7 +26,7 @@ function upgradeStatus(url: string, headers: Record<string, string>): Promise<nu
 
 describe('headless door access', () => {
   let tmp = '';
-  let backend: TestBackend;
+  let service: AppService;
   let door: HeadlessDoor;
   let wsUrl = '';
 
@@ -36,19 +36,20 @@ describe('headless door access', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(rendererDir);
     writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>Blocklift test page</title>');
-    backend = await openDoorBackend(path.join(tmp, 'data'));
+    service = await AppService.open({ dataDir: path.join(tmp, 'data'), door: { door: 'headless' } });
     door = await startHeadlessDoor({
-      backend: backend.door,
+      backend: service,
       version: 'test',
       rendererDir,
       stagingDir: path.join(tmp, 'data', 'staging'),
+      notificationHandler: service.notificationHandler,
     });
     wsUrl = `${door.url.replace('http:', 'ws:')}${API_WS_PATH}`;
   });
 
   afterAll(async () => {
     await door?.close();
-    await backend?.close();
+    await service?.close();
     rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -100,6 +101,18 @@ describe('headless door access', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('hands /notify/ to the notification receiver without the token (it checks the service signature instead)', async () => {
+    const res = await fetch(`${door.url}/notify/fmgr`, {
+      method: 'POST',
+      headers: { authorization: 'QBox blocklift-local:not-a-signature', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'x', code: 0 }),
+    });
+    // The receiver's own JSON answer (here: no public base URL configured), not the door's 401.
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect((await res.json()) as { error: string }).toHaveProperty('error');
+    expect(res.status).not.toBe(401);
+  });
+
   it('refuses a Host header that is not loopback (DNS rebinding) even with the token', async () => {
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
@@ -128,7 +141,7 @@ describe('headless door access', () => {
 
   it('refuses to listen beyond loopback unless asked explicitly (--host)', async () => {
     const opts = {
-      backend: backend.door,
+      backend: service,
       version: 'test',
       rendererDir: path.join(tmp, 'renderer'),
       stagingDir: path.join(tmp, 'staging2'),

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,5 +55,27 @@ describe('secret references (real files)', () => {
     expect(codeOf(() => new HeadlessSecretStore({}).resolve(ref))).toBe('secret-memory-missing');
     expect(codeOf(() => s.resolve('keychain:x'))).toBe('secret-ref-invalid');
     expect(codeOf(() => s.resolve('plain-secret'))).toBe('secret-ref-invalid');
+  });
+
+  it('store() keeps a secret permanently in a 0600 file of its folder, replaces it under the same name; forget() deletes only its own', () => {
+    const folder = path.join(dir, 'secrets');
+    const s = new HeadlessSecretStore({}, folder);
+    const ref = s.store('account:7', 'first-secret');
+    expect(ref.startsWith(`file:${folder}${path.sep}`)).toBe(true);
+    expect(ref).not.toContain('first-secret');
+    expect(statSync(ref.slice(5)).mode & 0o777).toBe(0o600);
+    expect(s.resolve(ref)).toBe('first-secret');
+    // A new store of the same process reads it (it is on disk, not in memory).
+    expect(new HeadlessSecretStore({}, folder).resolve(ref)).toBe('first-secret');
+    expect(s.store('account:7', 'second-secret')).toBe(ref);
+    expect(s.resolve(ref)).toBe('second-secret');
+    const outside = path.join(dir, 'mine.key');
+    writeFileSync(outside, 'keep me', { mode: 0o600 });
+    s.forget(`file:${outside}`);
+    expect(readFileSync(outside, 'utf8')).toBe('keep me');
+    s.forget(ref);
+    expect(codeOf(() => s.resolve(ref))).toBe('secret-file-unreadable');
+    expect(codeOf(() => new HeadlessSecretStore({}).store('x', 'y'))).toBe('secret-store-unavailable');
+    expect(codeOf(() => s.store('x', ''))).toBe('secret-ref-invalid');
   });
 });

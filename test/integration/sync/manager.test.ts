@@ -2,13 +2,10 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountRepo } from '../../../src-main/store/account-repo';
-import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
-import { engineThrottle, WatchManager } from '../../../src-main/sync/watch-manager';
+import { WatchManager } from '../../../src-main/sync/watch-manager';
 import { SyncHarness } from './harness';
 
-const MiB = 1024 * 1024;
-
-describe('watch manager: plan, refusals, pause, schedule', () => {
+describe('watch manager: plan, refusals, pause', () => {
   let h: SyncHarness;
   let m: WatchManager | undefined;
   beforeEach(async () => {
@@ -29,7 +26,6 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
       repo: h.repo!,
       queue: h.engine!,
       control: h.engine!,
-      throttle: engineThrottle(h.engine!, new SqliteTransferStore(h.db!)),
       dataDir: path.dirname(h.dbFile),
       backend: 'parcel',
     });
@@ -115,41 +111,5 @@ describe('watch manager: plan, refusals, pause, schedule', () => {
     await again.whenSettled();
     await h.engine!.whenIdle();
     expect(h.takeUploads()).toEqual(['while-paused.jpg']);
-  });
-
-  it('applies the schedule through the engine: bandwidth per window, uploads held in a pause window', async () => {
-    await mkdir(path.join(h.folder, 'photos'), { recursive: true });
-    const mgr = manager();
-    let clock = new Date(2024, 0, 1, 10, 0); // a Monday, 10:00
-    const schedule = {
-      outside: { action: 'run' as const },
-      windows: [
-        {
-          days: [1, 2, 3, 4, 5],
-          startMinute: 9 * 60,
-          endMinute: 12 * 60,
-          action: 'run' as const,
-          bytesPerSecond: 2 * MiB,
-        },
-        { startMinute: 12 * 60, endMinute: 13 * 60, action: 'pause' as const },
-      ],
-    };
-    expect(mgr.setSchedule(schedule, () => clock)).toEqual({ running: true, bytesPerSecond: 2 * MiB });
-    expect(h.engine!.bandwidthLimit).toBe(2 * MiB);
-    clock = new Date(2024, 0, 1, 12, 30);
-    expect(mgr.setSchedule(schedule, () => clock)).toEqual({ running: false, bytesPerSecond: null });
-    expect(h.engine!.bandwidthLimit).toBeNull();
-    await mgr.addRoot({ folder: path.join(h.folder, 'photos'), accountId: accountId(), bucket: h.emu.bucket });
-    await put('held.jpg', 'h');
-    await mgr.rescanAll();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(h.takeUploads()).toEqual([]);
-    const row = h.repo!.getFile(mgr.list()[0]!.id, 'held.jpg');
-    expect(h.engine!.get(row!.transferId!)?.state).toBe('paused');
-    clock = new Date(2024, 0, 1, 13, 0);
-    expect(mgr.setSchedule(schedule, () => clock)).toEqual({ running: true, bytesPerSecond: null });
-    expect(h.engine!.get(row!.transferId!)?.state).not.toBe('paused');
-    await h.engine!.whenIdle();
-    expect(h.takeUploads()).toEqual(['held.jpg']);
   });
 });

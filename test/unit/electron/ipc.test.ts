@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AppEventMessage } from '../../../src-main/service/dispatch';
-import type { AppApi } from '../../../src-main/shared/contract';
+import type { DoorBackend } from '../../../src-main/service/door-backend';
+import type { AppApi, AppEventMessage } from '../../../src-main/shared/contract';
 import type { PreloadApi } from '../../../src-main/shared/wire';
 import { fakeElectron, FakeWebContents, handlers, exposed } from './fake-electron';
 
@@ -10,9 +10,12 @@ const { registerIpcDoor, APP_ORIGIN } = await import('../../../src-main/electron
 const { API_METHODS, API_VERBS } = await import('../../../src-main/shared/contract');
 const { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL } = await import('../../../src-main/shared/wire');
 
-/** An AppApi whose every verb records its call and echoes its input (tests the routing, not the service). */
-function recordingApi(calls: string[]): AppApi {
-  return Object.fromEntries(
+/**
+ * A backend whose every verb records its call and echoes its input (tests the door's
+ * routing and checks, not the service; the contract suite runs the real one).
+ */
+function recordingBackend(calls: string[], listeners: Set<(e: AppEventMessage) => void>): DoorBackend {
+  const api = Object.fromEntries(
     Object.entries(API_VERBS).map(([area, verbs]) => [
       area,
       Object.fromEntries(
@@ -27,6 +30,22 @@ function recordingApi(calls: string[]): AppApi {
       ),
     ]),
   ) as unknown as AppApi;
+  return {
+    ...api,
+    invoke(method: string, input: unknown) {
+      const [area, verb] = method.split('.') as [keyof AppApi, string];
+      const fn = (api[area] as unknown as Record<string, ((i: unknown) => Promise<never>) | undefined> | undefined)?.[
+        verb
+      ];
+      if (!Object.hasOwn(API_VERBS, area) || !fn || !(API_VERBS[area] as readonly string[]).includes(verb))
+        return Promise.resolve({ ok: false, error: { code: 'unknown-method', message: 'no', params: { method } } });
+      return fn(input);
+    },
+    on(l) {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
 }
 
 describe('Electron IPC door', () => {
@@ -41,13 +60,7 @@ describe('Electron IPC door', () => {
 
   beforeEach(() => {
     calls.length = 0;
-    door = registerIpcDoor({
-      api: recordingApi(calls),
-      subscribe: (l) => {
-        listeners.add(l);
-        return () => listeners.delete(l);
-      },
-    });
+    door = registerIpcDoor(recordingBackend(calls, listeners));
     win = new FakeWebContents(`${APP_ORIGIN}/index.html`);
     door.attach(win as never);
     fakeElectron.currentSender = win;
@@ -68,9 +81,11 @@ describe('Electron IPC door', () => {
     expect(calls).toHaveLength(API_METHODS.length);
   });
 
-  it('answers an exception inside a verb with the internal envelope, never a rejection', async () => {
+  it('answers a rejection inside the backend with the internal envelope (no message), and a non-string method as unknown', async () => {
     const r = await invoke('transfers.list', 'throw');
-    expect(r).toMatchObject({ ok: false, error: { code: 'internal', params: { detail: 'boom' } } });
+    expect(r).toMatchObject({ ok: false, error: { code: 'internal', params: { detail: 'transfers.list failed' } } });
+    expect(JSON.stringify(r)).not.toContain('boom');
+    expect(await invoke(42)).toMatchObject({ ok: false, error: { code: 'unknown-method' } });
   });
 
   it('ignores calls from another origin, an iframe or a window it did not attach', async () => {
@@ -101,7 +116,7 @@ describe('Electron IPC door', () => {
     door.dispose();
     expect(handlers.size).toBe(0);
     expect(listeners.size).toBe(0);
-    door = registerIpcDoor({ api: recordingApi(calls), subscribe: () => () => undefined });
+    door = registerIpcDoor(recordingBackend(calls, new Set()));
   });
 });
 
@@ -109,13 +124,7 @@ describe('preload', () => {
   it('exposes exactly PreloadApi as window.blocklift, wired to the IPC door', async () => {
     const calls: string[] = [];
     const listeners = new Set<(e: AppEventMessage) => void>();
-    const door = registerIpcDoor({
-      api: recordingApi(calls),
-      subscribe: (l) => {
-        listeners.add(l);
-        return () => listeners.delete(l);
-      },
-    });
+    const door = registerIpcDoor(recordingBackend(calls, listeners));
     const win = new FakeWebContents(`${APP_ORIGIN}/`);
     door.attach(win as never);
     fakeElectron.currentSender = win;

@@ -33,6 +33,9 @@ export const SEEDERS: Record<number, Seeder> = {
              (2, 2, 'bucket-b', 'ключ.txt', 'ключ.txt', '/tmp/ключ.txt', 5242880, 1699999999000,
               'uploading', 'batch-2', 4194304, NULL, NULL, 1, 1048576, 'network', 'connection reset', NULL,
               'watch', '{}', NULL, -1, ${T0_MS + 20}, ${T0_MS + 21}, NULL);
+      -- paused before pause reasons were recorded (migration 5 counts it as the user's)
+      INSERT INTO transfers (id, account_id, bucket, key, requested_key, local_path, state, block_size, source, created_at, updated_at)
+      VALUES (4, 2, 'bucket-b', 'held.bin', 'held.bin', '/tmp/held.bin', 'paused', 4194304, 'manual', ${T0_MS + 25}, ${T0_MS + 26});
       -- a row relying on every default of version 1
       INSERT INTO transfers (id, account_id, bucket, key, requested_key, local_path, state, block_size, source, created_at, updated_at)
       VALUES (3, 1, 'bucket-a', 'k3', 'k3', '/tmp/k3', 'queued', 4194304, 'manual', ${T0_MS + 30}, ${T0_MS + 30});
@@ -117,6 +120,15 @@ export const SEEDERS: Record<number, Seeder> = {
       VALUES (2, 0, 'bucket-b', 'v.mov', 'transfer', ${T0_MS + 303}, ${T0_MS + 304}, ${T0_MS + 304});
     `);
   },
+
+  5: (db) => {
+    // migration 5 adds a column and indexes, no table: a transfer held by the schedule
+    db.exec(`
+      INSERT INTO transfers (id, account_id, bucket, key, requested_key, local_path, state, block_size, source, paused_by, created_at, updated_at)
+      VALUES (5, 1, 'bucket-a', 'night.bin', 'night.bin', '/tmp/night.bin', 'paused', 4194304, 'watch', 'schedule', ${T0_MS + 500}, ${T0_MS + 501});
+      INSERT INTO blocks (transfer_id, idx, size, next_offset, restarts) VALUES (5, 0, 4194304, 1048576, 2);
+    `);
+  },
 };
 
 /**
@@ -125,4 +137,6 @@ export const SEEDERS: Record<number, Seeder> = {
  * computed from the row as it was before that migration.
  */
 export type Backfill = (before: Readonly<Record<string, unknown>>) => unknown;
-export const BACKFILLS: Record<number, Record<string, Record<string, Backfill>>> = {};
+export const BACKFILLS: Record<number, Record<string, Record<string, Backfill>>> = {
+  5: { transfers: { paused_by: (before) => (before.state === 'paused' ? 'user' : null) } },
+};

@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Option, type Command } from 'commander';
+import { defaultDataDir } from '../../headless/data-dir';
+import { APP_VERSION } from '../../shared/version';
+import { CliError } from '../cli-error';
+import { wholeNumber } from '../option-parsers';
+
+/** dist/renderer of the project this command runs from (compiled in dist/cli/, or the sources under tsx). */
+function rendererDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'renderer');
+}
+
+/**
+ * `blocklift serve`: the app with its web UI in a browser (servers, NAS boxes, machines
+ * without the desktop runtime). Runs until SIGINT/SIGTERM, then lets in-flight chunks
+ * commit, closes the database and exits 0.
+ */
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('run the app headless: the web UI and its API on http://127.0.0.1:<port>/ behind a printed token')
+    .option('--port <p>', 'port to listen on (0: any free port)', '7420')
+    .option('--data <dir>', `the app's data folder (default: ${defaultDataDir()})`)
+    .option('--host <h>', 'listen on this address instead of 127.0.0.1 (reachable from other machines: a warning)')
+    .addOption(new Option('--dev-renderer <url>', 'npm run dev: the Vite dev server').hideHelp())
+    .action(async (o: { port: string; data?: string; host?: string; devRenderer?: string }) => {
+      process.exitCode = await runServe(o);
+    });
+}
+
+/** A free loopback port (the service needs the door's address before the door listens). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function runServe(o: { port: string; data?: string; host?: string; devRenderer?: string }): Promise<number> {
+  const asked = wholeNumber('--port', o.port, 0, 65535);
+  const port = asked === 0 ? await freePort() : asked;
+  const dataDir = path.resolve(o.data ?? defaultDataDir());
+  if (o.host)
+    process.stderr.write(
+      `blocklift serve: WARNING: listening on ${o.host}: anyone who can reach it and has the token controls this app; plain HTTP, so use it on a trusted network or behind TLS.\n`,
+    );
+  // Loaded here, not at the top: the other commands start without the HTTP framework.
+  const { AppService } = await import('../../service/app-service');
+  const { RotatingLog } = await import('../../service/log-file');
+  const { DoorConfigError, startHeadlessDoor } = await import('../../headless/server');
+  // Notify URLs of the tasks the app submits point at this door (its receiver is mounted at /notify/).
+  const service = await AppService.open({
+    dataDir,
+    door: { door: 'headless' },
+    publicBaseUrl: `http://127.0.0.1:${port}`,
+  });
+  let door;
+  try {
+    door = await startHeadlessDoor({
+      backend: service,
+      version: APP_VERSION,
+      rendererDir: rendererDir(),
+      stagingDir: path.join(dataDir, 'staging'),
+      host: o.host,
+      port,
+      exposed: o.host !== undefined,
+      notificationHandler: service.notificationHandler,
+      devRendererUrl: o.devRenderer,
+    });
+  } catch (e) {
+    await service.close();
+    if (e instanceof DoorConfigError) throw new CliError(e.message);
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new CliError(`port ${port} is in use (another blocklift serve?); choose one with --port, or --port 0`);
+    throw e;
+  }
+  const log = new RotatingLog({ dataDir });
+  const unfollow = log.follow((l) => service.on(l));
+  log.write('info', `serve ${APP_VERSION} started at ${door.url} (token not logged)`);
+  process.stdout.write(
+    `Blocklift ${APP_VERSION} is running. Open this URL (it carries the access token):\n  ${door.loginUrl}\ndata: ${dataDir}\nPress Ctrl-C to stop.\n`,
+  );
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  process.stderr.write(`blocklift serve: ${signal}, letting in-flight chunks commit…\n`);
+  await door.close();
+  unfollow();
+  await service.close();
+  log.write('info', `serve stopped (${signal})`);
+  return 0;
+}

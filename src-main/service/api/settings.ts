@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import type { ServiceContext } from './context';
+import type { AreaImpl } from './envelope';
+import { AppServiceError } from './errors';
+import { checkSchedule } from '../../sync/schedule';
+import { checkBlockSize } from '../../engine/plan';
+import { LOCAL_ACCOUNT_NAME } from '../embedded';
+
+function appVersion(): string {
+  try {
+    const pkg = createRequire(import.meta.url)('../../../package.json') as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * Settings: one owner per setting. The stored values are the SettingsStore's; the
+ * bandwidth limit and the schedule are applied now by the UploadSchedule (the effective
+ * limit is the smaller of the user's and the schedule's); block size and conflict policy
+ * apply to the next transfers added; concurrency and chunk size when the app starts next.
+ */
+export function settingsArea(ctx: ServiceContext): AreaImpl<'settings'> {
+  return {
+    get: () => ctx.core.settingsStore.get(),
+    set: (patch) => {
+      if (patch.schedule) checkSchedule(patch.schedule);
+      // The engine is built with it at the next start: a size it refuses must not be stored.
+      if (patch.blockSize !== undefined) checkBlockSize(patch.blockSize);
+      const after = ctx.core.settingsStore.set(patch);
+      if (patch.schedule !== undefined) ctx.core.uploadSchedule.setSchedule(after.schedule);
+      if (patch.bandwidthLimit !== undefined) ctx.core.uploadSchedule.setUserLimit(after.bandwidthLimit);
+      ctx.emit('settings', after);
+      return after;
+    },
+  };
+}
+
+export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
+  return {
+    status: () => {
+      const core = ctx.core;
+      const totals = core.transferRows.totals();
+      const sched = core.uploadSchedule.current;
+      const emulator = core.embedded
+        ? { url: core.embedded.emulator.uploadUrl, accountId: core.embedded.accountId }
+        : null;
+      return {
+        version: appVersion(),
+        door: ctx.door.door ?? 'in-process',
+        dataDir: core.dataDir,
+        emulator,
+        totals,
+        throughput: ctx.coalescer.throughput,
+        paused: sched.running ? null : 'schedule',
+        schedule: sched,
+        can: {
+          openDataFolder: ctx.door.openFolder !== undefined,
+          openPath: ctx.door.openFolder !== undefined,
+          localPaths: ctx.door.door !== 'headless',
+        },
+        firstRun:
+          core.accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME) &&
+          core.syncRepo.listRoots().length === 0 &&
+          Object.values(totals).every((n) => n === 0),
+      };
+    },
+    openDataFolder: async () => {
+      if (!ctx.door.openFolder) throw new AppServiceError('not-supported-here', { what: 'Opening the data folder' });
+      await ctx.door.openFolder(ctx.core.dataDir);
+      return { opened: true as const };
+    },
+  };
+}

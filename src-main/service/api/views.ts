@@ -1,0 +1,144 @@
+import type { ProgressEvent } from '../../engine/api';
+import { RUNNING_STATES } from '../../engine/snapshot';
+import type { AccountView, BlockView, TransferDetail, TransferView, WatchRootView } from '../../shared/contract';
+import type { AccountRecord } from '../../store/account-repo';
+import type { WatchRootRecord } from '../../store/sync-repo';
+import type { BlockRow, TransferListRow } from '../../store/transfer-query';
+import type { WatchRoot } from '../../sync/watch-root';
+import { normalizeWatchOptions } from '../../sync/options';
+import type { SyncRepo } from '../../store/sync-repo';
+import type { AccountPrefs } from '../account-prefs';
+
+/** A stored transfer as a list row shows it; `live` is the engine's progress while it runs. */
+export function transferView(row: TransferListRow, live: ProgressEvent | undefined): TransferView {
+  const r = row.record;
+  const running = RUNNING_STATES.includes(r.state) && live !== undefined;
+  return {
+    id: r.id,
+    accountId: r.accountId,
+    bucket: r.bucket,
+    key: r.key,
+    localPath: r.localPath,
+    size: r.size,
+    state: r.state,
+    source: r.source,
+    bytesDone: running ? live.bytesDone : row.committedBytes,
+    speed: running ? live.speed : 0,
+    etaSeconds: running ? live.etaSeconds : null,
+    etag: r.etag,
+    lastError: r.lastError,
+    warning: r.warning,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    rootId: row.rootId,
+    pausedBy: row.pausedBy,
+    attempts: r.attempts,
+    verified: r.state === 'done' && r.remoteHash !== null && r.remoteHash === r.etag,
+    remoteHash: r.remoteHash,
+  };
+}
+
+/** Blocks of a transfer: stored rows while unfinished; all done (restarts no longer known) once done. */
+export function blockViews(view: TransferView, rows: readonly BlockRow[], blockSize: number): BlockView[] {
+  if (view.state === 'done') {
+    const out: BlockView[] = [];
+    for (let i = 0, left = view.size; left > 0 || (i === 0 && view.size === 0); i++, left -= blockSize) {
+      const size = Math.min(blockSize, left);
+      out.push({ index: i, size, bytesDone: size, state: 'done', restarts: 0 });
+      if (view.size === 0) break;
+    }
+    return out;
+  }
+  const running = RUNNING_STATES.includes(view.state);
+  return rows.map((b) => ({
+    index: b.index,
+    size: b.size,
+    bytesDone: b.nextOffset,
+    state: b.nextOffset >= b.size ? 'done' : running && b.nextOffset > 0 ? 'in-flight' : 'waiting',
+    restarts: b.restarts,
+  }));
+}
+
+export function etagCheck(view: TransferView): TransferDetail['etagCheck'] {
+  if (view.state !== 'done') return 'pending';
+  if (view.remoteHash === null) return 'not-returned';
+  return view.remoteHash === view.etag ? 'matched' : 'mismatched';
+}
+
+/** An account as screens see it: never its secret, nor where the secret is kept. */
+export function accountView(
+  a: AccountRecord,
+  prefs: AccountPrefs,
+  localAccountId: number | undefined,
+  defaultId: number | undefined,
+): AccountView {
+  return {
+    id: a.id,
+    name: a.name,
+    uploadUrl: a.uploadUrl,
+    mgrUrl: a.mgrUrl,
+    downloadDomain: a.downloadDomain,
+    accessKey: a.accessKey,
+    tokenUrl: a.tokenUrl,
+    hasSecret: a.secretRef !== null,
+    isLocal: a.id === localAccountId,
+    isDefault: a.id === defaultId,
+    proxy: prefs.proxyOf(a.id),
+  };
+}
+
+const MAX_REJECTED = 100;
+
+/** A watch root as screens see it: the stored row, the live root's state, counts of its index. */
+/** What the service saw of a root's scans: one running now (files queued so far), the last one's ignored count. */
+export interface RootScanInfo {
+  running: { files: number } | null;
+  ignoredFiles: number;
+}
+
+export function rootView(
+  rec: WatchRootRecord,
+  live: WatchRoot | undefined,
+  repo: SyncRepo,
+  scan: RootScanInfo | undefined,
+): WatchRootView {
+  const byState = repo.countByState(rec.id);
+  const index = repo.loadIndex(rec.id);
+  const rejected: WatchRootView['rejected'] = [];
+  let inFlight = 0;
+  for (const f of index.values()) {
+    if (f.state === 'rejected' && rejected.length < MAX_REJECTED)
+      rejected.push({ relPath: f.relPath, code: f.errorCode ?? '', message: f.errorMessage ?? '' });
+    if (f.state === 'queued') inFlight++;
+  }
+  let options: WatchRootView['options'];
+  try {
+    options = normalizeWatchOptions(rec.options);
+  } catch {
+    options = rec.options as WatchRootView['options'];
+  }
+  const state = live?.state ?? (rec.paused ? 'paused' : rec.unavailableReason ? 'unavailable' : 'closed');
+  return {
+    id: rec.id,
+    path: rec.path,
+    accountId: rec.accountId,
+    bucket: rec.bucket,
+    prefix: rec.prefix,
+    options,
+    state,
+    reason: live?.reason ?? rec.unavailableReason,
+    pausedBy: state === 'paused' ? 'user' : null,
+    counts: {
+      indexed: index.size,
+      waiting: live?.waitingFiles ?? 0,
+      uploaded: byState.uploaded,
+      ignored: scan?.ignoredFiles ?? 0,
+      rejected: byState.rejected,
+      failed: byState.failed,
+      inFlight,
+    },
+    scanning: scan?.running ?? null,
+    rejected,
+    lastScanAt: rec.lastScanAt,
+  };
+}

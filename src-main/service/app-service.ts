@@ -1,0 +1,239 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ProgressEvent } from '../engine/api';
+import { RUNNING_STATES } from '../engine/snapshot';
+import {
+  API_VERBS,
+  type ApiArea,
+  type AppApi,
+  type AppEventMessage,
+  type AppEvents,
+  type Result,
+} from '../shared/contract';
+import type { AppEvent } from '../shared/events';
+import { TERMINAL_TRANSFER_STATES, type TransferState } from '../shared/models';
+import { SettingsRepo } from '../store/settings-repo';
+import { Listeners } from '../tasks/deps';
+import { AccountPrefs } from './account-prefs';
+import { accountsArea } from './api/accounts';
+import type { DoorCapabilities, ServiceContext } from './api/context';
+import { area } from './api/envelope';
+import { appError, AppServiceError } from './api/errors';
+import { rootsArea, viewOfRoot } from './api/roots';
+import { appArea, settingsArea } from './api/settings';
+import { fmgrArea, vcaArea } from './api/tasks';
+import { transfersArea } from './api/transfers';
+import { transferView, type RootScanInfo } from './api/views';
+import { AppCore, type AppCoreOptions } from './app-core';
+import { EventCoalescer, type FlushClock } from './event-coalescer';
+
+export interface AppServiceOptions extends AppCoreOptions {
+  /** What the door can do that the service cannot (open a folder…). */
+  door?: DoorCapabilities;
+  /** Batching of events: interval (default 100 ms) and clock (tests). */
+  events?: { intervalMs?: number; clock?: FlushClock };
+}
+
+export type { DoorCapabilities };
+
+/**
+ * The app service: every verb of the contract (shared/contract.ts `AppApi`) over a private
+ * AppCore. Each verb's input is parsed with its zod schema and every failure comes back as
+ * `{ ok: false, error }` with a code of the catalog (api/envelope.ts); verbs never reject.
+ * Events come through `on(listener)`, batched for a UI (event-coalescer.ts), after the
+ * change that caused them committed. No reply, event or log line carries a secret.
+ *
+ * `AppService.open(opts)` opens the core (database, embedded emulator when due, engine,
+ * trackers, watched folders); `close()` sends the pending batch and closes everything.
+ */
+export class AppService implements AppApi {
+  readonly transfers: AppApi['transfers'];
+  readonly roots: AppApi['roots'];
+  readonly fmgr: AppApi['fmgr'];
+  readonly vca: AppApi['vca'];
+  readonly accounts: AppApi['accounts'];
+  readonly settings: AppApi['settings'];
+  readonly app: AppApi['app'];
+
+  private readonly listeners = new Listeners<AppEventMessage>();
+  private readonly coalescer: EventCoalescer;
+  private readonly live = new Map<number, ProgressEvent>();
+  private readonly scans = new Map<number, RootScanInfo>();
+  private readonly batches: Array<{ left: Set<number>; counts: AppEvents['batchFinished'] }> = [];
+  private readonly offCore: () => void;
+  private closed: Promise<void> | undefined;
+
+  private constructor(
+    private readonly core: AppCore,
+    opts: AppServiceOptions,
+  ) {
+    const prefs = new AccountPrefs(new SettingsRepo(core.db));
+    this.coalescer = new EventCoalescer({
+      emit: (e) => this.listeners.emit(e),
+      transferView: (s) => {
+        const row = core.transferRows.get(s.id);
+        return row && transferView(row, this.live.get(s.id));
+      },
+      rootView: (id) => viewOfRoot(ctx, id),
+      totals: () => core.transferRows.totals(),
+      onError: (e) => this.logInternal('events', e),
+      intervalMs: opts.events?.intervalMs,
+      clock: opts.events?.clock,
+    });
+    const ctx: ServiceContext = {
+      core,
+      coalescer: this.coalescer,
+      prefs,
+      live: this.live,
+      scans: this.scans,
+      door: opts.door ?? {},
+      accountId: (given) => this.accountId(prefs, given),
+      emit: (name, payload) => this.listeners.emit({ name, payload } as AppEventMessage),
+      trackBatch: (ids) => {
+        if (ids.length)
+          this.batches.push({ left: new Set(ids), counts: { done: 0, failed: 0, skipped: 0, canceled: 0 } });
+      },
+    };
+    const sink = (method: string, e: unknown) => this.logInternal(method, e);
+    this.transfers = area('transfers', transfersArea(ctx), sink);
+    this.roots = area('roots', rootsArea(ctx), sink);
+    this.fmgr = area('fmgr', fmgrArea(ctx), sink);
+    this.vca = area('vca', vcaArea(ctx), sink);
+    this.accounts = area('accounts', accountsArea(ctx), sink);
+    this.settings = area('settings', settingsArea(ctx), sink);
+    this.app = area('app', appArea(ctx), sink);
+    this.offCore = core.on((e) => this.onCoreEvent(e));
+  }
+
+  static async open(opts: AppServiceOptions): Promise<AppService> {
+    const core = await AppCore.open(opts);
+    return new AppService(core, opts);
+  }
+
+  /**
+   * Subscribes to every event (names: APP_EVENT_NAMES); returns the unsubscribe function.
+   * A listener that throws does not stop the others.
+   */
+  on(listener: (e: AppEventMessage) => void): () => void {
+    return this.listeners.add(listener);
+  }
+
+  /** Calls a verb by its method name ("transfers.list"), as a door routes a request. Never rejects. */
+  invoke(method: string, input: unknown): Promise<Result<unknown>> {
+    const [a, v] = method.split('.') as [string, string | undefined];
+    const verbs = Object.hasOwn(API_VERBS, a) ? (API_VERBS as Record<string, readonly string[]>)[a] : undefined;
+    if (!verbs || v === undefined || !verbs.includes(v))
+      return Promise.resolve({ ok: false, error: appError('unknown-method', { method: method.slice(0, 100) }) });
+    const fn = (this[a as ApiArea] as unknown as Record<string, (i: unknown) => Promise<Result<unknown>>>)[v]!;
+    return fn(input);
+  }
+
+  /** Mount under the public base URL's path: POST …/notify/fmgr and …/notify/vca. */
+  get notificationHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+    return this.core.notificationHandler;
+  }
+
+  /** Reconciles every watching root (Electron's powerMonitor 'resume'); never rejects. */
+  rescanAll(): Promise<void> {
+    return this.core.rescanAll();
+  }
+
+  private accountId(prefs: AccountPrefs, given: number | undefined): number {
+    if (given !== undefined) {
+      if (!this.core.accounts.get(given)) throw new AppServiceError('not-found', { what: 'Account', id: given });
+      return given;
+    }
+    const def = prefs.defaultId;
+    if (def !== undefined && this.core.accounts.get(def)) return def;
+    if (this.core.localAccountId !== undefined) return this.core.localAccountId;
+    const all = this.core.accounts.list();
+    if (all.length === 1) return all[0]!.id;
+    throw new AppServiceError('no-account');
+  }
+
+  private onCoreEvent(e: AppEvent): void {
+    switch (e.type) {
+      case 'transfer-changed': {
+        const t = e.transfer;
+        if (!RUNNING_STATES.includes(t.state)) this.live.delete(t.id);
+        this.coalescer.transferChanged(t);
+        if (TERMINAL_TRANSFER_STATES.includes(t.state)) this.batchStep(t.id, t.state);
+        break;
+      }
+      case 'transfer-progress':
+        this.live.set(e.progress.id, e.progress);
+        this.coalescer.transferProgress(e.progress);
+        break;
+      case 'watch':
+        this.noteScan(e.event);
+        this.coalescer.rootChanged(e.event.rootId);
+        if (e.event.type === 'problem')
+          this.coalescer.problem({
+            code: e.event.code,
+            message: e.event.message,
+            params: { relPath: e.event.relPath },
+            at: Date.now(),
+            rootId: e.event.rootId,
+          });
+        break;
+      case 'fmgr-task-changed':
+        this.coalescer.fmgrChanged(e.task);
+        break;
+      case 'vca-job-changed':
+        this.coalescer.vcaChanged(e.job);
+        break;
+      case 'problem': {
+        const { code, message, ...about } = e.problem;
+        this.coalescer.problem({ code, message, params: {}, at: Date.now(), ...about });
+        break;
+      }
+    }
+  }
+
+  private noteScan(e: Extract<AppEvent, { type: 'watch' }>['event']): void {
+    const info = this.scans.get(e.rootId) ?? { running: null, ignoredFiles: 0 };
+    if (e.type === 'scan-started') info.running = { files: 0 };
+    else if (e.type === 'queued' && info.running) info.running.files += e.files.length;
+    else if (e.type === 'scan-finished') {
+      info.running = null;
+      info.ignoredFiles = e.counts.ignoredFiles;
+    }
+    this.scans.set(e.rootId, info);
+  }
+
+  /** A transfer of a batch ended: when the whole batch has, one batchFinished event. */
+  private batchStep(id: number, state: TransferState): void {
+    for (let i = this.batches.length - 1; i >= 0; i--) {
+      const b = this.batches[i]!;
+      if (!b.left.delete(id)) continue;
+      if (state === 'done' || state === 'failed' || state === 'skipped' || state === 'canceled') b.counts[state]++;
+      if (b.left.size === 0) {
+        this.batches.splice(i, 1);
+        this.listeners.emit({ name: 'batchFinished', payload: b.counts });
+      }
+    }
+  }
+
+  private logInternal(method: string, e: unknown): void {
+    try {
+      this.core.transferStore.logEvent({
+        level: 'error',
+        kind: 'internal',
+        message: `${method}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+      });
+    } catch {
+      // the event log is best effort
+    }
+  }
+
+  close(): Promise<void> {
+    // The pending batch goes out while the database is open; what closing the core changes
+    // (running transfers back to queued) is what the next open reports.
+    this.closed ??= (async () => {
+      this.offCore();
+      this.coalescer.close();
+      this.listeners.clear();
+      await this.core.close();
+    })();
+    return this.closed;
+  }
+}

@@ -1,0 +1,238 @@
+import type {
+  AppEvents,
+  ProblemView,
+  TransferProgressView,
+  TransferTotals,
+  TransferView,
+  WatchRootView,
+} from '../shared/contract';
+import type { FmgrTaskView, VcaJobView } from '../shared/task-views';
+import type { TransferSnapshot } from '../shared/models';
+import { TERMINAL_TRANSFER_STATES } from '../shared/models';
+import { emptyTotals } from '../store/transfer-query';
+
+/** A timer the coalescer can be driven by (tests pass a fake one). */
+export interface FlushClock {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export type BatchName = 'transfers' | 'roots' | 'fmgr' | 'vca' | 'problems';
+export type BatchEvent = { [N in BatchName]: { name: N; payload: AppEvents[N] } }[BatchName];
+
+export interface CoalescerDeps {
+  /** Receives each batch. Called from a timer, so whatever caused a change has committed by then. */
+  emit(e: BatchEvent): void;
+  /** The list row of a transfer whose state changed (read when the batch is sent); undefined once removed. */
+  transferView(snapshot: TransferSnapshot): TransferView | undefined;
+  rootView(rootId: number): WatchRootView | undefined;
+  /** Counts per state of every transfer, read once per batch. */
+  totals(): TransferTotals;
+  /** A read for a batch failed (the batch goes out with what is known); default: ignored. */
+  onError?: (e: unknown) => void;
+  /** Milliseconds between two batches at least; default 100 (10 a second). */
+  intervalMs?: number;
+  clock?: FlushClock;
+}
+
+const REAL_CLOCK: FlushClock = {
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/**
+ * Batches what the core reports for a UI: at most one batch per `intervalMs` (10 a second)
+ * whatever the number of transfers. A batch holds the latest snapshot of every transfer
+ * whose row changed since the last one (a state in between may be skipped; the last one
+ * always arrives), one progress entry per transfer that moved bytes, the totals per state
+ * and the global throughput; likewise the latest view of each root, Fmgr task and VCA job
+ * that changed, and the problems met. Nothing is dropped: a change arriving during a flush
+ * goes into the next batch. The first change after a quiet period waits at most one interval.
+ */
+export class EventCoalescer {
+  private readonly transfers = new Map<number, TransferSnapshot>();
+  private readonly removed = new Set<number>();
+  private readonly progress = new Map<number, TransferProgressView>();
+  /** Speed of every running transfer (the global throughput), kept across batches. */
+  private readonly speeds = new Map<number, number>();
+  private readonly roots = new Set<number>();
+  private readonly removedRoots = new Set<number>();
+  private readonly fmgr = new Map<number, FmgrTaskView>();
+  private readonly vca = new Map<number, VcaJobView>();
+  private problems: ProblemView[] = [];
+  private lastTotals: TransferTotals;
+  private transfersDirty = false;
+  private timer: unknown;
+  private closed = false;
+  private readonly clock: FlushClock;
+  private readonly intervalMs: number;
+
+  constructor(private readonly d: CoalescerDeps) {
+    this.clock = d.clock ?? REAL_CLOCK;
+    this.intervalMs = d.intervalMs ?? 100;
+    this.lastTotals = emptyTotals();
+  }
+
+  transferChanged(t: TransferSnapshot): void {
+    this.transfers.set(t.id, t);
+    if (TERMINAL_TRANSFER_STATES.includes(t.state) || t.state === 'paused' || t.state === 'queued') {
+      this.speeds.delete(t.id);
+      this.progress.delete(t.id);
+    }
+    this.markTransfers();
+  }
+
+  transferRemoved(id: number): void {
+    this.transfers.delete(id);
+    this.progress.delete(id);
+    this.speeds.delete(id);
+    this.removed.add(id);
+    this.markTransfers();
+  }
+
+  transferProgress(p: TransferProgressView): void {
+    this.progress.set(p.id, p);
+    this.speeds.set(p.id, p.speed);
+    this.markTransfers();
+  }
+
+  rootChanged(rootId: number): void {
+    this.roots.add(rootId);
+    this.schedule();
+  }
+
+  rootRemoved(rootId: number): void {
+    this.roots.delete(rootId);
+    this.removedRoots.add(rootId);
+    this.schedule();
+  }
+
+  fmgrChanged(t: FmgrTaskView): void {
+    this.fmgr.set(t.id, t);
+    this.schedule();
+  }
+
+  vcaChanged(j: VcaJobView): void {
+    this.vca.set(j.id, j);
+    this.schedule();
+  }
+
+  problem(p: ProblemView): void {
+    this.problems.push(p);
+    this.schedule();
+  }
+
+  /** Bytes per second over every running transfer, from their latest progress. */
+  get throughput(): number {
+    let n = 0;
+    for (const s of this.speeds.values()) n += s;
+    return n;
+  }
+
+  private markTransfers(): void {
+    this.transfersDirty = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.closed) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, this.intervalMs);
+  }
+
+  /** Sends what is pending now (also called by close()). */
+  flush(): void {
+    if (this.transfersDirty) this.flushTransfers();
+    if (this.roots.size || this.removedRoots.size) {
+      const changed: WatchRootView[] = [];
+      for (const id of this.roots) {
+        const v = this.safely(() => this.d.rootView(id), undefined);
+        if (v) changed.push(v);
+      }
+      const removed = [...this.removedRoots];
+      this.roots.clear();
+      this.removedRoots.clear();
+      this.d.emit({ name: 'roots', payload: { changed, removed } });
+    }
+    if (this.fmgr.size) {
+      const changed = [...this.fmgr.values()];
+      this.fmgr.clear();
+      this.d.emit({ name: 'fmgr', payload: { changed } });
+    }
+    if (this.vca.size) {
+      const changed = [...this.vca.values()];
+      this.vca.clear();
+      this.d.emit({ name: 'vca', payload: { changed } });
+    }
+    if (this.problems.length) {
+      const problems = this.problems;
+      this.problems = [];
+      this.d.emit({ name: 'problems', payload: { problems } });
+    }
+  }
+
+  private flushTransfers(): void {
+    const snapshots = [...this.transfers.values()];
+    const progress = [...this.progress.values()];
+    const removed = [...this.removed];
+    this.transfers.clear();
+    this.progress.clear();
+    this.removed.clear();
+    this.transfersDirty = false;
+    const changed: TransferView[] = [];
+    for (const s of snapshots) {
+      // A row that cannot be read now still reports its state (the engine's snapshot).
+      const v = this.safely(() => this.d.transferView(s), {
+        ...s,
+        rootId: null,
+        pausedBy: null,
+        attempts: 0,
+        verified: false,
+        remoteHash: null,
+      });
+      if (v) changed.push(v);
+    }
+    this.d.emit({
+      name: 'transfers',
+      payload: {
+        changed,
+        removed,
+        progress,
+        totals: (this.lastTotals = this.safely(() => this.d.totals(), this.lastTotals)),
+        throughput: this.throughput,
+      },
+    });
+  }
+
+  /**
+   * Runs a read of the database for a batch; a failure (the disk, a closing database) gives
+   * `fallback` and is reported through `onError`: a batch is sent from a timer, where a
+   * throw would end the process.
+   */
+  private safely<T>(read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (e) {
+      try {
+        this.d.onError?.(e);
+      } catch {
+        // the report of a failed read must not fail the batch
+      }
+      return fallback;
+    }
+  }
+
+  /** Sends what is pending and stops; later changes are ignored. */
+  close(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flush();
+    this.closed = true;
+  }
+}

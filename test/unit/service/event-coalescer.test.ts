@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest';
+import { EventCoalescer, type BatchEvent, type FlushClock } from '../../../src-main/service/event-coalescer';
+import type { TransferView } from '../../../src-main/shared/contract';
+import type { TransferSnapshot, TransferState } from '../../../src-main/shared/models';
+import { emptyTotals } from '../../../src-main/store/transfer-query';
+
+/** A hand-driven clock: `advance(ms)` runs every timer due within it, in order. */
+function fakeClock() {
+  let now = 0;
+  let seq = 0;
+  const timers = new Map<number, { at: number; fn: () => void }>();
+  const clock: FlushClock = {
+    setTimeout: (fn, ms) => {
+      const id = ++seq;
+      timers.set(id, { at: now + ms, fn });
+      return id;
+    },
+    clearTimeout: (h) => {
+      timers.delete(h as number);
+    },
+  };
+  return {
+    clock,
+    get now() {
+      return now;
+    },
+    advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        const due = [...timers.entries()].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+        if (!due) break;
+        timers.delete(due[0]);
+        now = due[1].at;
+        due[1].fn();
+      }
+      now = end;
+    },
+  };
+}
+
+function snap(id: number, state: TransferState, bytesDone = 0): TransferSnapshot {
+  return {
+    id,
+    accountId: 1,
+    bucket: 'b',
+    key: `k${id}`,
+    localPath: `/f/${id}`,
+    size: 1000,
+    state,
+    source: 'manual',
+    bytesDone,
+    speed: 0,
+    etaSeconds: null,
+    etag: null,
+    lastError: null,
+    warning: null,
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
+
+const view = (s: TransferSnapshot): TransferView => ({
+  ...s,
+  rootId: null,
+  pausedBy: null,
+  attempts: 0,
+  verified: false,
+  remoteHash: null,
+});
+
+describe('event coalescer', () => {
+  it('10,000 transfers in flight: at most 10 batches a second, and the last state of every transfer arrives', () => {
+    const t = fakeClock();
+    const batches: Array<{ at: number; e: BatchEvent }> = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push({ at: t.now, e }),
+      transferView: view,
+      rootView: () => undefined,
+      totals: emptyTotals,
+      clock: t.clock,
+    });
+    const N = 10_000;
+    const last = new Map<number, TransferState>();
+    // Three simulated seconds: every 5 ms, each of 500 transfers reports progress; states move along.
+    for (let ms = 0; ms < 3000; ms += 5) {
+      for (let k = 0; k < 500; k++) {
+        const id = ((ms / 5) * 500 + k) % N;
+        c.transferProgress({ id, bytesDone: ms, size: 1000, speed: 100, etaSeconds: 1 });
+      }
+      const id = (ms / 5) % N;
+      const state: TransferState = ms < 1000 ? 'uploading' : ms < 2000 ? 'completing' : 'done';
+      for (const x of [id, (id + 5000) % N]) {
+        c.transferChanged(snap(x, state));
+        last.set(x, state);
+      }
+      t.advance(5);
+    }
+    // Every transfer changes once more at the very end, in one burst.
+    for (let id = 0; id < N; id++) {
+      c.transferChanged(snap(id, 'done', 1000));
+      last.set(id, 'done');
+    }
+    t.advance(1000);
+
+    const transferBatches = batches.filter((b) => b.e.name === 'transfers');
+    for (let second = 0; second < 5; second++) {
+      const inSecond = transferBatches.filter((b) => b.at >= second * 1000 && b.at < (second + 1) * 1000);
+      expect(inSecond.length).toBeLessThanOrEqual(10);
+    }
+    for (let i = 1; i < transferBatches.length; i++)
+      expect(transferBatches[i]!.at - transferBatches[i - 1]!.at).toBeGreaterThanOrEqual(100);
+
+    const seen = new Map<number, TransferState>();
+    for (const b of transferBatches) {
+      if (b.e.name !== 'transfers') continue;
+      const ids = b.e.payload.changed.map((v) => v.id);
+      expect(new Set(ids).size).toBe(ids.length); // one snapshot per transfer per batch
+      for (const v of b.e.payload.changed) seen.set(v.id, v.state);
+    }
+    expect(seen.size).toBe(N);
+    for (const [id, state] of last) expect(seen.get(id)).toBe(state);
+  });
+
+  it('progress is one array per batch with the latest entry of each transfer, and throughput sums the running ones', () => {
+    const t = fakeClock();
+    const batches: BatchEvent[] = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push(e),
+      transferView: view,
+      rootView: () => undefined,
+      totals: emptyTotals,
+      clock: t.clock,
+    });
+    c.transferProgress({ id: 1, bytesDone: 10, size: 100, speed: 5, etaSeconds: 18 });
+    c.transferProgress({ id: 1, bytesDone: 20, size: 100, speed: 7, etaSeconds: 11 });
+    c.transferProgress({ id: 2, bytesDone: 1, size: 100, speed: 3, etaSeconds: 33 });
+    t.advance(99);
+    expect(batches).toEqual([]);
+    t.advance(1);
+    expect(batches).toHaveLength(1);
+    const b = batches[0]!;
+    expect(b.name).toBe('transfers');
+    if (b.name !== 'transfers') return;
+    expect(b.payload.progress).toEqual([
+      { id: 1, bytesDone: 20, size: 100, speed: 7, etaSeconds: 11 },
+      { id: 2, bytesDone: 1, size: 100, speed: 3, etaSeconds: 33 },
+    ]);
+    expect(b.payload.throughput).toBe(10);
+    // A transfer that ends no longer counts in the throughput.
+    c.transferChanged(snap(1, 'done', 100));
+    t.advance(100);
+    const b2 = batches[1]!;
+    if (b2.name !== 'transfers') throw new Error('expected a transfers batch');
+    expect(b2.payload.throughput).toBe(3);
+    expect(b2.payload.changed.map((v) => [v.id, v.state])).toEqual([[1, 'done']]);
+    // Nothing pending: no batch.
+    t.advance(1000);
+    expect(batches).toHaveLength(2);
+  });
+
+  it('close() sends what is pending and nothing after', () => {
+    const t = fakeClock();
+    const batches: BatchEvent[] = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push(e),
+      transferView: view,
+      rootView: (id) => ({ id }) as never,
+      totals: emptyTotals,
+      clock: t.clock,
+    });
+    c.transferChanged(snap(7, 'failed'));
+    c.rootChanged(3);
+    c.close();
+    expect(batches.map((b) => b.name)).toEqual(['transfers', 'roots']);
+    c.transferChanged(snap(8, 'failed'));
+    t.advance(1000);
+    expect(batches).toHaveLength(2);
+  });
+
+  it('a read that fails while a batch is built (a closing database) neither throws from the timer nor loses the state', () => {
+    const t = fakeClock();
+    const batches: BatchEvent[] = [];
+    const errors: unknown[] = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push(e),
+      transferView: () => {
+        throw new Error('The database connection is not open');
+      },
+      rootView: () => undefined,
+      totals: () => {
+        throw new Error('The database connection is not open');
+      },
+      onError: (e) => errors.push(e),
+      clock: t.clock,
+    });
+    c.transferChanged(snap(4, 'failed'));
+    expect(() => t.advance(100)).not.toThrow();
+    const b = batches[0]!;
+    if (b.name !== 'transfers') throw new Error('expected a transfers batch');
+    expect(b.payload.changed.map((v) => [v.id, v.state, v.pausedBy])).toEqual([[4, 'failed', null]]);
+    expect(b.payload.totals).toEqual(emptyTotals());
+    expect(errors).toHaveLength(2);
+  });
+});
