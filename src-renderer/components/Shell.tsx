@@ -23,7 +23,7 @@ const FONT =
 /**
  * Colour tokens: the kit's defaults, darkened (light theme) where text on them fell below the
  * 4.5:1 contrast WCAG asks for (the blue of the selected tab, the greens of status tags;
- * status tags are solid: white text on the status colour).
+ * status tags are solid in light (white on the status colour), filled in dark (status colour on dark).
  */
 const LIGHT = {
   fontFamily: FONT,
@@ -35,11 +35,11 @@ const LIGHT = {
 };
 const DARK = {
   fontFamily: FONT,
-  colorPrimary: '#4096ff',
+  colorPrimary: '#1668dc',
   colorSuccess: '#73d13d',
   colorWarning: '#ffc53d',
   colorError: '#ff7875',
-  colorInfo: '#4096ff',
+  colorInfo: '#1668dc',
 };
 
 export function Shell({ screens }: { screens: Record<Screen, () => ReactNode> }) {
@@ -60,7 +60,7 @@ export function Shell({ screens }: { screens: Record<Screen, () => ReactNode> })
       <ConfigProvider
         locale={language === 'zh-CN' ? zhCN : enUS}
         theme={{ algorithm: dark ? theme.darkAlgorithm : theme.defaultAlgorithm, token: dark ? DARK : LIGHT }}
-        tag={{ variant: 'solid' }}
+        tag={{ variant: dark ? 'filled' : 'solid' }}
       >
         <AntApp className="app-root">
           <Frame screens={screens} />

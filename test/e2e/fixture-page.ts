@@ -22,11 +22,16 @@ export interface FixturePage {
 
 export async function startFixturePage(): Promise<FixturePage> {
   const outDir = path.join(ROOT, 'dist/fixture-app');
+  // vitest sets NODE_ENV=test, which makes the kit give every element the id "test-id": build as users get it.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
   await build({
     configFile: path.join(ROOT, 'vite.config.ts'),
     root: path.join(ROOT, 'test/e2e/fixture-app'),
     logLevel: 'warn',
     build: { outDir, emptyOutDir: true, sourcemap: false },
+  }).finally(() => {
+    process.env.NODE_ENV = nodeEnv;
   });
   const server: Server = createServer((req, res) => {
     const wanted = path.join(outDir, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
