@@ -76,7 +76,10 @@ async function scrollBench(page: Page): Promise<Record<string, number>> {
   await scrollInPage(page, 500);
   await page.evaluate("document.querySelector('.transfer-scroll').scrollTo(0, 0)");
   await page.waitForTimeout(500);
+  const cpuBefore = rendererMainCpu();
+  const wallStart = Date.now();
   const { intervals, work } = await scrollInPage(page, SCROLL_MS);
+  const cpu = busiestDelta(cpuBefore, rendererMainCpu()) / ((Date.now() - wallStart) / 1000);
   const iv = [...intervals].sort((a, b) => a - b);
   const wk = [...work].sort((a, b) => a - b);
   const rowsNow = await page.evaluate<number>("document.querySelectorAll('.transfer-scroll [role=row]').length");
@@ -87,6 +90,7 @@ async function scrollBench(page: Page): Promise<Record<string, number>> {
     ui_scroll_frame_p95_ms: percentile(iv, 95),
     ui_scroll_frame_p99_ms: percentile(iv, 99),
     ui_scroll_frames_over_17ms_pct: (100 * intervals.filter((x) => x > 17.5).length) / Math.max(1, intervals.length),
+    ui_scroll_main_cpu_pct: 100 * cpu,
     ui_scroll_work_p50_ms: percentile(wk, 50),
     ui_scroll_work_p95_ms: percentile(wk, 95),
     ui_scroll_work_p99_ms: percentile(wk, 99),
