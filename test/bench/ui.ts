@@ -17,6 +17,7 @@
  *    real renderer does not hold (they live in the service process): an overestimate.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import type { CDPSession, Page } from 'playwright-core';
 import type { AppEvents, TransferTotals } from '../../src-main/shared/contract';
 import { startFixturePage } from '../e2e/fixture-page';
@@ -85,6 +86,7 @@ async function scrollBench(page: Page): Promise<Record<string, number>> {
   const rowsNow = await page.evaluate<number>("document.querySelectorAll('.transfer-scroll [role=row]').length");
   process.stderr.write(`ui: scrolled ${intervals.length} frames, ${rowsNow} rows in the DOM at the end\n`);
   return {
+    ui_scroll_load1: os.loadavg()[0]!,
     ui_scroll_frames: intervals.length,
     ui_scroll_frame_p50_ms: percentile(iv, 50),
     ui_scroll_frame_p95_ms: percentile(iv, 95),
@@ -220,6 +222,7 @@ async function progressBench(page: Page, cdp: CDPSession): Promise<Record<string
   const shown = await page.evaluate<string>("document.querySelector('.transfer-scroll [data-state]').textContent");
   process.stderr.write(`ui: ${sent} batches of ${ACTIVE} in ${wall.toFixed(1)} s; first row: ${shown.slice(0, 80)}\n`);
   return {
+    ui_progress_load1: os.loadavg()[0]!,
     ui_progress_active: ACTIVE,
     ui_progress_batches_per_s: sent / wall,
     ui_progress_batch_kib: bytes / 1024,
