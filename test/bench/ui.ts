@@ -83,8 +83,11 @@ async function scrollBench(page: Page): Promise<Record<string, number>> {
   const cpu = busiestDelta(cpuBefore, rendererMainCpu()) / ((Date.now() - wallStart) / 1000);
   const iv = [...intervals].sort((a, b) => a - b);
   const wk = [...work].sort((a, b) => a - b);
-  const rowsNow = await page.evaluate<number>("document.querySelectorAll('.transfer-scroll [role=row]').length");
-  process.stderr.write(`ui: scrolled ${intervals.length} frames, ${rowsNow} rows in the DOM at the end\n`);
+  const [rowsNow, shown] = await page.evaluate<[number, string]>(
+    "[document.querySelectorAll('.transfer-scroll [role=row]').length, document.querySelector('.transfer-scroll [data-state] .name')?.textContent]",
+  );
+  // A scroll that did not move, or rows still loading, would make cheap frames: show where it ended.
+  process.stderr.write(`ui: scrolled ${intervals.length} frames, ${rowsNow} rows in the DOM, first shown ${shown}\n`);
   return {
     ui_scroll_load1: os.loadavg()[0]!,
     ui_scroll_frames: intervals.length,
