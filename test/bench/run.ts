@@ -28,7 +28,7 @@ const ONE_BYTES = Number(process.env.BENCH_FILE_MIB ?? 1024) * MiB;
 const BIG_BYTES = Number(process.env.BENCH_BIG_MIB ?? 4096) * MiB;
 const SMALL_FILES = Number(process.env.BENCH_SMALL_FILES ?? 2000);
 /**
- * BENCH_ONLY=one,resume,four,small,latency,startup,sync runs only those sections (for profiling one
+ * BENCH_ONLY=one,resume,four,small,latency,startup,sync,ui runs only those sections (for profiling one
  * figure); unset runs everything. The baseline runs with `one`.
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
@@ -227,6 +227,7 @@ async function main(): Promise<void> {
       };
       if (mod.runSyncBench) Object.assign(results, await mod.runSyncBench());
     }
+    if (runs('ui')) Object.assign(results, await (await import('./ui')).runUiBench());
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await rm(tmp, { recursive: true, force: true });

@@ -61,7 +61,8 @@ function makeRow(id: number): TransferView {
   };
 }
 
-export function fixtureService(count: number): FakeBridge & { stop(): void } {
+/** `active`: how many of the newest rows are uploading (the UI benchmark's 10,000 in progress); 0 keeps the mix. */
+export function fixtureService(count: number, active = 0): FakeBridge & { stop(): void } {
   const settings: Settings = {
     concurrency: { files: 4, blocksPerFile: 3 },
     bandwidthLimit: null,
@@ -76,6 +77,15 @@ export function fixtureService(count: number): FakeBridge & { stop(): void } {
     launchAtLogin: false,
   };
   const rows = Array.from({ length: count }, (_, i) => makeRow(count - i));
+  for (const r of rows.slice(0, active))
+    Object.assign(r, {
+      state: 'uploading',
+      bytesDone: 0,
+      speed: 2.5 * MiB,
+      etaSeconds: 60,
+      etag: null,
+      verified: false,
+    });
   const totals = (): TransferTotals => {
     const t = {
       queued: 0,
