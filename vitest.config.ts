@@ -33,10 +33,12 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // Chromium tests (the served app, the renderer's screens): one file at a time, longer limits.
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          fileParallelism: false,
           testTimeout: 120_000,
-          hookTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
       {

@@ -3,7 +3,7 @@
 // machine with no route to the release host it would fail the whole install); `prepare`
 // and `npm start` call `ensureElectron` instead, which never fails the caller.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './build-lib.mjs';
 
@@ -36,9 +36,67 @@ export function ensureElectron() {
   if (!existsSync(path.join(ELECTRON_DIR, 'install.js')))
     return { ok: false, reason: 'the electron package is not installed' };
   if (process.env.ELECTRON_SKIP_BINARY_DOWNLOAD)
-    return { ok: false, reason: 'ELECTRON_SKIP_BINARY_DOWNLOAD is set, so its download was skipped' };
+    return { ok: false, reason: 'the Electron runtime was not downloaded (ELECTRON_SKIP_BINARY_DOWNLOAD is set)' };
   const run = spawnSync(process.execPath, ['install.js'], { cwd: ELECTRON_DIR, encoding: 'utf8', timeout: 300_000 });
   const binary = electronBinary();
   if (binary) return { ok: true, binary };
-  return { ok: false, reason: `its download failed: ${failureLine(`${run.stderr ?? ''}\n${run.stdout ?? ''}`)}` };
+  return {
+    ok: false,
+    reason: `the Electron runtime could not be downloaded (${failureLine(`${run.stderr ?? ''}\n${run.stdout ?? ''}`)})`,
+  };
+}
+
+/** Native modules the main process loads, and what they need at run time. */
+const NATIVE = ['better-sqlite3'];
+const NATIVE_WITH_DEPS = ['better-sqlite3', 'bindings', 'file-uri-to-path'];
+
+/**
+ * Electron runs its own Node (another ABI) than the one `npm install` built better-sqlite3
+ * for. This gives the Electron main bundle its own copy, in dist/electron/node_modules
+ * (found first from dist/electron/main.js; the CLI in dist/cli/ keeps the Node copy),
+ * rebuilt for this Electron with @electron/rebuild when it does not load as it is.
+ * { ok: true } or { ok: false, reason }.
+ */
+export async function ensureElectronNative(binary) {
+  const dir = path.join(ROOT, 'dist', 'electron');
+  const loads = () =>
+    spawnSync(
+      binary,
+      [
+        '-e',
+        NATIVE.map((m) => `require(${JSON.stringify(m)})`).join(';') +
+          ";new (require('better-sqlite3'))(':memory:').close()",
+      ],
+      {
+        cwd: dir,
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    ).status === 0;
+  if (loads()) return { ok: true };
+  const version = JSON.parse(readFileSync(path.join(ELECTRON_DIR, 'package.json'), 'utf8')).version;
+  try {
+    for (const m of NATIVE_WITH_DEPS)
+      cpSync(path.join(ROOT, 'node_modules', m), path.join(dir, 'node_modules', m), {
+        recursive: true,
+        dereference: true,
+      });
+    writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'blocklift-electron-main',
+        private: true,
+        type: 'module',
+        dependencies: { 'better-sqlite3': '*' },
+      }),
+    );
+    const { rebuild } = await import('@electron/rebuild');
+    await rebuild({ buildPath: dir, electronVersion: version, onlyModules: NATIVE, force: true });
+  } catch (e) {
+    return { ok: false, reason: `better-sqlite3 could not be built for Electron ${version}: ${e?.message ?? e}` };
+  }
+  return loads()
+    ? { ok: true }
+    : { ok: false, reason: `better-sqlite3 built for Electron ${version} still does not load` };
 }

@@ -5,20 +5,24 @@
 // Arguments after `npm start --` go to the app (files to upload) or to `serve` (--port…).
 import { spawn } from 'node:child_process';
 import { buildMain, buildRenderer, ROOT, staleReason } from './build-lib.mjs';
-import { ensureElectron } from './electron-runtime.mjs';
+import { ensureElectron, ensureElectronNative } from './electron-runtime.mjs';
 
 const args = process.argv.slice(2);
 if (staleReason('main')) await buildMain();
 if (staleReason('renderer')) await buildRenderer();
 
-const runtime = ensureElectron();
+let runtime = ensureElectron();
+if (runtime.ok) {
+  const native = await ensureElectronNative(runtime.binary);
+  if (!native.ok) runtime = { ok: false, reason: native.reason };
+}
 if (runtime.ok) {
   const child = spawn(runtime.binary, [ROOT, ...args], { stdio: 'inherit' });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else {
   process.stderr.write(
-    `blocklift: the desktop window needs the Electron runtime and ${runtime.reason}; starting the headless door instead (open its URL in a browser).\n`,
+    `blocklift: no desktop window: ${runtime.reason}; starting the headless door instead (open its URL in a browser).\n`,
   );
   const { main } = await import('../dist/cli/cli.mjs');
   process.exitCode = await main([process.argv[0], 'blocklift', 'serve', ...args]);

@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { app, powerMonitor, type BrowserWindow } from 'electron';
+import { RotatingLog } from '../service/log-file';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { openDesktopApp, type DesktopApp } from './desktop-app';
 import { APP_ORIGIN, registerIpcDoor, type IpcDoor } from './ipc';
 import { SafeStorageSecretStore } from './secrets';
 import { startTray } from './tray';
 import { createAppWindow } from './window';
+import { defaultDataDir } from '../service/data-dir';
 
 /**
  * The desktop app's main process (package.json "main" → dist/electron/main.js). One
@@ -25,6 +27,7 @@ let desktop: DesktopApp | undefined;
 let ipc: IpcDoor | undefined;
 let win: BrowserWindow | undefined;
 let tray: { dispose(): void } | undefined;
+let log: RotatingLog | undefined;
 let quitting = false;
 let closed = false;
 
@@ -37,13 +40,18 @@ function showWindow(): void {
 
 async function start(paths: string[]): Promise<void> {
   const root = app.getAppPath();
-  const dataDir = app.getPath('userData');
+  // The same data folder as `blocklift serve` and the CLI (one queue); userData keeps Chromium's profile.
+  const dataDir = defaultDataDir();
+  log = new RotatingLog({ dataDir });
+  log.write('info', `desktop app ${app.getVersion()} starting`);
   desktop = await openDesktopApp({
     dataDir,
     secrets: new SafeStorageSecretStore(path.join(dataDir, 'secrets.json')),
   });
   serveRenderer(path.join(root, 'dist', 'renderer'));
   ipc = registerIpcDoor(desktop.backend);
+  const backend = desktop.backend;
+  log.follow((l) => backend.on(l));
   const icon = path.join(root, 'dist', 'electron', 'icon.png');
   win = createAppWindow({
     preload: path.join(root, 'dist', 'electron', 'preload.cjs'),
@@ -83,6 +91,7 @@ if (!app.requestSingleInstanceLock({ paths: argvPaths(process.argv) })) {
     tray?.dispose();
     ipc?.dispose();
     void (desktop?.close() ?? Promise.resolve()).finally(() => {
+      log?.write('info', 'desktop app quit');
       closed = true;
       app.quit();
     });
@@ -91,7 +100,9 @@ if (!app.requestSingleInstanceLock({ paths: argvPaths(process.argv) })) {
     .whenReady()
     .then(() => start(argvPaths(process.argv)))
     .catch((e: unknown) => {
-      process.stderr.write(`blocklift: the app could not start: ${(e as Error)?.stack ?? String(e)}\n`);
+      const text = `the app could not start: ${(e as Error)?.stack ?? String(e)}`;
+      log?.write('error', text);
+      process.stderr.write(`blocklift: ${text}\n`);
       app.exit(1);
     });
 }

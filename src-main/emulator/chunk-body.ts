@@ -1,13 +1,9 @@
-import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { crc32 } from 'node:zlib';
 import { crc32Combine } from './crc32-combine';
+import { BATCH_BUFFER_BYTES, type HashPool } from './hash-pool';
 import { HttpError } from './http-util';
-
-/** Pieces are gathered up to this size before one positioned vectored write. */
-const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 export interface ChunkReceipt {
   bytes: number;
@@ -28,7 +24,9 @@ export interface ReceiveChunkOptions {
   /** The body must be exactly this long (the request's Content-Length). */
   declaredBytes: number;
   blockCrcBefore: number;
-  /** Fed every piece of the body as it arrives (the etag's unit SHA1s). */
+  /** Computes the body's MD5 and CRC-32 off the request thread. */
+  hashes: HashPool;
+  /** Fed every batch of the body, in order (the etag's unit SHA1s). */
   onPiece?: (piece: Buffer) => void;
   /** Fault injection: read no faster than this. */
   bandwidthBytesPerSec?: number;
@@ -44,23 +42,26 @@ export interface ReceiveChunkOptions {
  */
 export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions): Promise<ChunkReceipt> {
   const fh = await open(o.file, o.create ? 'w' : 'r+');
-  const md5 = createHash('md5');
-  let bodyCrc = 0;
+  const job = o.hashes.begin();
   let received = 0;
   let written = 0;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const nextBatch = (remaining: number): Batch => {
+    const sab = o.hashes.buffer(Math.max(1, Math.min(BATCH_BUFFER_BYTES, remaining)));
+    return { sab, view: Buffer.from(sab), fill: 0 };
+  };
+  let batch = nextBatch(o.declaredBytes);
   const startedMs = Date.now();
+  // The batch goes to a hashing worker and to the file at the same time; both only read it.
   const flush = async () => {
-    if (pendingBytes === 0) return;
-    const pieces = pending;
-    const bytes = pendingBytes;
-    pending = [];
-    pendingBytes = 0;
-    // One positioned vectored write, no copy into a joined buffer.
-    const { bytesWritten } = await fh.writev(pieces, o.position + written);
-    if (bytesWritten !== bytes) throw new Error(`short write to the block file (${bytesWritten} of ${bytes} bytes)`);
-    written += bytes;
+    if (batch.fill === 0) return;
+    const current = batch;
+    const { view, fill } = current;
+    batch = nextBatch(o.declaredBytes - written - fill);
+    job.update(current.sab, 0, fill);
+    o.onPiece?.(view.subarray(0, fill));
+    const { bytesWritten } = await fh.write(view, 0, fill, o.position + written);
+    if (bytesWritten !== fill) throw new Error(`short write to the block file (${bytesWritten} of ${fill} bytes)`);
+    written += fill;
   };
   try {
     try {
@@ -68,12 +69,13 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
         received += piece.length;
         if (received > o.declaredBytes)
           throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
-        md5.update(piece);
-        bodyCrc = crc32(piece, bodyCrc);
-        o.onPiece?.(piece);
-        pending.push(piece);
-        pendingBytes += piece.length;
-        if (pendingBytes >= WRITE_BUFFER_BYTES) await flush();
+        for (let pos = 0; pos < piece.length;) {
+          const take = Math.min(batch.view.length - batch.fill, piece.length - pos);
+          piece.copy(batch.view, batch.fill, pos, pos + take);
+          batch.fill += take;
+          pos += take;
+          if (batch.fill === batch.view.length) await flush();
+        }
         if (o.resetAfterBytes !== undefined && received >= o.resetAfterBytes) {
           req.socket.destroy();
           throw new ChunkResetError();
@@ -94,20 +96,28 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       throw new HttpError(400, `request body has ${received} bytes, Content-Length says ${o.declaredBytes}`);
     }
     await flush();
+    const { md5Hex, crc32: bodyCrc } = await job.digest();
     await fh.close();
     // The block's CRC so far without a second pass over the body.
     return {
       bytes: received,
-      md5Hex: md5.digest('hex'),
+      md5Hex,
       crc32: bodyCrc,
       blockCrc32: crc32Combine(o.blockCrcBefore, bodyCrc, received),
     };
   } catch (e) {
+    job.drop();
     // No write is pending here (each is awaited), so the block may be used again at once:
     // the caller unlocks without waiting for the close (a client retries a cut chunk fast).
     fh.close().catch(() => undefined);
     throw e;
   }
+}
+
+interface Batch {
+  sab: SharedArrayBuffer;
+  view: Buffer;
+  fill: number;
 }
 
 /** The connection was cut on purpose (fault injection); nothing can be answered. */

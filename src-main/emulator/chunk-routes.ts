@@ -5,6 +5,7 @@ import { ChunkResetError, receiveChunk } from './chunk-body';
 import type { Clock, EmulatorConfig, ObjectStore } from './contracts';
 import { batchTag, CtxError, type CtxSigner } from './ctx';
 import type { FaultInjector } from './faults';
+import type { HashPool } from './hash-pool';
 import { HttpError, sendJson } from './http-util';
 import { contentLength, pathInt, uploadBasics } from './upload-common';
 
@@ -20,6 +21,8 @@ export interface ChunkDeps {
   blocks: BlockStore;
   signer: CtxSigner;
   faults: FaultInjector;
+  /** MD5 and CRC-32 of chunk bodies, off the request thread. */
+  hashes: HashPool;
   uploadUrl: () => string;
 }
 
@@ -125,6 +128,7 @@ async function takeChunk(
     receipt = await receiveChunk(req, {
       ...positionOf(deps.blocks.location(block), block.received),
       declaredBytes: length,
+      hashes: deps.hashes,
       blockCrcBefore: block.crc32,
       onPiece: (piece) => hasher.update(piece),
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,

@@ -11,6 +11,7 @@ import { FaultInjector, type FaultConfig, type FaultEndpoint, type FaultEvent } 
 import { mountFmgr, type FmgrService } from './fmgr';
 import { handleFormUpload } from './form-upload';
 import { EmulatorHttpServer, RouteTable } from './http-server';
+import { HashPool } from './hash-pool';
 import { HttpError } from './http-util';
 import { handleMkfile, type MkfileDeps } from './mkfile';
 import type { NotifyRetry } from './notify';
@@ -135,11 +136,21 @@ function mountUploads(
     uploadUrl: () => string;
     fmgr: () => FmgrService | undefined;
     openStreams: EmulatorHttpServer['openStreams'];
+    hashes: HashPool;
   },
 ): void {
   const { config, clock, faults } = s;
   const { objects, blocks, signer, merges } = storage;
-  const chunkDeps: ChunkDeps = { config, objects, clock, blocks, signer, faults, uploadUrl: more.uploadUrl };
+  const chunkDeps: ChunkDeps = {
+    config,
+    objects,
+    clock,
+    blocks,
+    signer,
+    faults,
+    hashes: more.hashes,
+    uploadUrl: more.uploadUrl,
+  };
   const mkfileDeps: MkfileDeps = {
     ...chunkDeps,
     store: objects,
@@ -156,6 +167,25 @@ function mountUploads(
   routes.add('POST', '/mkfile/:fileSize/*', 'mkfile', (req, res, p) => handleMkfile(mkfileDeps, req, res, p));
   routes.add('POST', '/file/upload', 'form', (req, res) => handleFormUpload(mkfileDeps, req, res));
   routes.setDownload((req, res, p) => handleDownload({ objects, openStreams: more.openStreams }, req, res, p));
+}
+
+/** What Fmgr and VCA see of the emulator. */
+function contextOf(
+  s: Settings,
+  storage: EmulatorStorage,
+  routes: RouteTable,
+  closeHooks: Array<() => void | Promise<void>>,
+): EmulatorContext {
+  return {
+    config: s.config,
+    objects: storage.objects,
+    db: storage.db,
+    clock: s.clock,
+    logger: s.logger,
+    route: (method, p, handler) => routes.add(method, p, endpointOfPath(p), handler),
+    onClose: (fn) => void closeHooks.push(fn),
+    objectUrl: (bucket, key) => objectUrl(s.config.downloadBaseUrl, bucket, key),
+  };
 }
 
 /** Fmgr and VCA, on the shared router. */
@@ -211,20 +241,18 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   });
   let baseUrl = '';
   let fmgr: FmgrService | undefined;
-  mountUploads(routes, s, storage, { uploadUrl: () => baseUrl, fmgr: () => fmgr, openStreams: http.openStreams });
-  const ctx: EmulatorContext = {
-    config: s.config,
-    objects: storage.objects,
-    db: storage.db,
-    clock: s.clock,
-    logger: s.logger,
-    route: (method, p, handler) => routes.add(method, p, endpointOfPath(p), handler),
-    onClose: (fn) => void closeHooks.push(fn),
-    objectUrl: (bucket, key) => objectUrl(s.config.downloadBaseUrl, bucket, key),
-  };
+  const hashes = new HashPool();
+  mountUploads(routes, s, storage, {
+    uploadUrl: () => baseUrl,
+    fmgr: () => fmgr,
+    openStreams: http.openStreams,
+    hashes,
+  });
+  const ctx = contextOf(s, storage, routes, closeHooks);
   const stop = async () => {
     try {
       await http.close();
+      await hashes.close();
       for (const hook of closeHooks) await hook();
     } finally {
       storage.close();

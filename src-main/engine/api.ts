@@ -1,3 +1,4 @@
+import type { TransferProgress } from '../shared/events';
 import type { TransferRequest, TransferSnapshot } from '../shared/models';
 
 /**
@@ -17,13 +18,7 @@ export interface TransferQueue {
 }
 
 /** Progress of a running transfer (throttled to ~10 updates a second per transfer). */
-export interface ProgressEvent {
-  id: number;
-  bytesDone: number;
-  size: number;
-  /** Bytes per second, moving average over the last few seconds. */
-  speed: number;
-  etaSeconds: number | null;
+export interface ProgressEvent extends TransferProgress {
   /** Set on the event sent at once when a call failed and will be tried again (not throttled). */
   retry?: { reason: string; nextAttemptAt: number };
 }

@@ -7,23 +7,31 @@ import { TransferFailure, sleep } from './errors';
 import type { ConflictPolicy } from '../shared/models';
 import type { TransferRecord } from './ports';
 import { failureFrom, type CallName, type Decision } from './retry';
+import type { MkfileResult } from '../protocol/types';
 import type { IssuedToken } from './tokens';
 import type { Stops, UploadDeps, UploadOutcome } from './upload-deps';
 import { tokenHasCallback, type UploadToken } from './upload-token';
 
 const MAX_RENAMES = 100;
 
-/** What the mkfile step needs of its file upload (file-upload.ts builds it). */
+/**
+ * What the completing request needs of its file upload (file-upload.ts builds it): mkfile
+ * after the blocks, or the whole small file's form upload. Both answer alike (hash, key or
+ * the callback's reply) and get the same conflict policy, 579 and retry handling.
+ */
 export interface CompleteStep {
   deps: UploadDeps;
   rec: TransferRecord;
   tokens: UploadToken;
-  batch: string;
-  size: number;
-  blocks: readonly BlockState[];
+  /** The etag of the bytes read (per 4 MiB unit SHA1, any block size). */
+  etag: string;
+  /** Which call `send` makes, for the retry decision. */
+  call: 'mkfile' | 'form';
+  /** Sends the completing request with this token to `tokens.currentKey`. */
+  send(token: string, callback: boolean, stops: Stops): Promise<MkfileResult<string | null>>;
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
   retried(reason: string, delayMs: number): void;
-  /** Sets every block back and uploads them all again (412, or a refused block list). */
+  /** Sets every block back and uploads them all again (412, or a refused block list); a form upload just sends again. */
   reuploadBlocks(stops: Stops): Promise<void>;
 }
 
@@ -34,7 +42,7 @@ export interface CompleteStep {
  */
 export async function complete(c: CompleteStep, stops: Stops): Promise<UploadOutcome> {
   const signal = stops.soft;
-  const etag = etagOf(c);
+  const etag = c.etag;
   const counts = { attempt: 0, renames: 0 };
   for (;;) {
     const at: { call: CallName; tok: IssuedToken | undefined } = { call: 'token', tok: undefined };
@@ -50,13 +58,13 @@ export async function complete(c: CompleteStep, stops: Stops): Promise<UploadOut
   }
 }
 
-/** The etag of the bytes read while uploading (per 4 MiB unit SHA1, any block size). */
-function etagOf(c: CompleteStep): string {
-  if (c.size === 0) return etagFromUnitDigests([createHash('sha1').digest()]);
-  return etagFromUnitDigests(c.blocks.flatMap((b) => b.unitDigests()));
+/** The etag of the bytes read while uploading the blocks (per 4 MiB unit SHA1, any block size). */
+export function etagOfBlocks(size: number, blocks: readonly BlockState[]): string {
+  if (size === 0) return etagFromUnitDigests([createHash('sha1').digest()]);
+  return etagFromUnitDigests(blocks.flatMap((b) => b.unitDigests()));
 }
 
-/** One mkfile call and the hash check of its reply; `at` records how far it got. */
+/** One mkfile (or form upload) call and the hash check of its reply; `at` records how far it got. */
 async function mkfileOnce(
   c: CompleteStep,
   stops: Stops,
@@ -64,20 +72,8 @@ async function mkfileOnce(
   at: { call: CallName; tok: IssuedToken | undefined },
 ): Promise<UploadOutcome> {
   at.tok = await c.tokens.current(stops.soft);
-  at.call = 'mkfile';
-  const callback = tokenHasCallback(at.tok.token);
-  const r = await c.deps.client.mkfile({
-    callback,
-    token: at.tok.token,
-    fileSize: c.size,
-    batch: c.batch,
-    ctxs: c.blocks.map((b) => b.lastCtx!),
-    key: c.tokens.currentKey,
-    mimeType: c.rec.options.mimeType,
-    deadlineDays: c.rec.options.deadlineDays,
-    vars: c.rec.options.vars,
-    signal: stops.hard,
-  });
+  at.call = c.call;
+  const r = await c.send(at.tok.token, tokenHasCallback(at.tok.token), stops);
   const key = r.key ?? c.tokens.currentKey;
   c.tokens.accepted(at.tok);
   if (r.hash === null) {
@@ -114,7 +110,10 @@ async function afterMkfileError(
 ): Promise<UploadOutcome | undefined> {
   const signal = stops.soft;
   const d = c.decide(e, at.call, at.tok, at.counts.attempt);
-  c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
+  // Only a request made again is a retry (news, an attempt counted): not a conflict policy
+  // at work, a 579 accepted with a warning, or the end.
+  if (!['conflict', 'done-with-warning', 'fail', 'stop'].includes(d.action))
+    c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
   switch (d.action) {
     case 'retry':
     case 'resend-chunk':

@@ -1,7 +1,8 @@
+import { statSync } from 'node:fs';
 import { Emitter } from '../base/emitter';
-import { onUnexpectedError } from '../base/unexpected-error';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
+import { EndBatch } from './end-batch';
 import { StopRequest, TransferFailure } from './errors';
 import { FileUpload } from './file-upload';
 import { DEFAULT_BLOCK_SIZE_BYTES, checkBlockSize } from './plan';
@@ -28,8 +29,11 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private readonly resources: UploadResources;
   private readonly running = new Map<
     number,
-    { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void> }
+    { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void>; small: boolean }
   >();
+  /** Running transfers that were launched as large (block uploads): at most limits.maxFiles. */
+  private largeRunning = 0;
+  private readonly ends: EndBatch;
   private readonly changes = new Emitter<TransferSnapshot>('engine transfer-change listener');
   private readonly progress = new Emitter<ProgressEvent>('engine progress listener');
   private readonly idleWaiters: Array<() => void> = [];
@@ -41,6 +45,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   constructor(private readonly opts: EngineOptions) {
     this.store = opts.store;
     this.resources = new UploadResources(opts);
+    this.ends = new EndBatch(this.store);
     this.now = opts.now ?? Date.now;
     checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
   }
@@ -183,18 +188,34 @@ export class UploadEngine implements TransferQueue, TransferControl {
     for (const w of this.idleWaiters.splice(0)) w();
   }
 
-  /** Starts queued transfers while there is room. */
+  /**
+   * Starts queued transfers while there is room, in queue order: at most `maxFiles` large
+   * ones (uploaded in blocks) and at most `maxSmallFiles` in all, so many small files (form
+   * uploads, one request each) run at once while large ones keep their own limit. A large
+   * file at the head waits for a large slot; the small files behind it wait too (order kept).
+   */
   private pump(): void {
     if (!this.started || this.closed || this.pumping) return;
     this.pumping = true;
+    const limits = this.resources.scheduler.limits;
+    const cap = Math.max(limits.maxFiles, limits.maxSmallFiles);
     try {
-      while (this.running.size < this.resources.scheduler.limits.maxFiles) {
-        // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
-        // head of the queue is the next one; the guard stops a loop if that write failed.
-        const next = this.store.listTransfers(['queued'], 1).find((r) => !this.running.has(r.id));
-        if (!next) break;
-        this.launch(next);
-      }
+      // One transaction for the launches' state writes (many small files start at once).
+      this.store.batch(() => {
+        for (;;) {
+          const room = cap - this.running.size;
+          if (room <= 0) return;
+          // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
+          // next read starts after it; the guard stops a loop if that write failed.
+          const heads = this.store.listTransfers(['queued'], room).filter((r) => !this.running.has(r.id));
+          if (heads.length === 0) return;
+          for (const next of heads) {
+            const small = this.isSmall(next);
+            if (!small && this.largeRunning >= limits.maxFiles) return;
+            this.launch(next, small);
+          }
+        }
+      });
     } catch (e) {
       this.safeLog('error', 'engine-pump', `could not read the queue: ${(e as Error).message}`);
     } finally {
@@ -203,14 +224,29 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.wakeIdle();
   }
 
-  private launch(rec: TransferRecord): void {
+  /**
+   * Whether a queued transfer's file is small enough for a form upload, by a stat of its
+   * path now (a few µs); an unreadable path counts as large (it fails at once anyway). Only
+   * the admission depends on it: the upload itself decides again from its own stat.
+   */
+  private isSmall(rec: TransferRecord): boolean {
+    try {
+      return statSync(rec.localPath).size <= this.resources.formUploadMaxBytes;
+    } catch {
+      return false;
+    }
+  }
+
+  private launch(rec: TransferRecord, small: boolean): void {
     const ctrl = new AbortController();
     const hard = new AbortController();
     const tracker = new ProgressTracker(0, rec.size);
-    const entry = { ctrl, hard, tracker, done: Promise.resolve() };
+    const entry = { ctrl, hard, tracker, done: Promise.resolve(), small };
     this.running.set(rec.id, entry);
+    if (!small) this.largeRunning++;
     entry.done = this.runOne(rec, ctrl, hard, tracker).finally(() => {
       this.running.delete(rec.id);
+      if (!small) this.largeRunning--;
       this.pump();
     });
   }
@@ -255,12 +291,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
           cause: e,
         });
     }
-    try {
-      this.finish(rec, tracker, outcome, failure, stopTo);
-    } catch (e) {
-      // finish already reports what it can; nothing here may reject the run's promise
-      onUnexpectedError(e, 'engine: recording how a transfer ended');
-    }
+    await this.ends.record(() => this.finish(rec, tracker, outcome, failure, stopTo));
   }
 
   /** Records how a run ended; a failing store write here is logged, never thrown. */
@@ -285,6 +316,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
           remoteHash: outcome.remoteHash,
           returnBody: outcome.returnBody,
           warning: outcome.warning,
+          ...(outcome.file ?? {}),
           lastError: null,
           finishedAt: t,
         });

@@ -3,9 +3,10 @@ import { setMaxListeners } from 'node:events';
 import type { ServiceError } from '../protocol/errors';
 import { BlockState } from './block-state';
 import { uploadBlock, type BlockRound } from './block-upload';
-import { complete } from './complete';
+import { complete, etagOfBlocks } from './complete';
 import { TransferFailure, storeWrite } from './errors';
 import { FileSource } from './file-source';
+import { uploadSmallFile } from './form-upload';
 import { planBlocks, type ChunkSizer } from './plan';
 import type { TransferRecord } from './ports';
 import { decide, type CallName, type Decision, type RetryState } from './retry';
@@ -49,6 +50,22 @@ export class FileUpload {
   async run(signal: Stops): Promise<UploadOutcome> {
     try {
       this.file = await FileSource.open(this.rec.localPath);
+      const st = await this.file.stat();
+      if (st.size <= this.deps.formUploadMaxBytes) {
+        return await uploadSmallFile(
+          {
+            deps: this.deps,
+            rec: this.rec,
+            hooks: this.hooks,
+            file: this.file,
+            tokens: this.tokens,
+            size: st.size,
+            mtimeMs: st.mtimeMs,
+            decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
+          },
+          signal,
+        );
+      }
       for (let restarts = 0; ; restarts++) {
         await this.prepare();
         this.hooks.phase('uploading');
@@ -69,9 +86,21 @@ export class FileUpload {
             deps: this.deps,
             rec: this.rec,
             tokens: this.tokens,
-            batch: this.batch,
-            size: this.size,
-            blocks: this.blocks,
+            etag: etagOfBlocks(this.size, this.blocks),
+            call: 'mkfile',
+            send: (token, callback, stops) =>
+              this.deps.client.mkfile({
+                callback,
+                token,
+                fileSize: this.size,
+                batch: this.batch,
+                ctxs: this.blocks.map((b) => b.lastCtx!),
+                key: this.tokens.currentKey,
+                mimeType: this.rec.options.mimeType,
+                deadlineDays: this.rec.options.deadlineDays,
+                vars: this.rec.options.vars,
+                signal: stops.hard,
+              }),
             decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
             retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
             reuploadBlocks: (stops) => this.reuploadBlocks(stops),
@@ -167,9 +196,12 @@ export class FileUpload {
         const b = pending.shift();
         if (!b) return;
         const release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.soft);
+        let releaseRequest: (() => void) | undefined;
         try {
+          releaseRequest = await this.deps.scheduler.requests.acquire(1, this.rec.priority, inner.soft);
           await uploadBlock(round, b, inner);
         } finally {
+          releaseRequest?.();
           release();
         }
       }

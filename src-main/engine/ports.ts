@@ -99,6 +99,12 @@ export interface EngineStore {
   deleteBlocks(transferId: number): void;
   /** Applies the final patch and forgets the blocks, atomically. */
   finishTransfer(id: number, patch: TransferPatch): void;
+  /**
+   * Runs `fn` with every write it makes in one transaction (one commit for many files'
+   * state changes); reads inside see those writes. A nested call joins the outer one. When
+   * `fn` throws, its writes are rolled back and the error is rethrown.
+   */
+  batch<T>(fn: () => T): T;
   logEvent(e: {
     level: 'info' | 'warn' | 'error';
     kind: string;

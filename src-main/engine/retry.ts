@@ -9,7 +9,8 @@ import { TransferFailure } from './errors';
  */
 
 export type FailureKind = 'service' | 'bad-reply' | 'network' | 'timeout' | 'aborted';
-export type CallName = 'mkblk' | 'bput' | 'mkfile' | 'token';
+/** 'form' is the one-request form upload of a small file: treated like mkfile (conflict, 579, callback). */
+export type CallName = 'mkblk' | 'bput' | 'mkfile' | 'form' | 'token';
 
 export interface Failure {
   call: CallName;
@@ -139,10 +140,16 @@ export const FAILURE_HINTS: Record<string, string> = {
   'retries-exhausted': 'gave up after repeated failures without progress',
 };
 
+export const TOKEN_EXPIRED_HINT =
+  "the service says the upload token expired although it was just made: this computer's clock (or the token provider's) is behind; set the time right";
+
 /** The failure a transfer ends with when `d` gives up on `e`: its code, and the hint before the service's message. */
 export function failureFrom(e: ServiceError, d: Decision): TransferFailure {
   const code = d.action === 'fail' ? d.code : 'unexpected';
-  const hint = FAILURE_HINTS[code];
   const detail = e.message;
+  // A token the service calls expired was signed with a deadline already past on its clock:
+  // the keys are fine, this machine's clock is behind (or the token provider's).
+  const hint =
+    code === 'token-rejected' && /expired/i.test(e.serviceMessage ?? '') ? TOKEN_EXPIRED_HINT : FAILURE_HINTS[code];
   return new TransferFailure(code, hint ? `${hint} (${detail})` : detail, { cause: e });
 }

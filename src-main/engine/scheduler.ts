@@ -76,8 +76,16 @@ export class PrioritySemaphore {
 }
 
 export interface SchedulerLimits {
-  /** Transfers uploading at the same time. */
+  /** Transfers uploading in blocks (files above the form-upload threshold) at the same time. */
   maxFiles: number;
+  /**
+   * Transfers uploading at the same time when they are small (form upload, one request
+   * each): many small files in flight hide each request's round trip; memory stays bounded
+   * by maxBytesInFlight, which each form upload holds for its file's size.
+   */
+  maxSmallFiles: number;
+  /** Requests in flight over all transfers: each block uploading and each form upload holds one. */
+  maxRequests: number;
   /** Blocks uploading at the same time, over all transfers. */
   maxBlocks: number;
   /** Blocks of one file uploading at the same time. */
@@ -88,6 +96,8 @@ export interface SchedulerLimits {
 
 export const DEFAULT_LIMITS: SchedulerLimits = {
   maxFiles: 4,
+  maxSmallFiles: 32,
+  maxRequests: 32,
   // 8 blocks in flight measured best on loopback (2 cores; 4 → 16: 4 s, 3.5 s, 4.4 s for
   // 512 MiB) and keeps 8 × 4 MiB read buffers, well under the 150 MiB RSS budget.
   maxBlocks: 8,
@@ -98,6 +108,7 @@ export const DEFAULT_LIMITS: SchedulerLimits = {
 export class Scheduler {
   readonly blocks: PrioritySemaphore;
   readonly bytes: PrioritySemaphore;
+  readonly requests: PrioritySemaphore;
   limits: SchedulerLimits;
 
   constructor(limits: Partial<SchedulerLimits> = {}) {
@@ -107,5 +118,6 @@ export class Scheduler {
     }
     this.blocks = new PrioritySemaphore(this.limits.maxBlocks);
     this.bytes = new PrioritySemaphore(this.limits.maxBytesInFlight);
+    this.requests = new PrioritySemaphore(this.limits.maxRequests);
   }
 }

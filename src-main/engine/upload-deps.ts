@@ -19,6 +19,8 @@ export interface UploadDeps {
   /** Read buffers, taken per chunk while its bytes are in flight. */
   buffers: BufferPool;
   backoff: BackoffPolicy;
+  /** Files of at most this many bytes go through form upload (one request, no blocks, not resumable). */
+  formUploadMaxBytes: number;
   /** Blocks whose first chunk is older than this are uploaded again (the service purges them). */
   purgeAgeMs: number;
   /** A token this close to its deadline is replaced before use. */
@@ -36,6 +38,8 @@ export interface UploadDeps {
 /** How a file upload ended, when it did not throw. */
 export interface UploadOutcome {
   state: 'done' | 'skipped';
+  /** Size and mtime of the file sent, when not already stored (a form upload writes no block rows). */
+  file?: { size: number; mtimeMs: number };
   key: string;
   etag: string;
   remoteHash: string | null;
@@ -48,7 +52,6 @@ export interface UploadHooks {
   phase(state: 'uploading' | 'completing'): void;
   /** Bytes acknowledged so far changed (after each chunk, or set back by a restart). */
   progress(bytesDone: number, totalBytes: number): void;
-  /** A retry happened: the engine counts attempts and logs. */
   /** A retry happened: the engine counts attempts, logs, and tells listeners when the next attempt is. */
   retried(reason: string, delayMs: number): void;
 }

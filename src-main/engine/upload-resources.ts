@@ -10,6 +10,8 @@ import { Scheduler, type SchedulerLimits } from './scheduler';
 import type { TokenProvider } from './tokens';
 import type { UploadDeps } from './upload-deps';
 
+export const DEFAULT_FORM_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
+
 /** How the engine reaches an account: its upload client and token source. */
 export interface AccountAccess {
   client: UploadClient;
@@ -28,6 +30,12 @@ export interface EngineOptions {
   /** Largest chunk (and read buffer); default the transfer's block size. */
   maxChunkBytes?: number;
   defaultBlockSize?: number;
+  /**
+   * Files of at most this many bytes go through form upload: one request instead of
+   * mkblk + mkfile, verified the same way, not resumable (nothing to resume). Default 4 MiB
+   * (one block, as the official SDKs do); 0 sends every file in blocks.
+   */
+  formUploadMaxBytes?: number;
   defaultConflict?: ConflictPolicy;
   backoff?: Partial<BackoffPolicy>;
   purgeAgeMs?: number;
@@ -68,6 +76,11 @@ export class UploadResources {
     );
   }
 
+  /** Files up to this size go through form upload (EngineOptions.formUploadMaxBytes). */
+  get formUploadMaxBytes(): number {
+    return this.opts.formUploadMaxBytes ?? DEFAULT_FORM_UPLOAD_MAX_BYTES;
+  }
+
   /** Forgets an account's cached client and token source; the next depsFor resolves it again. */
   forgetAccount(accountId: number): void {
     this.accounts.delete(accountId);
@@ -93,6 +106,7 @@ export class UploadResources {
       sizerFor: (blockSizeBytes) => this.sizerFor(blockSizeBytes),
       buffers: this.buffers,
       backoff: { ...DEFAULT_BACKOFF, ...this.opts.backoff },
+      formUploadMaxBytes: this.formUploadMaxBytes,
       purgeAgeMs: this.opts.purgeAgeMs ?? 25 * 24 * 3600_000,
       tokenMarginMs: this.opts.tokenMarginMs ?? 5000,
       random: this.opts.random ?? Math.random,

@@ -24,6 +24,7 @@ import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
 import { Emitter } from '../base/emitter';
+import { setUnexpectedErrorHandler } from '../base/unexpected-error';
 import type { MgrAccount } from '../tasks/deps';
 import { HeadlessSecretStore, SECRETS_DIR, type SecretStore } from './secrets';
 import { trackedRemoteOps } from './tracked-remote-ops';
@@ -128,6 +129,7 @@ export class AppCore {
   private readonly closing = new AbortController();
   private readonly followUp: UploadFollowUp;
   private readonly unsubscribers: Array<() => void> = [];
+  private restoreUnexpected: (() => void) | undefined;
   private closed: Promise<void> | undefined;
   private publicBaseUrl: string | undefined;
   private stopWake: (() => void) | undefined;
@@ -247,6 +249,7 @@ export class AppCore {
       const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
       if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
       core = new AppCore(db, dataDir, secrets, access, embedded, opts, lock);
+      core.restoreUnexpected = core.reportUnexpectedErrors();
       core.applySettingsAtOpen(opts);
       if (opts.startEngine !== false) core.engine.start();
       if (opts.resumeTrackers !== false) {
@@ -390,6 +393,21 @@ export class AppCore {
     this.engine.forgetAccount(accountId);
   }
 
+  /**
+   * While the core is open, an error nobody awaited (a listener that threw, a background
+   * promise that rejected) becomes a problem event: the doors log it and show it. Returns
+   * the function that puts the previous handler back.
+   */
+  private reportUnexpectedErrors(): () => void {
+    return setUnexpectedErrorHandler((e, context) => {
+      const what = e instanceof Error ? e.message : String(e);
+      this.problem({
+        code: 'internal',
+        message: `Something went wrong inside Blocklift${context ? ` (${context})` : ''}: ${what}`,
+      });
+    });
+  }
+
   private problem(p: CoreProblem): void {
     this.events.emit({ type: 'problem', problem: p });
   }
@@ -412,6 +430,7 @@ export class AppCore {
     await this.vca.dispose();
     this.access.close();
     await this.embedded?.emulator.close();
+    this.restoreUnexpected?.();
     this.events.clear();
     this.db.close();
     this.lock?.release();

@@ -16,6 +16,7 @@
  * and comes back only as `hasSecret`.
  */
 import type { ErrorCode } from './errors';
+import type { TransferProgress } from './events';
 import type { FmgrOp, FmgrOpName } from './fmgr-ops';
 import type { ConflictPolicy, TransferOptions, TransferSnapshot, TransferSource, TransferState } from './models';
 import type { Schedule } from './schedule';
@@ -471,14 +472,8 @@ export const API_METHODS: readonly ApiMethod[] = (Object.keys(API_VERBS) as ApiA
 // ---------------------------------------------------------------------------------------
 // Events
 
-/** Progress of a running transfer, as the transfers batch carries it. */
-export interface TransferProgressView {
-  id: number;
-  bytesDone: number;
-  size: number;
-  speed: number;
-  etaSeconds: number | null;
-}
+/** Progress of a running transfer, as the transfers batch carries it (one type with the core's events). */
+export type TransferProgressView = TransferProgress;
 
 /** A problem the app met on its own (a VCA job it could not create, a root it could not watch…). */
 export interface ProblemView {

@@ -288,6 +288,10 @@ export class SqliteTransferStore implements EngineStore {
     this.dropBlocks.run(transferId);
   }
 
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** A transfer's final state and the removal of its blocks, in one transaction. */
   finishTransfer(id: number, patch: TransferPatch): void {
     this.db.transaction(() => {

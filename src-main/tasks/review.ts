@@ -1,3 +1,4 @@
+import type { VcaEffectiveDecision } from '../shared/task-views';
 import type { VcaJobRow, VcaLabelRow } from '../store/tasks/vca-repo';
 
 /**
@@ -10,7 +11,8 @@ import type { VcaJobRow, VcaLabelRow } from '../store/tasks/vca-repo';
  * rescue the right ones below it; with no review at all, export gives the labels the
  * threshold lets through.
  */
-export type EffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
+/** One union for effective decisions, defined with the views (shared/task-views.ts). */
+export type EffectiveDecision = VcaEffectiveDecision;
 
 export function effectiveDecision(
   label: Pick<VcaLabelRow, 'decision' | 'confidence'>,

@@ -68,8 +68,13 @@ export function DropZone() {
         .filter((entry): entry is FileSystemEntry => !!entry);
       if (files.length > 0) {
         actions.app.go('transfers');
+        const flat = () => files.map((file) => ({ file, relPath: file.name }));
+        // Folders are walked through their entries; where entries cannot be read, the files as dropped.
         void actions.transfers.dropFiles(files, () =>
-          entries.length > 0 ? collect(entries) : Promise.resolve(files.map((file) => ({ file, relPath: file.name }))),
+          collect(entries).then(
+            (found) => (found.length > 0 ? found : flat()),
+            () => flat(),
+          ),
         );
       }
     };

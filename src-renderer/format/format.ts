@@ -42,9 +42,17 @@ export function formatCount(n: number, locale = 'en'): string {
   return numberFormat(locale, 0).format(n);
 }
 
+/** One formatter per locale: every moving row's progress bar calls formatPercent on each progress batch. */
+const percentFormats = new Map<string, Intl.NumberFormat>();
+
 /** 0.456 → "46%". */
 export function formatPercent(fraction: number, locale = 'en'): string {
-  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 }).format(fraction);
+  let nf = percentFormats.get(locale);
+  if (!nf) {
+    nf = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 });
+    percentFormats.set(locale, nf);
+  }
+  return nf.format(fraction);
 }
 
 /**

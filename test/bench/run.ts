@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runLatencyBench, runStartupBench } from './speed';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -27,7 +28,7 @@ const ONE_BYTES = Number(process.env.BENCH_FILE_MIB ?? 1024) * MiB;
 const BIG_BYTES = Number(process.env.BENCH_BIG_MIB ?? 4096) * MiB;
 const SMALL_FILES = Number(process.env.BENCH_SMALL_FILES ?? 2000);
 /**
- * BENCH_ONLY=one,resume,four,small,sync runs only those sections (for profiling one
+ * BENCH_ONLY=one,resume,four,small,latency,startup,sync,ui runs only those sections (for profiling one
  * figure); unset runs everything. The baseline runs with `one`.
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
@@ -120,8 +121,11 @@ async function main(): Promise<void> {
       '--json',
     ]);
     let uploadUrl = '';
+    let admin = { adminUrl: '', adminToken: '' };
     for await (const line of emu.lines) {
-      uploadUrl = (JSON.parse(line) as { uploadUrl: string }).uploadUrl;
+      const info = JSON.parse(line) as { uploadUrl: string; adminUrl: string; adminToken: string };
+      uploadUrl = info.uploadUrl;
+      admin = { adminUrl: info.adminUrl, adminToken: info.adminToken };
       break;
     }
     process.stderr.write(`emulator at ${uploadUrl}\n`);
@@ -185,7 +189,7 @@ async function main(): Promise<void> {
       await rm(f4, { force: true });
     }
 
-    // 2,000 files of 4 KiB.
+    // 2,000 files of 4 KiB (16 large-file slots as before; small files use the engine's own budget).
     if (runs('small')) {
       const small = path.join(tmp, 'small');
       await mkdir(small);
@@ -199,7 +203,22 @@ async function main(): Promise<void> {
       results.small_files_per_s = smallRun.files / (smallRun.elapsedMs / 1000);
     }
 
+    // 500 × 64 KiB and 512 MiB at 0, 20 and 50 ms of latency; the emulator's CPU per GiB.
+    if (runs('latency')) {
+      Object.assign(
+        results,
+        await runLatencyBench({
+          root: ROOT,
+          tmp,
+          ...admin,
+          emulatorPid: emu.child.pid!,
+          makeFile,
+          upload: (files, dbFile, env) => uploadRun(files, dbFile, uploadUrl, env),
+        }),
+      );
+    }
     emu.child.kill('SIGTERM');
+    if (runs('startup')) Object.assign(results, runStartupBench(ROOT));
 
     const syncBench = path.join(HERE, 'sync.ts');
     if (runs('sync') && existsSync(syncBench)) {
@@ -208,12 +227,18 @@ async function main(): Promise<void> {
       };
       if (mod.runSyncBench) Object.assign(results, await mod.runSyncBench());
     }
+    if (runs('ui')) Object.assign(results, await (await import('./ui')).runUiBench());
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await rm(tmp, { recursive: true, force: true });
   }
 
-  const out = { date: new Date().toISOString(), node: process.version, ...roundAll(results) };
+  const out = {
+    date: new Date().toISOString(),
+    node: process.version,
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`,
+    ...roundAll(results),
+  };
   // A partial run (BENCH_ONLY) must not replace the full table.
   const outFile = path.join(ROOT, ONLY ? 'bench/results/partial.json' : 'bench/results/latest.json');
   await mkdir(path.dirname(outFile), { recursive: true });

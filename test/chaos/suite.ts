@@ -12,8 +12,9 @@ import { Recorder, type ChaosReport } from './report';
 
 /** The sections in the order they run; `security` last, since it searches what the others left. */
 export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
-  network: networkChaos,
+  // hostile first: its short timeouts suffer from the disk write-back the network section leaves.
   hostile: hostileServer,
+  network: networkChaos,
   outage: emulatorOutage,
   crash: uploaderCrashes,
   clock: clockJumps,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,9 +85,13 @@ describe('the served app in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('stops on SIGTERM with exit code 0', async () => {
+  it('stops on SIGTERM with exit code 0, its start and stop in the data folder’s log (no token)', async () => {
     const exited = new Promise<number | null>((resolve) => serve.child.once('exit', (code) => resolve(code)));
     serve.child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    const log = readFileSync(path.join(tmp, 'data', 'logs', 'blocklift.log'), 'utf8');
+    expect(log).toMatch(/info serve .* started at http:\/\/127\.0\.0\.1:\d+/);
+    expect(log).toMatch(/info serve stopped \(SIGTERM\)/);
+    expect(log).not.toContain(new URL(serve.loginUrl).searchParams.get('token'));
   });
 });

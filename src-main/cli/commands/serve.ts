@@ -3,7 +3,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import { defaultDataDir } from '../../headless/data-dir';
+import { defaultDataDir } from '../../service/data-dir';
 import { APP_VERSION } from '../../shared/version';
 import { CliError } from '../cli-error';
 import { wholeNumber } from '../option-parsers';
@@ -55,6 +55,7 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
     );
   // Loaded here, not at the top: the other commands start without the HTTP framework.
   const { AppService } = await import('../../service/app-service');
+  const { RotatingLog } = await import('../../service/log-file');
   const { DoorConfigError, startHeadlessDoor } = await import('../../headless/server');
   // Notify URLs of the tasks the app submits point at this door (its receiver is mounted at /notify/).
   const { QueueInUseError } = await import('../../service/queue-lock');
@@ -90,6 +91,9 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
       throw new CliError(`port ${port} is in use (another blocklift serve?); choose one with --port, or --port 0`);
     throw e;
   }
+  const log = new RotatingLog({ dataDir });
+  const unfollow = log.follow((l) => service.on(l));
+  log.write('info', `serve ${APP_VERSION} started at ${door.url} (token not logged)`);
   process.stdout.write(
     `Blocklift ${APP_VERSION} is running. Open this URL (it carries the access token):\n  ${door.loginUrl}\ndata: ${dataDir}\nPress Ctrl-C to stop.\n`,
   );
@@ -99,6 +103,8 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
   });
   process.stderr.write(`blocklift serve: ${signal}, letting in-flight chunks commit…\n`);
   await door.close();
+  unfollow();
   await service.close();
+  log.write('info', `serve stopped (${signal})`);
   return 0;
 }

@@ -1,19 +1,10 @@
-import { createRequire } from 'node:module';
+import { APP_VERSION } from '../../shared/version';
 import type { ServiceContext } from './context';
 import type { AreaImpl } from './envelope';
 import { AppServiceError } from './errors';
 import { checkSchedule } from '../../sync/schedule';
 import { checkBlockSize } from '../../engine/plan';
 import { LOCAL_ACCOUNT_NAME } from '../embedded';
-
-function appVersion(): string {
-  try {
-    const pkg = createRequire(import.meta.url)('../../../package.json') as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 /**
  * Settings: one owner per setting. The stored values are the SettingsStore's; the
@@ -47,7 +38,7 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
         ? { url: core.embedded.emulator.uploadUrl, accountId: core.embedded.accountId }
         : null;
       return {
-        version: appVersion(),
+        version: APP_VERSION,
         door: ctx.door.door ?? 'in-process',
         dataDir: core.dataDir,
         emulator,

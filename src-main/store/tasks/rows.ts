@@ -1,3 +1,4 @@
+import type { TaskTracking } from '../../shared/task-views';
 /**
  * Readers that validate values coming back from SQLite, so a damaged row fails with a
  * message naming the table and column instead of spreading a wrong type.
@@ -6,7 +7,8 @@ export class TaskRowError extends Error {
   override readonly name = 'TaskRowError';
 }
 
-export type Tracking = 'active' | 'done' | 'lost' | 'failed' | 'stopped';
+/** One union for tracking, defined with the views (shared/task-views.ts). */
+export type Tracking = TaskTracking;
 export const TRACKING_STATES: readonly Tracking[] = ['active', 'done', 'lost', 'failed', 'stopped'];
 
 export class RowReader {

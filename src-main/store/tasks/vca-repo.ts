@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import type { VcaLabelDecision } from '../../shared/task-views';
 import { FollowedTable } from './followed-table';
 import type { VcaResultGroup, VcaResultType } from '../../protocol/types';
 import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } from './rows';
@@ -11,7 +12,8 @@ import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } 
 
 export type VcaOrigin = 'created' | 'typed' | 'watch' | 'transfer' | 'notification';
 const ORIGINS: readonly VcaOrigin[] = ['created', 'typed', 'watch', 'transfer', 'notification'];
-export type LabelDecision = 'pending' | 'accepted' | 'rejected' | 'corrected';
+/** One union for label decisions, defined with the views (shared/task-views.ts). */
+export type LabelDecision = VcaLabelDecision;
 export const LABEL_DECISIONS: readonly LabelDecision[] = ['pending', 'accepted', 'rejected', 'corrected'];
 
 export interface VcaJobRow extends FollowUp {

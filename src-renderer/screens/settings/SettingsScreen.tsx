@@ -153,6 +153,7 @@ function General({ settings }: { settings: Settings }) {
         <Form layout="horizontal" labelCol={{ span: 8 }} wrapperCol={{ span: 16 }}>
           <Form.Item label={t('settings.filesAtOnce')}>
             <InputNumber
+              aria-label={t('settings.filesAtOnce')}
               min={1}
               max={32}
               value={settings.concurrency.files}
@@ -161,6 +162,7 @@ function General({ settings }: { settings: Settings }) {
           </Form.Item>
           <Form.Item label={t('settings.blocksPerFile')}>
             <InputNumber
+              aria-label={t('settings.blocksPerFile')}
               min={1}
               max={16}
               value={settings.concurrency.blocksPerFile}
@@ -169,6 +171,7 @@ function General({ settings }: { settings: Settings }) {
           </Form.Item>
           <Form.Item label={t('settings.bandwidth')}>
             <InputNumber
+              aria-label={t('settings.bandwidth')}
               min={0.1}
               step={0.5}
               value={settings.bandwidthLimit === null ? null : Math.round((settings.bandwidthLimit / MiB) * 10) / 10}
@@ -177,6 +180,7 @@ function General({ settings }: { settings: Settings }) {
           </Form.Item>
           <Form.Item label={t('settings.blockSize')}>
             <Select
+              aria-label={t('settings.blockSize')}
               value={settings.blockSize}
               onChange={(blockSize) => change({ blockSize })}
               options={BLOCK_SIZES.map((b) => ({ value: b, label: formatBytes(b, i18n.language) }))}
@@ -185,6 +189,7 @@ function General({ settings }: { settings: Settings }) {
           </Form.Item>
           <Form.Item label={t('settings.chunkSize')}>
             <Select
+              aria-label={t('settings.chunkSize')}
               value={settings.chunkSize ?? 0}
               onChange={(v: number) => change({ chunkSize: v === 0 ? null : v })}
               options={[

@@ -15,7 +15,7 @@ export function Sidebar() {
   const label = (text: string, count: number) => (
     <span className="sidebar-item">
       <span>{text}</span>
-      <Badge count={formatCount(count, i18n.language)} showZero color="gray" overflowCount={Infinity} />
+      <Badge count={formatCount(count, i18n.language)} showZero color="#595959" overflowCount={Infinity} />
     </span>
   );
   return (

@@ -66,7 +66,7 @@ export function TransferList() {
       aria-rowcount={total + 1}
       aria-multiselectable
       tabIndex={0}
-      aria-activedescendant={total > 0 ? rowDomId(active) : undefined}
+      aria-activedescendant={active >= start && active < end ? rowDomId(active) : undefined}
       onKeyDown={onKeyDown}
       style={{ borderColor: token.colorBorderSecondary }}
     >

@@ -75,7 +75,7 @@ export function Review() {
           value={value}
           onChange={setThreshold}
           onChangeComplete={(v: number) => void actions.vca.setThreshold(v)}
-          aria-labelledby="vca-threshold-label"
+          ariaLabelForHandle={t('vca.threshold')}
           ariaValueTextFormatterForHandle={(v) =>
             t('vca.thresholdText', { value: fmt(v ?? 0), shown: above, total: items.length })
           }
@@ -119,14 +119,14 @@ export function Review() {
                     data-index={index}
                     className={index === cursor ? 'label-row current' : 'label-row'}
                     style={{
-                      opacity: item.label.confidence < value ? 0.55 : 1,
+                      opacity: item.label.confidence < value ? 0.72 : 1,
                       borderColor: index === cursor ? token.colorPrimary : 'transparent',
                     }}
                     onClick={() => actions.vca.setCursor(index)}
                   >
                     <span className="label-text">
                       {item.label.correctedText ?? item.label.attribute}
-                      {item.label.correctedText && <s className="muted"> {item.label.attribute}</s>}
+                      {item.label.correctedText && <s> {item.label.attribute}</s>}
                     </span>
                     <span
                       className="confidence"

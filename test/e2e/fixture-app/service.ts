@@ -13,6 +13,7 @@ import type {
 } from '../../../src-main/shared/contract';
 import type { TransferState } from '../../../src-main/shared/models';
 import { fakeBridge, type FakeBridge } from '../../../src-renderer/bridge/fake';
+import { roots, tasks, vcaJobs } from './data';
 
 const STATES: TransferState[] = [
   'done',
@@ -60,7 +61,8 @@ function makeRow(id: number): TransferView {
   };
 }
 
-export function fixtureService(count: number): FakeBridge & { stop(): void } {
+/** `active`: how many of the newest rows are uploading (the UI benchmark's 10,000 in progress); 0 keeps the mix. */
+export function fixtureService(count: number, active = 0): FakeBridge & { stop(): void } {
   const settings: Settings = {
     concurrency: { files: 4, blocksPerFile: 3 },
     bandwidthLimit: null,
@@ -75,6 +77,15 @@ export function fixtureService(count: number): FakeBridge & { stop(): void } {
     launchAtLogin: false,
   };
   const rows = Array.from({ length: count }, (_, i) => makeRow(count - i));
+  for (const r of rows.slice(0, active))
+    Object.assign(r, {
+      state: 'uploading',
+      bytesDone: 0,
+      speed: 2.5 * MiB,
+      etaSeconds: 60,
+      etag: null,
+      verified: false,
+    });
   const totals = (): TransferTotals => {
     const t = {
       queued: 0,
@@ -196,9 +207,93 @@ export function fixtureService(count: number): FakeBridge & { stop(): void } {
         return { ok: true, value: { ...settings } };
       },
     },
-    roots: { list: async () => ({ ok: true, value: [] }) },
-    fmgr: { list: async () => ({ ok: true, value: [] }) },
-    vca: { list: async () => ({ ok: true, value: [] }) },
+    roots: {
+      list: async () => ({ ok: true, value: roots }),
+      plan: async () => ({
+        ok: true,
+        value: {
+          newFiles: 1200,
+          newBytes: 3.4 * 1024 * MiB,
+          changedFiles: 12,
+          changedBytes: 40 * MiB,
+          unchangedFiles: 11000,
+          unchangedBytes: 30 * 1024 * MiB,
+          retryFiles: 0,
+          retryBytes: 0,
+          inFlightFiles: 0,
+          ignoredFiles: 180,
+          ignoredBytes: 2 * MiB,
+          rejectedFiles: 2,
+          renamedFiles: 3,
+          missingFiles: 0,
+          waitingFiles: 0,
+          problems: [],
+          filesToUpload: 1212,
+          bytesToUpload: 3.44 * 1024 * MiB,
+          estimatedSeconds: 1460,
+          assumedBytesPerSecond: 2.4 * MiB,
+          speedSource: 'measured',
+          rejected: [],
+        },
+      }),
+      previewIgnores: async () => ({
+        ok: true,
+        value: {
+          ignored: [
+            { relPath: 'raw/IMG_1.raw', reason: 'ignore-rule' },
+            { relPath: '.cache/x', reason: 'hidden' },
+          ],
+          ignoredCount: 2,
+          includedCount: 12406,
+        },
+      }),
+    },
+    fmgr: {
+      list: async () => ({ ok: true, value: tasks }),
+      get: async ({ id }) => ({
+        ok: true,
+        value: {
+          ...tasks.find((x) => x.id === id)!,
+          history: [
+            { at: Date.UTC(2025, 2, 7, 6, 5), code: 1, state: 'processing', source: 'poll' },
+            { at: Date.UTC(2025, 2, 7, 6, 6), code: 0, state: 'success', source: 'notify' },
+          ],
+        },
+      }),
+    },
+    vca: {
+      list: async () => ({ ok: true, value: vcaJobs }),
+      decide: async (input) => {
+        const j = vcaJobs.find((x) => x.id === input.jobId)!;
+        for (const g of j.results)
+          for (const l of g.labels)
+            if (l.id === input.labelId)
+              Object.assign(l, { decision: input.decision, correctedText: input.correctedText ?? null });
+        return { ok: true, value: structuredClone(j) };
+      },
+      labels: async () => ({
+        ok: true,
+        value: {
+          hits: [
+            {
+              jobId: 1,
+              labelId: 101,
+              type: 'scenario',
+              attribute: 'beach',
+              confidence: 0.97,
+              decision: 'pending',
+              source: 'videos/beach-01.mp4',
+            },
+          ],
+          total: 1,
+        },
+      }),
+    },
+  });
+  // Like the headless door: dropped files are staged and queued (here: counted, not stored).
+  bridge.stageFiles = async (files) => ({
+    ok: true,
+    value: { queued: files.map((_, i) => count + i + 1), alreadyUploaded: [], skipped: [] },
   });
   let tick = 0;
   const timer = setInterval(() => {

@@ -25,7 +25,9 @@ beforeAll(async () => {
   emu = await startTestEmulator({
     buckets: ['clips'],
     vcaLabelsFile: LABELS,
-    vcaDelayMs: 40,
+    // Long enough that the first search after a create sees code 1 even on a busy machine
+    // (with 40 ms, a loaded 2-core VM sometimes answered 3 at once and [1, 3] became [3]).
+    vcaDelayMs: 300,
     notifyRetry: { attempts: 3, baseDelayMs: 10 },
   });
   mgr = mgrClient(emu);

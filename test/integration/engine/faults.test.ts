@@ -101,7 +101,8 @@ describe('engine under faults', () => {
     // until MAX_BLOCK_RESTARTS.
     rig = await startRig({
       emulator: { faults: { seed: 3, ctxExpiry: { afterUses: 1 } } },
-      engine: { chunkBytes: 256 * 1024 },
+      // in blocks: a file this small would otherwise go through form upload (no ctx)
+      engine: { chunkBytes: 256 * 1024, formUploadMaxBytes: 0 },
     });
     await rig.file('y.bin', 4 * MiB);
     const [id] = rig.engine.enqueue([

@@ -42,6 +42,7 @@ describe('headless door access', () => {
       version: 'test',
       rendererDir,
       stagingDir: path.join(tmp, 'data', 'staging'),
+      notificationHandler: service.notificationHandler,
     });
     wsUrl = `${door.url.replace('http:', 'ws:')}${API_WS_PATH}`;
   });
@@ -98,6 +99,18 @@ describe('headless door access', () => {
     }
     const unknown = await fetch(`${door.url}${API_HTTP_PREFIX}transfers.explode`, { method: 'POST', headers: auth });
     expect(unknown.status).toBe(404);
+  });
+
+  it('hands /notify/ to the notification receiver without the token (it checks the service signature instead)', async () => {
+    const res = await fetch(`${door.url}/notify/fmgr`, {
+      method: 'POST',
+      headers: { authorization: 'QBox blocklift-local:not-a-signature', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'x', code: 0 }),
+    });
+    // The receiver's own JSON answer (here: no public base URL configured), not the door's 401.
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect((await res.json()) as { error: string }).toHaveProperty('error');
+    expect(res.status).not.toBe(401);
   });
 
   it('refuses a Host header that is not loopback (DNS rebinding) even with the token', async () => {

@@ -58,7 +58,7 @@ export class CoreWorld {
   /** Resolves with the first recorded event (past or future) that `pred` accepts; rejects after timeoutMs. */
   waitFor<T extends AppEvent>(pred: (e: AppEvent) => e is T, timeoutMs?: number): Promise<T>;
   waitFor(pred: (e: AppEvent) => boolean, timeoutMs?: number): Promise<AppEvent>;
-  waitFor(pred: (e: AppEvent) => boolean, timeoutMs = 20_000): Promise<AppEvent> {
+  waitFor(pred: (e: AppEvent) => boolean, timeoutMs = 50_000): Promise<AppEvent> {
     const seen = this.events.find(pred);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF, backoffDelayMs, decide, type Failure, type RetryState } from '../../../src-main/engine/retry';
+import {
+  DEFAULT_BACKOFF,
+  TOKEN_EXPIRED_HINT,
+  backoffDelayMs,
+  decide,
+  failureFrom,
+  type Failure,
+  type RetryState,
+} from '../../../src-main/engine/retry';
+import { ServiceError } from '../../../src-main/protocol/errors';
 
 const base: Failure = { call: 'bput', kind: 'service', status: 500, tokenExpired: false, tokenFresh: false };
 const st: RetryState = { attempt: 1, conflict: 'skip', missingBlockRounds: 0 };
@@ -118,5 +127,19 @@ describe('backoffDelayMs', () => {
     const d3 = decide({ ...base, status: 500 }, { ...st, attempt: 3 }, 0, { ...DEFAULT_BACKOFF, baseDelayMs: 100 });
     expect(d1).toEqual({ action: 'retry', delayMs: 50 });
     expect(d3).toEqual({ action: 'retry', delayMs: 200 });
+  });
+});
+
+describe('failureFrom (the words a failed transfer ends with)', () => {
+  const fail = { action: 'fail', code: 'token-rejected' } as const;
+  it('a token the service calls expired points at the clock, not at the keys', () => {
+    const e = new ServiceError({ kind: 'service', endpoint: 'mkblk', status: 401, message: 'token expired' });
+    const f = failureFrom(e, fail);
+    expect(f.message).toContain(TOKEN_EXPIRED_HINT);
+    expect(f.message).not.toContain('secret key');
+  });
+  it('any other refused token points at the keys', () => {
+    const e = new ServiceError({ kind: 'service', endpoint: 'mkblk', status: 401, message: 'bad token' });
+    expect(failureFrom(e, fail).message).toContain('check the access key and secret key');
   });
 });

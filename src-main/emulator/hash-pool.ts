@@ -1,0 +1,173 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * MD5 and CRC-32 of chunk bodies, computed off the request thread by a small pool of
+ * worker threads, so chunks of different blocks are hashed in parallel and the request
+ * thread only copies bytes. Bytes reach a worker in SharedArrayBuffer batches: no copy on
+ * the way, and the request thread writes the same batch to the block file meanwhile.
+ *
+ * The worker is an inline script (node:crypto and node:zlib only), so it needs no file of
+ * its own in any build of the app.
+ */
+
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { crc32 } = require('node:zlib');
+const jobs = new Map();
+parentPort.on('message', (m) => {
+  if (m.op === 'data') {
+    const j = jobs.get(m.id) ?? { md5: createHash('md5'), crc: 0 };
+    jobs.set(m.id, j);
+    const view = new Uint8Array(m.sab, m.offset, m.length);
+    j.md5.update(view);
+    j.crc = crc32(view, j.crc);
+
+  } else if (m.op === 'end') {
+    const j = jobs.get(m.id) ?? { md5: createHash('md5'), crc: 0 };
+    jobs.delete(m.id);
+    parentPort.postMessage({ id: m.id, md5Hex: j.md5.digest('hex'), crc32: j.crc >>> 0 });
+  } else if (m.op === 'drop') {
+    jobs.delete(m.id);
+  }
+});
+`;
+
+/** Size of the batches a chunk body is handed over in (chunk-body.ts); buffers of this size are recycled. */
+export const BATCH_BUFFER_BYTES = 1024 * 1024;
+const MAX_SPARE_BUFFERS = 32;
+
+export interface BodyHashes {
+  /** Lowercase hex MD5. */
+  md5Hex: string;
+  /** Unsigned CRC-32. */
+  crc32: number;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  /** Jobs begun on this worker and not yet ended or dropped. */
+  open: number;
+  waiting: Map<number, { resolve: (h: BodyHashes) => void; reject: (e: Error) => void }>;
+}
+
+/** One body's hashing on one worker: `update` as bytes arrive (in order), then `digest` once, or `drop`. */
+export interface BodyHashJob {
+  /**
+   * Hands bytes over (read on another thread): the caller must not change them afterwards.
+   * Buffers from `HashPool.buffer` go back to the pool once `digest` resolves.
+   */
+  update(sab: SharedArrayBuffer, offset: number, length: number): void;
+  digest(): Promise<BodyHashes>;
+  drop(): void;
+}
+
+export class HashPool {
+  private readonly workers: PoolWorker[] = [];
+  private readonly spare: SharedArrayBuffer[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  /** `size` workers at most, started as needed; default: the cores but one, 1 to 4. */
+  constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism() - 1))) {}
+
+  /** A job on the least busy worker (a new one while fewer than `size` run). */
+  begin(): BodyHashJob {
+    if (this.closed) throw new Error('the hash pool is closed');
+    const w = this.pick();
+    const id = this.nextId++;
+    w.open++;
+    let ended = false;
+    const handed: SharedArrayBuffer[] = [];
+    const end = () => {
+      if (ended) return false;
+      ended = true;
+      w.open--;
+      return true;
+    };
+    return {
+      update: (sab, offset, length) => {
+        if (ended) return;
+        handed.push(sab);
+        w.worker.postMessage({ op: 'data', id, sab, offset, length });
+      },
+      digest: () =>
+        new Promise<BodyHashes>((resolve, reject) => {
+          if (!end()) return reject(new Error('hash job already ended'));
+          if (this.closed) return reject(new Error('the hash pool closed'));
+          // The worker handles messages in order: once it answers, it is done with every buffer.
+          w.waiting.set(id, {
+            resolve: (h) => {
+              this.recycle(handed);
+              resolve(h);
+            },
+            reject,
+          });
+          w.worker.postMessage({ op: 'end', id });
+        }),
+      drop: () => {
+        if (end()) w.worker.postMessage({ op: 'drop', id });
+      },
+    };
+  }
+
+  /**
+   * A shared buffer of `size` bytes for `update`: a recycled one when `size` is
+   * BATCH_BUFFER_BYTES (a fresh one costs a page fault on every first touch of its pages).
+   */
+  buffer(size: number): SharedArrayBuffer {
+    if (size === BATCH_BUFFER_BYTES) {
+      const spare = this.spare.pop();
+      if (spare) return spare;
+    }
+    return new SharedArrayBuffer(size);
+  }
+
+  private recycle(buffers: readonly SharedArrayBuffer[]): void {
+    for (const b of buffers)
+      if (b.byteLength === BATCH_BUFFER_BYTES && this.spare.length < MAX_SPARE_BUFFERS) this.spare.push(b);
+  }
+
+  /** Stops every worker; jobs still waiting fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = this.workers.splice(0);
+    await Promise.all(all.map((w) => w.worker.terminate()));
+    for (const w of all) this.fail(w, new Error('the hash pool closed'));
+  }
+
+  private pick(): PoolWorker {
+    const idle = this.workers.reduce<PoolWorker | undefined>(
+      (best, w) => (!best || w.open < best.open ? w : best),
+      undefined,
+    );
+    if (idle && (idle.open === 0 || this.workers.length >= this.size)) return idle;
+    return this.spawn();
+  }
+
+  private spawn(): PoolWorker {
+    const w: PoolWorker = { worker: new Worker(WORKER_SOURCE, { eval: true }), open: 0, waiting: new Map() };
+    w.worker.unref();
+    w.worker.on('message', (m: { id: number } & BodyHashes) => {
+      const waiter = w.waiting.get(m.id);
+      w.waiting.delete(m.id);
+      waiter?.resolve({ md5Hex: m.md5Hex, crc32: m.crc32 });
+    });
+    // A worker that dies takes its jobs with it; the next jobs go to a new one.
+    const gone = (e: Error) => {
+      const i = this.workers.indexOf(w);
+      if (i >= 0) this.workers.splice(i, 1);
+      this.fail(w, e);
+    };
+    w.worker.on('error', gone);
+    w.worker.on('exit', () => gone(new Error('a hashing worker stopped')));
+    this.workers.push(w);
+    return w;
+  }
+
+  private fail(w: PoolWorker, e: Error): void {
+    for (const waiter of w.waiting.values()) waiter.reject(e);
+    w.waiting.clear();
+  }
+}

@@ -1,0 +1,97 @@
+import path from 'node:path';
+import type { ServiceError } from '../protocol/errors';
+import { etagOfBuffer } from '../protocol/etag';
+import { complete } from './complete';
+import { TransferFailure } from './errors';
+import type { FileSource } from './file-source';
+import type { TransferRecord } from './ports';
+import type { CallName, Decision } from './retry';
+import type { IssuedToken } from './tokens';
+import type { Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-deps';
+import type { UploadToken } from './upload-token';
+
+const MAX_REREADS_ON_CHANGE = 2;
+
+/** What a small file's upload needs of its FileUpload (file-upload.ts builds it). */
+export interface FormStep {
+  deps: UploadDeps;
+  rec: TransferRecord;
+  hooks: UploadHooks;
+  file: FileSource;
+  tokens: UploadToken;
+  /** Size and mtime from the stat that chose the form upload. */
+  size: number;
+  mtimeMs: number;
+  decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
+}
+
+/**
+ * Uploads a small file in one form-upload request (`POST /file/upload`): the whole file is
+ * read into memory (holding its size of the scheduler's byte budget for the whole upload,
+ * retries included), its etag computed from those bytes, and every attempt sends exactly
+ * them. The reply gets what mkfile's gets (complete.ts): the hash check, the conflict policy
+ * on 406, 579, callback replies, and retry.ts's decisions for the call 'form'. Nothing is
+ * stored until the end: a stopped or killed form upload starts over (one request).
+ */
+export async function uploadSmallFile(f: FormStep, stops: Stops): Promise<UploadOutcome> {
+  const { deps, rec } = f;
+  const releaseBytes = await deps.scheduler.bytes.acquire(Math.max(1, f.size), rec.priority, stops.soft);
+  try {
+    const { data, mtimeMs } = await readWhole(f);
+    f.hooks.progress(0, data.length);
+    const fileName = path.basename(rec.localPath);
+    const outcome = await complete(
+      {
+        deps,
+        rec,
+        tokens: f.tokens,
+        etag: etagOfBuffer(data),
+        call: 'form',
+        send: async (token, callback, s) => {
+          const release = await deps.scheduler.requests.acquire(1, rec.priority, s.soft);
+          try {
+            await deps.limiter.take(data.length, s.soft);
+            return await deps.client.formUpload({
+              token,
+              data,
+              callback,
+              key: f.tokens.currentKey,
+              fileName,
+              mimeType: rec.options.mimeType,
+              deadlineDays: rec.options.deadlineDays,
+              vars: rec.options.vars,
+              signal: s.hard,
+            });
+          } finally {
+            release();
+          }
+        },
+        decide: f.decide,
+        retried: (reason, delayMs) => f.hooks.retried(reason, delayMs),
+        // 412 or a refused "block list" cannot concern a form upload: sending again is the re-upload.
+        reuploadBlocks: () => Promise.resolve(),
+      },
+      stops,
+    );
+    f.hooks.progress(data.length, data.length);
+    return { ...outcome, file: { size: data.length, mtimeMs } };
+  } finally {
+    releaseBytes();
+  }
+}
+
+/** The whole file, read again (at most twice) when its size or mtime changed while it was read. */
+async function readWhole(f: FormStep): Promise<{ data: Buffer; mtimeMs: number }> {
+  let { size, mtimeMs } = f;
+  for (let rereads = 0; ; rereads++) {
+    const data = Buffer.allocUnsafe(size);
+    await f.file.readAt(data, 0);
+    if (!(await f.file.changedSince(size, mtimeMs))) return { data, mtimeMs };
+    if (rereads >= MAX_REREADS_ON_CHANGE || size > f.deps.formUploadMaxBytes)
+      throw new TransferFailure(
+        'file-changed',
+        `${f.rec.localPath} kept changing while it was read; upload it again when it is complete`,
+      );
+    ({ size, mtimeMs } = await f.file.stat());
+  }
+}

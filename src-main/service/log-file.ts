@@ -1,0 +1,92 @@
+import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { AppEventMessage } from '../shared/contract';
+
+/** The log folder inside the data folder, and the current file's name. */
+export const LOG_DIR = 'logs';
+export const LOG_FILE = 'blocklift.log';
+
+export interface RotatingLogOptions {
+  /** The data folder; the log is <dataDir>/logs/blocklift.log. */
+  dataDir: string;
+  /** Rotate when the current file would pass this size (default 1 MiB). */
+  maxBytes?: number;
+  /** Older files kept: blocklift.log.1 (newest) … .N (default 3). */
+  keep?: number;
+  now?: () => Date;
+}
+
+/**
+ * The app's log file (what the doors did and every problem the app met), rotated by size:
+ * blocklift.log → .1 → … → .keep, the oldest deleted. One line per entry:
+ * `<ISO time> <level> <message>`. Writes are synchronous and small (a line), so a crash
+ * loses nothing written; a write that fails (disk full, folder removed) is dropped, never
+ * thrown at the caller. Callers never pass secrets (problems and door events carry none).
+ */
+export class RotatingLog {
+  readonly file: string;
+  private readonly maxBytes: number;
+  private readonly keep: number;
+  private readonly now: () => Date;
+  private size: number;
+
+  constructor(opts: RotatingLogOptions) {
+    const dir = path.join(opts.dataDir, LOG_DIR);
+    mkdirSync(dir, { recursive: true });
+    this.file = path.join(dir, LOG_FILE);
+    this.maxBytes = opts.maxBytes ?? 1024 * 1024;
+    this.keep = opts.keep ?? 3;
+    this.now = opts.now ?? (() => new Date());
+    this.size = fileSize(this.file);
+  }
+
+  write(level: 'info' | 'warn' | 'error', message: string): void {
+    const line = `${this.now().toISOString()} ${level} ${message.replace(/\r?\n/g, '\n    ')}\n`;
+    const bytes = Buffer.byteLength(line);
+    try {
+      if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
+      appendFileSync(this.file, line, { mode: 0o600 });
+      this.size += bytes;
+    } catch {
+      // A log line that cannot be written is dropped: logging never breaks the app.
+    }
+  }
+
+  /** Writes every problem event batch of a service; returns the unsubscribe function. */
+  follow(on: (listener: (e: AppEventMessage) => void) => () => void): () => void {
+    return on((e) => {
+      if (e.name !== 'problems') return;
+      for (const p of e.payload.problems) {
+        const where = [p.transferId && `transfer ${p.transferId}`, p.rootId && `root ${p.rootId}`, p.key]
+          .filter(Boolean)
+          .join(', ');
+        this.write('warn', `problem ${p.code}${where ? ` (${where})` : ''}: ${p.message}`);
+      }
+    });
+  }
+
+  private rotate(): void {
+    rmSync(`${this.file}.${this.keep}`, { force: true });
+    for (let i = this.keep - 1; i >= 1; i--) {
+      renameIfExists(`${this.file}.${i}`, `${this.file}.${i + 1}`);
+    }
+    renameIfExists(this.file, `${this.file}.1`);
+    this.size = 0;
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function renameIfExists(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}

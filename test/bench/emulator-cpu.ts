@@ -1,0 +1,132 @@
+/**
+ * CPU the emulator spends per GiB uploaded (issue 12): `node bin/run-ts.mjs
+ * test/bench/emulator-cpu.ts` (BENCH_MIB=1024, BENCH_CONCURRENCY=2, BENCH_CHUNK_MIB=4).
+ * Starts `blocklift emulator` in its own process, uploads BENCH_MIB of random bytes from
+ * this process with a minimal node:http client (4 MiB blocks, each block in chunks of
+ * BENCH_CHUNK_MIB: mkblk then bput, blocks BENCH_CONCURRENCY at a time, then mkfile), and
+ * reads the emulator's user+system CPU (the whole process, and its request thread) from
+ * /proc before and after (Linux only). Not part
+ * of `npm test`.
+ */
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const MiB = 1024 * 1024;
+const TOTAL = Number(process.env.BENCH_MIB ?? 1024) * MiB;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2);
+const CHUNK = Number(process.env.BENCH_CHUNK_MIB ?? 4) * MiB;
+const BLOCK = 4 * MiB;
+const CLOCK_TICKS = 100;
+
+const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
+
+/** user + system CPU of a process, or of one of its threads (`/proc/<pid>/task/<tid>`). */
+function cpuSeconds(pid: number, tid?: number): number {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime + stime
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-emu-cpu-'));
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      'bin/blocklift.mjs',
+      'emulator',
+      '--json',
+      '--port',
+      '0',
+      '--data',
+      dir,
+      '--ak',
+      'ak',
+      '--sk',
+      'sk',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const info = await new Promise<{ uploadUrl: string }>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', (l) => resolve(JSON.parse(l) as { uploadUrl: string })),
+  );
+  const policy = b64(JSON.stringify({ scope: 'local:cpu.bin', deadline: Date.now() + 3_600_000, overwrite: 1 }));
+  const token = `UpToken ak:${b64(createHmac('sha1', 'sk').update(policy).digest('hex'))}:${policy}`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const batch = randomUUID();
+  const post = (p: string, body: Buffer | string, type: string) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const req = http.request(
+        `${info.uploadUrl}${p}`,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            Authorization: token,
+            UploadBatch: batch,
+            'Content-Type': type,
+            'Content-Length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${p}: ${text}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const data = randomBytes(BLOCK); // every block carries the same bytes: the client stays cheap
+  const blocks = Math.ceil(TOTAL / BLOCK);
+  const ctxs: string[] = new Array<string>(blocks);
+  let next = 0;
+  const cpuBefore = cpuSeconds(child.pid!);
+  const mainBefore = cpuSeconds(child.pid!, child.pid!); // the main (request) thread's id is the pid
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < blocks; i = next++) {
+        let r = await post(`/mkblk/${BLOCK}/${i}`, data.subarray(0, CHUNK), 'application/octet-stream');
+        for (let off = CHUNK; off < BLOCK; off += CHUNK)
+          r = await post(
+            `/bput/${r.ctx as string}/${off}`,
+            data.subarray(off, off + CHUNK),
+            'application/octet-stream',
+          );
+        ctxs[i] = r.ctx as string;
+      }
+    }),
+  );
+  await post(`/mkfile/${blocks * BLOCK}`, ctxs.join(','), 'text/plain');
+  const wallS = (Date.now() - started) / 1000;
+  const cpu = cpuSeconds(child.pid!) - cpuBefore;
+  const mainCpu = cpuSeconds(child.pid!, child.pid!) - mainBefore;
+  const gib = (blocks * BLOCK) / (1024 * MiB);
+  agent.destroy();
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  await rm(dir, { recursive: true, force: true });
+  console.log(
+    JSON.stringify({
+      gib,
+      chunkMiB: CHUNK / MiB,
+      concurrency: CONCURRENCY,
+      emulatorCpuSeconds: Number(cpu.toFixed(2)),
+      cpuSecondsPerGiB: Number((cpu / gib).toFixed(2)),
+      requestThreadCpuSecondsPerGiB: Number((mainCpu / gib).toFixed(2)),
+      wallSeconds: Number(wallS.toFixed(2)),
+      mibPerSecond: Number(((gib * 1024) / wallS).toFixed(0)),
+    }),
+  );
+}
+
+await main();
