@@ -104,8 +104,8 @@ function Accounts() {
                   title={
                     <Space>
                       {a.name}
-                      {a.isLocal && <Tag color="blue">{t('settings.local')}</Tag>}
-                      {a.isDefault && <Tag color="green">{t('settings.default')}</Tag>}
+                      {a.isLocal && <Tag color="processing">{t('settings.local')}</Tag>}
+                      {a.isDefault && <Tag color="success">{t('settings.default')}</Tag>}
                     </Space>
                   }
                   description={

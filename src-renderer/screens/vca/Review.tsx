@@ -119,7 +119,8 @@ export function Review() {
                     data-index={index}
                     className={index === cursor ? 'label-row current' : 'label-row'}
                     style={{
-                      opacity: item.label.confidence < value ? 0.72 : 1,
+                      // Below the threshold: secondary text (not opacity, which would fade the tags below 4.5:1).
+                      color: item.label.confidence < value ? token.colorTextSecondary : undefined,
                       borderColor: index === cursor ? token.colorPrimary : 'transparent',
                     }}
                     onClick={() => actions.vca.setCursor(index)}

@@ -1,0 +1,103 @@
+/**
+ * The real `blocklift serve` (embedded emulator, its data in a temp folder) for Chromium
+ * tests: started as a child the way a user starts it, its login URL read from stdout, its
+ * API callable with the printed token, stopped (SIGTERM, then SIGKILL) and its folder
+ * deleted by `close()`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import type { Result } from '../../src-main/shared/contract';
+import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
+import { SCREENSHOT_DIR } from './chromium';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+export interface ServeApp {
+  loginUrl: string;
+  origin: string;
+  dataDir: string;
+  /** Calls a verb of the app service over `POST /api/<method>`; rejects when the Result is an error. */
+  api<T>(method: string, input?: unknown): Promise<T>;
+  /** Paths under the data folder's staging area whose file name is `name`. */
+  staged(name: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function startServe(): Promise<ServeApp> {
+  const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
+  const dataDir = path.join(tmp, 'data');
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const stderr: string[] = [];
+  child.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
+  const loginUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += String(d);
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr.join('')}`)));
+  });
+  const url = new URL(loginUrl);
+  const token = url.searchParams.get('token') ?? '';
+  return {
+    loginUrl,
+    origin: url.origin,
+    dataDir,
+    api: async <T>(method: string, input?: unknown): Promise<T> => {
+      const res = await fetch(`${url.origin}${API_HTTP_PREFIX}${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: input === undefined ? '' : JSON.stringify(input),
+      });
+      const r = (await res.json()) as Result<T>;
+      if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
+      return r.value;
+    },
+    staged: async (name) => {
+      const entries = await readdir(path.join(dataDir, 'staging'), { recursive: true }).catch(() => []);
+      return entries.filter((e) => path.basename(e) === name).map((e) => path.join(dataDir, 'staging', e));
+    },
+    close: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a screenshot of the page as test/e2e/screenshots/<name>.png. */
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/**
+ * Drops files on the window as a person dragging them from the desktop does: a DataTransfer
+ * holding File objects (`size` bytes each, of a repeated pattern) in dragenter and drop
+ * events dispatched on the body. Runs in the page (a string: this file is compiled for Node,
+ * without the DOM's types).
+ */
+export async function dropFiles(page: Page, files: Array<{ name: string; size: number }>): Promise<void> {
+  await page.evaluate(`(() => {
+    const dt = new DataTransfer();
+    for (const f of ${JSON.stringify(files)}) {
+      const bytes = new Uint8Array(f.size);
+      for (let i = 0; i < f.size; i++) bytes[i] = (i * 31 + f.name.length * 7) & 255;
+      dt.items.add(new File([bytes], f.name, { type: 'application/octet-stream' }));
+    }
+    for (const type of ['dragenter', 'dragover', 'drop'])
+      document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+  })()`);
+}
