@@ -1,4 +1,5 @@
 import { httpCall } from '../protocol/http';
+import { RouteTable, type ProxyChoice } from '../protocol/proxy';
 import { ServiceError } from '../protocol/errors';
 import {
   parseUploadToken,
@@ -77,12 +78,19 @@ export class LocalTokenSigner implements TokenProvider {
  */
 export class RemoteTokenProvider implements TokenProvider {
   private readonly cache = new Map<string, IssuedToken>();
+  private readonly routes: RouteTable;
 
   constructor(
     private readonly url: string,
-    private readonly opts: { timeoutMs?: number; now?: () => number; marginMs?: number } = {},
+    private readonly opts: { timeoutMs?: number; now?: () => number; marginMs?: number; proxy?: ProxyChoice } = {},
   ) {
     new URL(url); // throws TypeError on a malformed URL, at construction
+    this.routes = new RouteTable(opts.proxy, 4);
+  }
+
+  /** Closes the idle connections to the token URL (or its proxy). */
+  close(): void {
+    this.routes.close();
   }
 
   async get(req: TokenRequest, opts: { fresh?: boolean; signal?: AbortSignal } = {}): Promise<IssuedToken> {
@@ -101,6 +109,7 @@ export class RemoteTokenProvider implements TokenProvider {
       idleTimeoutMs: this.opts.timeoutMs ?? 15_000,
       signal: opts.signal,
       maxReplyBytes: 64 * 1024,
+      ...this.routes.route(u),
     });
     const text = reply.body.toString('utf8').trim();
     if (reply.status !== 200) {
