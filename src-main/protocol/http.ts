@@ -148,7 +148,7 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
         }),
       );
     });
-    req.on('error', (e) => fail(networkError(endpoint, e, fwd ?? url)));
+    req.on('error', (e) => fail(networkError(endpoint, e, fwd ?? url, fwd ? ' (the proxy)' : '')));
     call.signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
@@ -158,8 +158,8 @@ function headerString(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function networkError(endpoint: Endpoint, e: Error & { code?: string }, url?: URL): ServiceError {
-  const where = url ? ` ${url.host}` : '';
+function networkError(endpoint: Endpoint, e: Error & { code?: string }, url?: URL, what = ''): ServiceError {
+  const where = url ? ` ${url.host}${what}` : '';
   const hint: Record<string, string> = {
     ECONNREFUSED: `nothing listens at${where}: check the host URL, or that the service/emulator is running`,
     ENOTFOUND: `host${where} not found: check the URL and your network`,

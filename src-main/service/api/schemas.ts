@@ -264,4 +264,5 @@ export const SCHEMAS: { [M in ApiMethod]: z.ZodType<ApiInput<M>, unknown> } = {
   'settings.set': settingsPatch,
   'app.status': voidInput,
   'app.openDataFolder': voidInput,
+  'app.supportBundle': voidInput,
 };
