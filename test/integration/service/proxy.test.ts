@@ -1,63 +1,9 @@
-import http from 'node:http';
-import net from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AccountView, ProxySetting } from '../../../src-main/shared/contract';
 import { ContractWorld, value } from './contract-world';
-
-/** A made-up host name only the test proxy knows (it sends it to 127.0.0.1), as a real proxy resolves names itself. */
-const FAKE_HOST = 'emulator.test';
-
-interface ForwardProxy {
-  url: string;
-  /** Requests it forwarded (absolute-URI requests and CONNECT tunnels). */
-  count: number;
-  close(): Promise<void>;
-}
-
-/** A tiny HTTP forward proxy on 127.0.0.1: absolute-URI requests and CONNECT, counting each. */
-async function startForwardProxy(): Promise<ForwardProxy> {
-  const state = { count: 0 };
-  const server = http.createServer((req, res) => {
-    state.count++;
-    const target = new URL(req.url ?? '/');
-    const host = target.hostname === FAKE_HOST ? '127.0.0.1' : target.hostname;
-    const up = http.request(
-      { host, port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
-  });
-  server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-    state.count++;
-    const [host, port] = (req.url ?? '').split(':');
-    const up = net.connect(Number(port), host === FAKE_HOST ? '127.0.0.1' : host, () => {
-      socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
-      up.write(head);
-      up.pipe(socket).pipe(up);
-    });
-    up.on('error', () => socket.destroy());
-    socket.on('error', () => up.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get count() {
-      return state.count;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { FAKE_HOST, startForwardProxy, type ForwardProxy } from '../../helpers/forward-proxy';
 
 describe('per-account proxy', () => {
   let w: ContractWorld | undefined;
