@@ -1,5 +1,5 @@
 import { httpCall } from '../protocol/http';
-import { RouteTable, type ProxyChoice } from '../protocol/proxy';
+import { RouteTable, type ProxyChoice, type Route } from '../protocol/proxy';
 import { ServiceError } from '../protocol/errors';
 import {
   parseUploadToken,
@@ -102,6 +102,13 @@ export class RemoteTokenProvider implements TokenProvider {
     u.searchParams.set('bucket', req.bucket);
     u.searchParams.set('key', req.key);
     u.searchParams.set('overwrite', req.overwrite ? '1' : '0');
+    let route: Route;
+    try {
+      route = this.routes.route(u);
+    } catch (e) {
+      // A proxy setting that cannot be used fails the call as a network error that names it.
+      throw new ServiceError({ kind: 'network', endpoint: 'token', message: (e as Error).message, cause: e });
+    }
     const reply = await httpCall({
       endpoint: 'token',
       method: 'GET',
@@ -109,7 +116,7 @@ export class RemoteTokenProvider implements TokenProvider {
       idleTimeoutMs: this.opts.timeoutMs ?? 15_000,
       signal: opts.signal,
       maxReplyBytes: 64 * 1024,
-      ...this.routes.route(u),
+      ...route,
     });
     const text = reply.body.toString('utf8').trim();
     if (reply.status !== 200) {

@@ -5,7 +5,7 @@ import { buildFmgrBody, type FmgrOp, type FmgrOpName } from './fops';
 import { signManagementToken } from './tokens';
 import { multipartBody } from './multipart';
 import { httpCall, type HttpCall, type HttpReply } from './http';
-import { RouteTable, type ProxyChoice } from './proxy';
+import { RouteTable, type ProxyChoice, type Route } from './proxy';
 import { Fields, badReply, jsonObjectReply } from './reply';
 import { ServiceError, errorFromReply, type Endpoint } from './errors';
 import {
@@ -68,7 +68,13 @@ abstract class BaseClient {
   }
 
   protected call(endpoint: Endpoint, method: HttpCall['method'], url: URL, o: CallOpts): Promise<HttpReply> {
-    const route = this.agent ? { agent: this.agent } : this.routes.route(url);
+    let route: Route;
+    try {
+      route = this.agent ? { agent: this.agent } : this.routes.route(url);
+    } catch (e) {
+      // A proxy setting that cannot be used (not an http:// URL) fails the call, as a network error names it.
+      return Promise.reject(new ServiceError({ kind: 'network', endpoint, message: (e as Error).message, cause: e }));
+    }
     return httpCall({
       endpoint,
       method,

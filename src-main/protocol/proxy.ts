@@ -109,6 +109,10 @@ export class TunnelAgent extends https.Agent {
       done(e, raw);
     };
     raw.once('error', fail);
+    // A proxy that never answers the CONNECT fails it (the request's own timeout starts with its socket).
+    raw.setTimeout(30_000, () =>
+      fail(Object.assign(new Error('the proxy did not answer CONNECT within 30 s'), { code: 'ETIMEDOUT' })),
+    );
     raw.once('connect', () => {
       const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
       if (auth) lines.push(`Proxy-Authorization: ${auth}`);
@@ -124,6 +128,7 @@ export class TunnelAgent extends https.Agent {
       }
       raw.off('data', onData);
       raw.off('error', fail);
+      raw.setTimeout(0);
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(head.subarray(0, end).toString('latin1'))?.[1];
       if (!status || !status.startsWith('2')) {
         const e = Object.assign(new Error(`the proxy refused the tunnel to ${authority} (${status ?? 'no status'})`), {

@@ -56,6 +56,14 @@ describe('per-account proxy', () => {
     expect(through).toBeGreaterThan(0);
     expect(await s.stored('via-proxy.txt')).toBe(s.content);
 
+    const https = await s.svc.accounts.save({
+      id: remote.id,
+      name: 'Remote',
+      uploadUrl: s.local.uploadUrl,
+      proxy: { mode: 'url', url: 'https://proxy.example:3128' },
+    });
+    expect(!https.ok && https.error.code).toBe('invalid-input');
+
     await s.save({ mode: 'none' }, s.local.uploadUrl, remote.id);
     expect((await s.upload(remote.id, 'direct.txt')).state).toBe('done');
     expect(proxy!.count).toBe(through);

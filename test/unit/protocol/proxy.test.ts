@@ -6,6 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RemoteTokenProvider } from '../../../src-main/engine/tokens';
+import { UploadClient } from '../../../src-main/protocol/client';
 import { httpCall } from '../../../src-main/protocol/http';
 import { proxyFor, TunnelAgent } from '../../../src-main/protocol/proxy';
 
@@ -31,6 +33,20 @@ describe('proxyFor', () => {
       expect(proxyFor(new URL(loop), sys(env)), loop).toBeUndefined();
     expect(proxyFor(new URL('http://up.example.com'), sys({ ...env, no_proxy: '*' }))).toBeUndefined();
     expect(proxyFor(new URL('http://up.example.com'), sys({}))).toBeUndefined();
+  });
+});
+
+describe('a proxy setting that cannot be used', () => {
+  it('fails the call as a network error naming it, for the clients and the token URL', async () => {
+    const proxy = { mode: 'url' as const, url: 'https://proxy.example:3128' };
+    const client = new UploadClient({ uploadUrl: 'http://127.0.0.1:9', proxy });
+    const mkblk = client.mkblk({ token: 't', batch: 'b', chunk: new Uint8Array([1]), blockSize: 1, blockOrder: 0 });
+    await expect(mkblk).rejects.toMatchObject({ kind: 'network', message: expect.stringContaining('http://') });
+    client.close();
+    const tokens = new RemoteTokenProvider('http://127.0.0.1:9/token', { proxy });
+    const got = tokens.get({ bucket: 'b', key: 'k', overwrite: false });
+    await expect(got).rejects.toMatchObject({ kind: 'network', endpoint: 'token' });
+    tokens.close();
   });
 });
 
