@@ -1,4 +1,5 @@
 import { httpCall } from '../protocol/http';
+import { RouteTable, type ProxyChoice, type Route } from '../protocol/proxy';
 import { ServiceError } from '../protocol/errors';
 import {
   parseUploadToken,
@@ -77,12 +78,19 @@ export class LocalTokenSigner implements TokenProvider {
  */
 export class RemoteTokenProvider implements TokenProvider {
   private readonly cache = new Map<string, IssuedToken>();
+  private readonly routes: RouteTable;
 
   constructor(
     private readonly url: string,
-    private readonly opts: { timeoutMs?: number; now?: () => number; marginMs?: number } = {},
+    private readonly opts: { timeoutMs?: number; now?: () => number; marginMs?: number; proxy?: ProxyChoice } = {},
   ) {
     new URL(url); // throws TypeError on a malformed URL, at construction
+    this.routes = new RouteTable(opts.proxy, 4);
+  }
+
+  /** Closes the idle connections to the token URL (or its proxy). */
+  close(): void {
+    this.routes.close();
   }
 
   async get(req: TokenRequest, opts: { fresh?: boolean; signal?: AbortSignal } = {}): Promise<IssuedToken> {
@@ -94,6 +102,13 @@ export class RemoteTokenProvider implements TokenProvider {
     u.searchParams.set('bucket', req.bucket);
     u.searchParams.set('key', req.key);
     u.searchParams.set('overwrite', req.overwrite ? '1' : '0');
+    let route: Route;
+    try {
+      route = this.routes.route(u);
+    } catch (e) {
+      // A proxy setting that cannot be used fails the call as a network error that names it.
+      throw new ServiceError({ kind: 'network', endpoint: 'token', message: (e as Error).message, cause: e });
+    }
     const reply = await httpCall({
       endpoint: 'token',
       method: 'GET',
@@ -101,6 +116,7 @@ export class RemoteTokenProvider implements TokenProvider {
       idleTimeoutMs: this.opts.timeoutMs ?? 15_000,
       signal: opts.signal,
       maxReplyBytes: 64 * 1024,
+      ...route,
     });
     const text = reply.body.toString('utf8').trim();
     if (reply.status !== 200) {

@@ -4,7 +4,8 @@ import { urlsafeB64Encode } from './base64';
 import { buildFmgrBody, type FmgrOp, type FmgrOpName } from './fops';
 import { signManagementToken } from './tokens';
 import { multipartBody } from './multipart';
-import { createAgent, httpCall, type HttpCall, type HttpReply } from './http';
+import { httpCall, type HttpCall, type HttpReply } from './http';
+import { RouteTable, type ProxyChoice, type Route } from './proxy';
 import { Fields, badReply, jsonObjectReply } from './reply';
 import { ServiceError, errorFromReply, type Endpoint } from './errors';
 import {
@@ -43,20 +44,37 @@ interface CallOpts {
   maxReplyBytes?: number;
 }
 
+/** What every client takes besides its URL. */
+export interface ClientOptions {
+  timeoutMs?: number;
+  /** One agent for every request (no proxy is applied then); the caller closes it. */
+  agent?: http.Agent;
+  /** How requests reach the service (proxy.ts); default direct. Ignored when `agent` is given. */
+  proxy?: ProxyChoice;
+  userAgent?: string;
+}
+
 abstract class BaseClient {
-  protected readonly agent: http.Agent;
-  private readonly ownsAgent: boolean;
+  private readonly agent: http.Agent | undefined;
+  private readonly routes: RouteTable;
   protected readonly idleTimeoutMs: number;
   protected readonly userAgent: string;
 
-  constructor(protocol: string, opts: { timeoutMs?: number; agent?: http.Agent; userAgent?: string }) {
-    this.agent = opts.agent ?? createAgent(protocol);
-    this.ownsAgent = opts.agent === undefined;
+  constructor(opts: ClientOptions) {
+    this.agent = opts.agent;
+    this.routes = new RouteTable(opts.proxy);
     this.idleTimeoutMs = opts.timeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.userAgent = opts.userAgent ?? 'Blocklift/0.1';
   }
 
   protected call(endpoint: Endpoint, method: HttpCall['method'], url: URL, o: CallOpts): Promise<HttpReply> {
+    let route: Route;
+    try {
+      route = this.agent ? { agent: this.agent } : this.routes.route(url);
+    } catch (e) {
+      // A proxy setting that cannot be used (not an http:// URL) fails the call, as a network error names it.
+      return Promise.reject(new ServiceError({ kind: 'network', endpoint, message: (e as Error).message, cause: e }));
+    }
     return httpCall({
       endpoint,
       method,
@@ -68,13 +86,13 @@ abstract class BaseClient {
       replyDeadlineMs: endpoint === 'download' ? undefined : 2 * this.idleTimeoutMs,
       signal: o.signal,
       maxReplyBytes: o.maxReplyBytes,
-      agent: this.agent,
+      ...route,
     });
   }
 
-  /** Closes idle keep-alive sockets of an agent this client created. */
+  /** Closes idle keep-alive sockets of the agents this client created. */
   close(): void {
-    if (this.ownsAgent) this.agent.destroy();
+    this.routes.close();
   }
 }
 
@@ -126,9 +144,9 @@ export interface FormUploadArgs {
 export class UploadClient extends BaseClient {
   private readonly base: URL;
 
-  constructor(opts: { uploadUrl: string; timeoutMs?: number; agent?: http.Agent; userAgent?: string }) {
+  constructor(opts: ClientOptions & { uploadUrl: string }) {
     const base = baseUrl(opts.uploadUrl, 'upload URL');
-    super(base.protocol, opts);
+    super(opts);
     this.base = base;
   }
 
@@ -256,16 +274,9 @@ export class MgrClient extends BaseClient {
   private readonly accessKey: string | undefined;
   private readonly secretKey: string | undefined;
 
-  constructor(opts: {
-    mgrUrl: string;
-    accessKey?: string;
-    secretKey?: string;
-    timeoutMs?: number;
-    agent?: http.Agent;
-    userAgent?: string;
-  }) {
+  constructor(opts: ClientOptions & { mgrUrl: string; accessKey?: string; secretKey?: string }) {
     const base = baseUrl(opts.mgrUrl, 'management URL');
-    super(base.protocol, opts);
+    super(opts);
     this.base = base;
     this.accessKey = opts.accessKey;
     this.secretKey = opts.secretKey;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { ServiceError, type Endpoint } from './errors';
+import { proxyAuthorization } from './proxy';
 
 /**
  * One HTTP exchange with the service over node:http keep-alive (measured faster here than
@@ -25,6 +26,12 @@ export interface HttpCall {
   signal?: AbortSignal;
   maxReplyBytes?: number;
   agent?: http.Agent;
+  /**
+   * An HTTP proxy for an http:// target: the request goes to the proxy with the absolute
+   * URI (the agent then pools connections to the proxy). https:// targets tunnel through
+   * their agent instead (proxy.ts TunnelAgent).
+   */
+  forward?: URL;
 }
 
 export interface HttpReply {
@@ -35,11 +42,6 @@ export interface HttpReply {
 }
 
 const DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024;
-
-export function createAgent(protocol: string, maxSockets = 32): http.Agent {
-  const opts = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets, scheduling: 'lifo' as const };
-  return protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
-}
 
 export function httpCall(call: HttpCall): Promise<HttpReply> {
   const { endpoint, url } = call;
@@ -71,7 +73,12 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
     };
     const onAbort = () =>
       fail(new ServiceError({ kind: 'aborted', endpoint, message: 'canceled', cause: call.signal?.reason }));
-    const req = lib.request(url, { method: call.method, headers, agent: call.agent }, (res) => {
+    const fwd = call.forward;
+    if (fwd) {
+      const auth = proxyAuthorization(fwd);
+      if (auth) headers['Proxy-Authorization'] = auth;
+    }
+    const onReply = (res: http.IncomingMessage) => {
       const requestId = headerString(res.headers['x-reqid']);
       const chunks: Buffer[] = [];
       let size = 0;
@@ -118,7 +125,20 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
           }),
         ),
       );
-    });
+    };
+    const opts = { method: call.method, agent: call.agent };
+    const req = fwd
+      ? http.request(
+          {
+            ...opts,
+            host: fwd.hostname,
+            port: fwd.port || 80,
+            path: url.href,
+            headers: { ...headers, Host: url.host },
+          },
+          onReply,
+        )
+      : lib.request(url, { ...opts, headers }, onReply);
     req.setTimeout(call.idleTimeoutMs, () => {
       fail(
         new ServiceError({
@@ -128,7 +148,7 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
         }),
       );
     });
-    req.on('error', (e) => fail(networkError(endpoint, e, url)));
+    req.on('error', (e) => fail(networkError(endpoint, e, fwd ?? url, fwd ? ' (the proxy)' : '')));
     call.signal?.addEventListener('abort', onAbort, { once: true });
     req.end(body);
   });
@@ -138,8 +158,8 @@ function headerString(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function networkError(endpoint: Endpoint, e: Error & { code?: string }, url?: URL): ServiceError {
-  const where = url ? ` ${url.host}` : '';
+function networkError(endpoint: Endpoint, e: Error & { code?: string }, url?: URL, what = ''): ServiceError {
+  const where = url ? ` ${url.host}${what}` : '';
   const hint: Record<string, string> = {
     ECONNREFUSED: `nothing listens at${where}: check the host URL, or that the service/emulator is running`,
     ENOTFOUND: `host${where} not found: check the URL and your network`,

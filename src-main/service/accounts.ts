@@ -1,6 +1,8 @@
 import type { AccountAccess } from '../engine/engine';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../engine/tokens';
 import { MgrClient, UploadClient } from '../protocol/client';
+import type { ProxyChoice } from '../protocol/proxy';
+import type { ProxySetting } from '../shared/contract';
 import type { AccountRecord, AccountRepo } from '../store/account-repo';
 import type { MgrAccount } from '../tasks/deps';
 import { SecretError, type SecretStore } from './secrets';
@@ -23,13 +25,25 @@ export class AccountError extends Error {
  * Secrets are resolved here, held only inside the signer and clients, never returned.
  */
 export class AccountAccessCache {
-  private readonly uploads = new Map<number, AccountAccess & { client: UploadClient }>();
+  private readonly uploads = new Map<number, AccountAccess & { client: UploadClient; close(): void }>();
   private readonly mgrs = new Map<number, MgrAccount | undefined>();
 
+  /**
+   * `proxyOf` is read each time an account's clients are built (after `forget`, the next
+   * request); `env` is where a `system` proxy is read from (default process.env).
+   */
   constructor(
     private readonly repo: AccountRepo,
     private readonly secrets: SecretStore,
+    private readonly proxyOf: (accountId: number) => ProxySetting = () => ({ mode: 'system' }),
+    private readonly env: Readonly<Record<string, string | undefined>> = process.env,
   ) {}
+
+  /** How every request of this account reaches the service (its proxy setting). */
+  private proxy(accountId: number): ProxyChoice {
+    const p = this.proxyOf(accountId);
+    return p.mode === 'system' ? { mode: 'system', env: this.env } : p;
+  }
 
   private record(accountId: number): AccountRecord {
     const a = this.repo.get(accountId);
@@ -54,9 +68,13 @@ export class AccountAccessCache {
     const known = this.uploads.get(accountId);
     if (known) return known;
     const a = this.record(accountId);
+    const proxy = this.proxy(accountId);
     let tokens: TokenProvider;
+    let closeTokens = () => {};
     if (a.tokenUrl) {
-      tokens = new RemoteTokenProvider(a.tokenUrl);
+      const remote = new RemoteTokenProvider(a.tokenUrl, { proxy });
+      closeTokens = () => remote.close();
+      tokens = remote;
     } else {
       const sk = this.secretOf(a);
       if (!a.accessKey || !sk)
@@ -66,7 +84,15 @@ export class AccountAccessCache {
         );
       tokens = new LocalTokenSigner(a.accessKey, sk);
     }
-    const access = { client: new UploadClient({ uploadUrl: a.uploadUrl }), tokens };
+    const client = new UploadClient({ uploadUrl: a.uploadUrl, proxy });
+    const access = {
+      client,
+      tokens,
+      close: () => {
+        client.close();
+        closeTokens();
+      },
+    };
     this.uploads.set(accountId, access);
     return access;
   }
@@ -88,7 +114,12 @@ export class AccountAccessCache {
         sk = undefined; // an unresolvable secret: unsigned calls still work, signed ones are refused
       }
       m = {
-        client: new MgrClient({ mgrUrl: a.mgrUrl, accessKey: a.accessKey ?? undefined, secretKey: sk }),
+        client: new MgrClient({
+          mgrUrl: a.mgrUrl,
+          accessKey: a.accessKey ?? undefined,
+          secretKey: sk,
+          proxy: this.proxy(accountId),
+        }),
         mgrUrl: a.mgrUrl,
       };
     }
@@ -112,7 +143,7 @@ export class AccountAccessCache {
 
   /** Drops the cached clients of an account (its row changed); closes them. */
   forget(accountId: number): void {
-    this.uploads.get(accountId)?.client.close();
+    this.uploads.get(accountId)?.close();
     this.mgrs.get(accountId)?.client.close();
     this.uploads.delete(accountId);
     this.mgrs.delete(accountId);

@@ -22,6 +22,7 @@ import { createNotificationHandler } from '../tasks/notify-receiver';
 import type { PollPolicy } from '../tasks/poll-policy';
 import { VcaTracker } from '../tasks/vca-tracker';
 import { AccountAccessCache } from './accounts';
+import { AccountPrefs } from './account-prefs';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
 import { Emitter } from '../base/emitter';
 import { setUnexpectedErrorHandler } from '../base/unexpected-error';
@@ -55,6 +56,8 @@ export interface AppCoreOptions {
   watcherBackend?: WatcherBackend;
   /** Default: HeadlessSecretStore (env:, file:, memory:). The Electron layer passes its own. */
   secrets?: SecretStore;
+  /** Where an account's `system` proxy is read from (HTTP_PROXY, HTTPS_PROXY, NO_PROXY); default process.env. */
+  proxyEnv?: Readonly<Record<string, string | undefined>>;
   /**
    * Engine tuning for this run only (CLI flags); it wins over the stored settings. A
    * `bandwidthBytesPerSec` here is the user's limit for this run (the schedule's still applies).
@@ -243,7 +246,8 @@ export class AppCore {
     let embedded: EmbeddedEmulator | undefined;
     let core: AppCore | undefined;
     const secrets = opts.secrets ?? new HeadlessSecretStore(process.env, path.join(dataDir, SECRETS_DIR));
-    const access = new AccountAccessCache(new AccountRepo(db), secrets);
+    const prefs = new AccountPrefs(new SettingsRepo(db));
+    const access = new AccountAccessCache(new AccountRepo(db), secrets, (id) => prefs.proxyOf(id), opts.proxyEnv);
     try {
       const accounts = new AccountRepo(db);
       const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);

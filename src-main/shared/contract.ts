@@ -406,6 +406,12 @@ export interface AppApi {
     status: Verb<void, AppStatus>;
     /** Desktop only; elsewhere an error with code 'not-supported-here'. */
     openDataFolder: Verb<void, { opened: true }>;
+    /**
+     * Writes a support bundle (a zip in the data folder's `support/`: versions, settings
+     * without secrets, the event log and log files with secrets redacted, the uploaded,
+     * failed and skipped files with reasons and request ids) and returns where it is.
+     */
+    supportBundle: Verb<void, { path: string; bytes: number }>;
   };
 }
 
@@ -449,7 +455,7 @@ export const API_VERBS = {
   vca: ['create', 'track', 'list', 'get', 'decide', 'acceptAbove', 'setThreshold', 'labels', 'export'],
   accounts: ['list', 'save', 'remove', 'test'],
   settings: ['get', 'set'],
-  app: ['status', 'openDataFolder'],
+  app: ['status', 'openDataFolder', 'supportBundle'],
 } as const satisfies { [A in ApiArea]: ReadonlyArray<ApiVerb<A>> };
 
 type Exhaustive<A extends ApiArea> = Exclude<ApiVerb<A>, (typeof API_VERBS)[A][number]> extends never ? true : false;

@@ -123,9 +123,11 @@ type Flags = ReturnType<typeof parseFlags>;
 function openSession(flags: Flags) {
   const { acc } = flags;
   const { db, lock } = openQueue(acc.db);
-  const client = new UploadClient({ uploadUrl: acc.uploadUrl! });
+  // Like curl: HTTP(S)_PROXY and NO_PROXY of the environment (loopback hosts always direct).
+  const proxy = { mode: 'system' } as const;
+  const client = new UploadClient({ uploadUrl: acc.uploadUrl!, proxy });
   const tokens: TokenProvider = acc.tokenUrl
-    ? new RemoteTokenProvider(acc.tokenUrl)
+    ? new RemoteTokenProvider(acc.tokenUrl, { proxy })
     : new LocalTokenSigner(acc.accessKey!, acc.secretKey!);
   const store = new SqliteTransferStore(db);
   const accountId = new AccountRepo(db).upsert({

@@ -68,7 +68,10 @@ const schedule = z
 const proxy = z.union([
   z.object({ mode: z.literal('system') }).strict(),
   z.object({ mode: z.literal('none') }).strict(),
-  z.object({ mode: z.literal('url'), url: httpUrl }).strict(),
+  // protocol/proxy.ts speaks plain HTTP to the proxy (CONNECT tunnels carry the TLS).
+  z
+    .object({ mode: z.literal('url'), url: httpUrl.refine((u) => /^http:\/\//i.test(u), 'must be an http:// URL') })
+    .strict(),
 ]);
 
 const settingsPatch = z
@@ -264,4 +267,5 @@ export const SCHEMAS: { [M in ApiMethod]: z.ZodType<ApiInput<M>, unknown> } = {
   'settings.set': settingsPatch,
   'app.status': voidInput,
   'app.openDataFolder': voidInput,
+  'app.supportBundle': voidInput,
 };

@@ -5,6 +5,7 @@ import { AppServiceError } from './errors';
 import { checkSchedule } from '../../sync/schedule';
 import { checkBlockSize } from '../../engine/plan';
 import { LOCAL_ACCOUNT_NAME } from '../embedded';
+import { writeSupportBundle } from '../support-bundle';
 
 /**
  * Settings: one owner per setting. The stored values are the SettingsStore's; the
@@ -62,5 +63,15 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
       await ctx.door.openFolder(ctx.core.dataDir);
       return { opened: true as const };
     },
+    supportBundle: () =>
+      writeSupportBundle({
+        db: ctx.core.db,
+        dataDir: ctx.core.dataDir,
+        accounts: ctx.core.accounts.list(),
+        secrets: ctx.core.secrets,
+        settings: ctx.core.settingsStore.get(),
+        proxyOf: (id) => ctx.prefs.proxyOf(id),
+        door: ctx.door.door ?? 'in-process',
+      }),
   };
 }

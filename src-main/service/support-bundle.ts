@@ -1,0 +1,178 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { zipBuffer, type ZipEntry } from '../base/zip';
+import type { ProxySetting, Settings } from '../shared/contract';
+import { APP_VERSION } from '../shared/version';
+import type { AccountRecord } from '../store/account-repo';
+import { SupportQuery, type SupportTransferRow } from '../store/support-query';
+import type { Db } from '../store/db';
+import { LOG_DIR } from './log-file';
+import type { SecretStore } from './secrets';
+
+/** The folder inside the data folder that support bundles are written to. */
+export const SUPPORT_DIR = 'support';
+
+export interface SupportBundleDeps {
+  db: Db;
+  dataDir: string;
+  accounts: readonly AccountRecord[];
+  secrets: SecretStore;
+  settings: Settings;
+  proxyOf: (accountId: number) => ProxySetting;
+  door: string;
+  now?: () => Date;
+}
+
+const REQUEST_ID = /request id ([^\s)]+)/;
+
+/**
+ * Writes `<dataDir>/support/blocklift-support-<time>.zip` and returns its path and size.
+ * Entries: versions.json, settings.json (accounts without secrets, proxy passwords and
+ * token-URL queries removed), event-log.txt, logs/* (the rotating log files),
+ * transfers/{uploaded,failed,skipped}.json (with reasons and the request ids the messages
+ * carry). Every entry passes through `redactor()` before it is zipped: the secret of
+ * every account (raw, Base64, URL-safe Base64), Authorization headers and upload or
+ * management tokens are replaced by `[redacted]`.
+ */
+export function writeSupportBundle(deps: SupportBundleDeps): { path: string; bytes: number } {
+  const now = deps.now?.() ?? new Date();
+  const redact = redactor(secretsOf(deps));
+  const q = new SupportQuery(deps.db);
+  const json = (v: unknown) => JSON.stringify(v, null, 2);
+  const entries: Array<{ name: string; text: string }> = [
+    { name: 'versions.json', text: json(versions(deps.door, now)) },
+    {
+      name: 'settings.json',
+      text: json({ settings: deps.settings, accounts: deps.accounts.map((a) => account(a, deps.proxyOf(a.id))) }),
+    },
+    {
+      name: 'event-log.txt',
+      text: q
+        .events()
+        .map(
+          (e) =>
+            `${new Date(e.at).toISOString()} ${e.level} ${e.kind}${e.transferId ? ` #${e.transferId}` : ''} ${e.message}`,
+        )
+        .join('\n'),
+    },
+    { name: 'transfers/uploaded.json', text: json(q.transfers('done').map(transferEntry)) },
+    { name: 'transfers/failed.json', text: json(q.transfers('failed').map(transferEntry)) },
+    { name: 'transfers/skipped.json', text: json(q.transfers('skipped').map(transferEntry)) },
+    ...logFiles(deps.dataDir),
+  ];
+  const zipped: ZipEntry[] = entries.map((e) => ({ name: e.name, data: Buffer.from(redact(e.text), 'utf8') }));
+  const dir = path.join(deps.dataDir, SUPPORT_DIR);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `blocklift-support-${now.toISOString().replace(/[:.]/g, '-')}.zip`);
+  const zip = zipBuffer(zipped, now);
+  writeFileSync(file, zip, { mode: 0o600 });
+  return { path: file, bytes: zip.length };
+}
+
+function versions(door: string, now: Date) {
+  return {
+    generatedAt: now.toISOString(),
+    app: APP_VERSION,
+    door,
+    node: process.versions.node,
+    electron: process.versions['electron'] ?? null,
+    os: { platform: process.platform, release: os.release(), arch: process.arch },
+  };
+}
+
+function account(a: AccountRecord, proxy: ProxySetting) {
+  return {
+    id: a.id,
+    name: a.name,
+    uploadUrl: a.uploadUrl,
+    mgrUrl: a.mgrUrl,
+    downloadDomain: a.downloadDomain,
+    accessKey: a.accessKey,
+    hasSecret: a.secretRef !== null,
+    tokenUrl: a.tokenUrl ? withoutCredentials(a.tokenUrl, true) : null,
+    proxy: proxy.mode === 'url' ? { mode: 'url', url: withoutCredentials(proxy.url, false) } : proxy,
+  };
+}
+
+/** A URL without its user name and password (and, for token URLs, its query, which may hold a key). */
+function withoutCredentials(value: string, dropQuery: boolean): string {
+  try {
+    const u = new URL(value);
+    u.username = '';
+    u.password = '';
+    if (dropQuery) u.search = '';
+    return u.href;
+  } catch {
+    return '[not a URL]';
+  }
+}
+
+function transferEntry(t: SupportTransferRow) {
+  const reason = t.errorMessage ?? t.warning;
+  return {
+    id: t.id,
+    accountId: t.accountId,
+    bucket: t.bucket,
+    key: t.key,
+    localPath: t.localPath,
+    size: t.size,
+    etag: t.etag,
+    attempts: t.attempts,
+    finishedAt: t.finishedAt === null ? null : new Date(t.finishedAt).toISOString(),
+    code: t.errorCode,
+    reason,
+    requestId: reason ? (REQUEST_ID.exec(reason)?.[1] ?? null) : null,
+  };
+}
+
+function logFiles(dataDir: string): Array<{ name: string; text: string }> {
+  const dir = path.join(dataDir, LOG_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^blocklift\.log(\.\d+)?$/.test(n));
+  } catch {
+    return [];
+  }
+  return names.sort().map((n) => ({ name: `logs/${n}`, text: readFileSync(path.join(dir, n), 'utf8') }));
+}
+
+/** Every account secret that resolves (a secret that does not cannot leak). */
+function secretsOf(deps: SupportBundleDeps): string[] {
+  const out: string[] = [];
+  for (const a of deps.accounts) {
+    if (!a.secretRef) continue;
+    try {
+      out.push(deps.secrets.resolve(a.secretRef));
+    } catch {
+      // unresolvable: nothing to redact
+    }
+  }
+  return out;
+}
+
+/**
+ * A function that replaces, in any text, each secret (raw, Base64 and URL-safe Base64,
+ * with or without padding), the value of Authorization / Proxy-Authorization headers, and
+ * anything shaped like an upload or management token (`<ak>:<sig>:<policy>`, `<ak>:<sig>`
+ * after a scheme) with `[redacted]`.
+ */
+export function redactor(secrets: readonly string[]): (text: string) => string {
+  const forms = new Set<string>();
+  for (const s of secrets) {
+    if (s.length < 4) continue;
+    const b64 = Buffer.from(s, 'utf8').toString('base64');
+    for (const f of [s, b64, b64.replace(/=+$/, ''), b64.replace(/\+/g, '-').replace(/\//g, '_')])
+      forms.add(f.replace(/=+$/, ''));
+  }
+  const sorted = [...forms].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const f of sorted) out = out.split(f).join('[redacted]');
+    return out
+      .replace(/((?:proxy-)?authorization"?\s*[:=]\s*"?)[^\r\n",}]+/gi, '$1[redacted]')
+      .replace(/\b(UpToken|QBox|Qiniu|Bearer|Basic)\s+[\w+/=:.-]{8,}/g, '$1 [redacted]')
+      .replace(/\b[\w-]{4,}:[\w-]{16,}={0,2}:[\w-]{16,}={0,2}/g, '[redacted-token]')
+      .replace(/([?&](?:token|uptoken|upToken|access_token)=)[^&\s"]+/g, '$1[redacted]');
+  };
+}
