@@ -12,6 +12,7 @@ interface Row {
   key: string;
   state: string;
   remote_hash: string | null;
+  etag: string | null;
   local_path: string;
 }
 
@@ -147,10 +148,13 @@ async function checkStore(
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') rec.fail(`PRAGMA integrity_check of the app's database: ${String(integrity)}`);
-    const rows = db.prepare(`SELECT id, key, state, remote_hash, local_path FROM transfers`).all() as Row[];
+    const rows = db.prepare(`SELECT id, key, state, remote_hash, etag, local_path FROM transfers`).all() as Row[];
     const seen = new Set<string>();
     for (const r of rows.filter((x) => x.state === 'done')) {
-      if (!r.remote_hash) rec.fail(`transfer ${r.id} (${r.key}) is done without a verified hash`);
+      if (!r.remote_hash || r.remote_hash !== r.etag)
+        rec.fail(
+          `transfer ${r.id} (${r.key}) is done without a verified hash (service ${r.remote_hash}, file ${r.etag})`,
+        );
       const version = `${r.key}\0${r.remote_hash}`;
       if (seen.has(version)) rec.fail(`${r.key} (hash ${r.remote_hash}) was uploaded more than once`);
       seen.add(version);
