@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { DEFAULT_BUCKET } from '../../src-main/emulator/server';
 import { etagOfBuffer } from '../../src-main/protocol/etag';
 import { prng, waitFor, type ChaosContext } from './context';
-import { must, startServe, type ServeChild } from './serve-rig';
+import { must, startServe, stopServe, type ServeChild } from './serve-rig';
 
 interface Row {
   id: number;
@@ -130,8 +130,7 @@ export async function appCrashes(ctx: ChaosContext): Promise<void> {
 
 /** SIGTERM, then exit 0 (in-flight chunks commit, the database closes). */
 async function stopCleanly(ctx: ChaosContext, s: ServeChild): Promise<void> {
-  s.proc.child.kill('SIGTERM');
-  const code = await s.proc.exited;
+  const code = await stopServe(s);
   if (code !== 0) ctx.rec.fail(`blocklift serve exited ${code} on SIGTERM: ${s.proc.stderr().slice(0, 500)}`);
 }
 

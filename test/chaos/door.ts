@@ -6,7 +6,7 @@ import { DoorConfigError, startHeadlessDoor } from '../../src-main/headless/serv
 import { API_WS_PATH, TOKEN_COOKIE } from '../../src-main/shared/wire';
 import { prng, type ChaosContext } from './context';
 import { DoorInputs } from './door-inputs';
-import { startServe, type ServeChild } from './serve-rig';
+import { startServe, stopServe, type ServeChild } from './serve-rig';
 
 /**
  * Section: the headless door (`blocklift serve`, a child) under hostile requests. First its
@@ -37,8 +37,7 @@ export async function doorChaos(ctx: ChaosContext): Promise<void> {
     const alive = await s.call('transfers.list', { limit: 1 });
     if (alive.status !== 200) ctx.rec.fail(`after the fuzz, transfers.list answered ${alive.status}`);
   } finally {
-    if (s.proc.child.exitCode === null) s.proc.child.kill('SIGTERM');
-    const code = await s.proc.exited;
+    const code = await stopServe(s);
     if (code !== 0)
       ctx.rec.fail(`blocklift serve exited ${code} on SIGTERM after the fuzz: ${s.proc.stderr().slice(-500)}`);
   }

@@ -63,3 +63,20 @@ export async function must<T>(s: ServeChild, method: string, input?: unknown): P
   if (r.status !== 200 || b.ok !== true) throw new Error(`${method} answered ${r.status} ${JSON.stringify(r.body)}`);
   return b.value as T;
 }
+
+/**
+ * SIGTERM, then its exit code; 'hung' (and a SIGKILL) when it has not exited within
+ * `timeoutMs` (something it opened still holds its event loop).
+ */
+export async function stopServe(s: ServeChild, timeoutMs = 60_000): Promise<number | string> {
+  if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) s.proc.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), timeoutMs)));
+  const code = await Promise.race([s.proc.exited, hung]);
+  clearTimeout(timer);
+  if (code === 'hung') {
+    s.proc.child.kill('SIGKILL');
+    await s.proc.exited;
+  }
+  return code;
+}
