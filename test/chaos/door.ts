@@ -39,7 +39,9 @@ export async function doorChaos(ctx: ChaosContext): Promise<void> {
   } finally {
     const code = await stopServe(s);
     if (code !== 0)
-      ctx.rec.fail(`blocklift serve exited ${code} on SIGTERM after the fuzz: ${s.proc.stderr().slice(-500)}`);
+      ctx.rec.fail(
+        `blocklift serve exited ${code} on SIGTERM after the fuzz (reproduce: npm run test:chaos --${ctx.params.form === 'long' ? ' --long' : ''} --only door --seed ${ctx.seed}): ${s.proc.stderr().slice(-500)}`,
+      );
   }
   const after = await snapshot(dir, data);
   for (const [f, size] of after)
