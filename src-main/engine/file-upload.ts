@@ -80,6 +80,9 @@ export class FileUpload {
           await this.reopen();
           continue;
         }
+        // A pause or cancel that came while the last chunks were in flight: they committed,
+        // and the transfer stops here (a resume goes straight to mkfile).
+        if (signal.soft.aborted) throw signal.soft.reason;
         this.hooks.phase('completing');
         return await complete(
           {

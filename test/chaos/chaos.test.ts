@@ -31,6 +31,7 @@ describe('chaos suite, short form', () => {
     expect(r.faultsInjected['reset']).toBeGreaterThan(0);
     expect(r.faultsInjected['emulator SIGKILL']).toBeGreaterThan(0);
     expect(r.faultsInjected['uploader SIGKILL']).toBeGreaterThan(0);
+    expect(r.faultsInjected['app SIGKILL']).toBeGreaterThan(0);
     expect(r.crashesSurvived).toBeGreaterThan(0);
     expect(r.inputsTried).toBeGreaterThan(1000);
     expect(Object.keys(r.retriesByCause).length).toBeGreaterThan(0);

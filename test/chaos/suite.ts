@@ -6,6 +6,8 @@ import { keysAndPaths } from './keys';
 import { networkChaos } from './network';
 import { secretScan } from './security';
 import { clockJumps } from './clock';
+import { appCrashes } from './app-crash';
+import { doorChaos } from './door';
 import { uploaderCrashes } from './uploader-crash';
 import { emulatorOutage } from './outage';
 import { Recorder, type ChaosReport } from './report';
@@ -20,6 +22,8 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   clock: clockJumps,
   fuzz: fuzzEmulator,
   keys: keysAndPaths,
+  'app-crash': appCrashes,
+  door: doorChaos,
   security: secretScan,
 };
 

@@ -185,6 +185,48 @@ describe('pause, resume, cancel', () => {
     }
   });
 
+  it('a pause while the last chunk is in flight ends paused, not done: mkfile waits for the resume', async () => {
+    // Found by the chaos suite's app-crash section: transfers.pause answered count 1, yet the
+    // transfer went on to mkfile and ended done. One block of two chunks (mkblk, then one
+    // bput whose reply is held 500 ms): the pause comes while that last chunk is in flight;
+    // the chunk commits, and the transfer must stop there.
+    const chunk = 64 * 1024;
+    const proxy = await startReplyHoldingProxy(500);
+    try {
+      rig = await startRig({
+        uploadUrl: (emu) => {
+          proxy.target = emu.uploadUrl;
+          return proxy.url;
+        },
+        engine: { chunkBytes: chunk, formUploadMaxBytes: 0 },
+      });
+      const r = rig;
+      const data = await r.file('last-chunk.bin', 2 * chunk);
+      const [id] = r.engine.enqueue([
+        {
+          accountId: r.accountId,
+          bucket: r.emu.bucket,
+          key: 'last-chunk.bin',
+          localPath: path.join(r.dir, 'last-chunk.bin'),
+          source: 'manual',
+        },
+      ]);
+      await vi.waitFor(() => expect(proxy.held).toBeGreaterThan(0), { timeout: 30_000, interval: 5 });
+      expect(r.engine.pause(id!)).toBe(true);
+      await waitFor(r, id!, (_d, state) => state === 'paused' || state === 'done');
+      expect(r.engine.get(id!)!.state).toBe('paused');
+      expect(r.store.listBlocks(id!).reduce((n, b) => n + b.nextOffset, 0)).toBe(2 * chunk);
+      proxy.holdMs = 0;
+      expect(r.engine.resume(id!)).toBe(true);
+      expect((await r.settled(id!)).state).toBe('done');
+      expect(sha1(await r.download('last-chunk.bin'))).toBe(sha1(data));
+    } finally {
+      await rig?.close();
+      rig = undefined;
+      await proxy.close();
+    }
+  });
+
   it('pauseAll / resumeAll / cancelAll act on every unfinished transfer', async () => {
     rig = await startRig({
       // in blocks, one file at a time (4 MiB files would otherwise go through form upload, all at once)

@@ -1,0 +1,82 @@
+import type { SpawnOptions } from 'node:child_process';
+import { spawnBlocklift, waitFor, type ChaosContext, type TrackedChild } from './context';
+
+/** A running `blocklift serve` child: its base URL, its token, and a JSON caller of its API. */
+export interface ServeChild {
+  proc: TrackedChild;
+  base: string;
+  token: string;
+  /** POST /api/<method> with the token (Bearer); resolves with the status and the parsed JSON body. */
+  call(method: string, input?: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+const LOGIN = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]+)/;
+
+/**
+ * Starts `blocklift serve --port 0 --data <dataDir>` and waits for the login URL it prints
+ * (`http://127.0.0.1:P/?token=…` on stdout). Throws with its stderr when it exits first or
+ * prints nothing within `timeoutMs`.
+ */
+export async function startServe(
+  ctx: ChaosContext,
+  dataDir: string,
+  opts: SpawnOptions = {},
+  timeoutMs = 90_000,
+): Promise<ServeChild> {
+  const proc = spawnBlocklift(ctx, ['serve', '--port', '0', '--data', dataDir], opts);
+  let gone = false;
+  void proc.exited.then(() => (gone = true));
+  await waitFor(() => gone || LOGIN.test(proc.stdout()), timeoutMs);
+  const m = LOGIN.exec(proc.stdout());
+  if (!m) {
+    if (!gone) proc.child.kill('SIGKILL');
+    throw new Error(`blocklift serve printed no URL (exited: ${gone}): ${proc.stderr().slice(0, 800)}`);
+  }
+  const base = m[1]!;
+  const token = m[2]!;
+  return {
+    proc,
+    base,
+    token,
+    async call(method, input) {
+      const res = await fetch(`${base}/api/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: input === undefined ? undefined : JSON.stringify(input),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Left as text: the caller reports a reply that is not JSON.
+      }
+      return { status: res.status, body };
+    },
+  };
+}
+
+/** The value of an ok Result, or throws with the reply (a call the section relies on failed). */
+export async function must<T>(s: ServeChild, method: string, input?: unknown): Promise<T> {
+  const r = await s.call(method, input);
+  const b = r.body as { ok?: boolean; value?: T };
+  if (r.status !== 200 || b.ok !== true) throw new Error(`${method} answered ${r.status} ${JSON.stringify(r.body)}`);
+  return b.value as T;
+}
+
+/**
+ * SIGTERM, then its exit code; 'hung' (and a SIGKILL) when it has not exited within
+ * `timeoutMs` (something it opened still holds its event loop).
+ */
+export async function stopServe(s: ServeChild, timeoutMs = 60_000): Promise<number | string> {
+  if (s.proc.child.exitCode === null && s.proc.child.signalCode === null) s.proc.child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), timeoutMs)));
+  const code = await Promise.race([s.proc.exited, hung]);
+  clearTimeout(timer);
+  if (code === 'hung') {
+    s.proc.child.kill('SIGKILL');
+    await s.proc.exited;
+  }
+  return code;
+}
