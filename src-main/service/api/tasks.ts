@@ -67,7 +67,9 @@ export function vcaArea(ctx: ServiceContext): AreaImpl<'vca'> {
     create: async ({ accountId, source, minConfidence }) => {
       if ('url' in source) {
         const acct = ctx.accountId(accountId);
-        const bucket = source.bucket ?? '';
+        // The Local account has one bucket (the embedded emulator's): a URL job needs no choice there.
+        const embedded = ctx.core.embedded;
+        const bucket = source.bucket ?? (embedded && acct === embedded.accountId ? embedded.bucket : '');
         return vca.create({ accountId: acct, bucket, source: source.url, minConfidence });
       }
       const t = ctx.core.transferRows.get(source.transferId)?.record;

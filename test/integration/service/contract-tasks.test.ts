@@ -92,6 +92,9 @@ describe('tasks, queue verbs and settings, through the contract', () => {
     expect(csv.content.split('\n').length).toBeGreaterThan(1);
     const json = value(await svc.vca.export({ jobIds: [job.id], format: 'json' }));
     expect(json.content.length).toBeGreaterThan(2);
+    // By URL with no bucket (the Video review screen's "Analyse"): the Local account's bucket.
+    const byUrl = value(await svc.vca.create({ source: { url: job.sourceUrl! } }));
+    expect(byUrl.bucket).toBe('local');
   });
 
   it('queue verbs: cancel, retry, remove; settings reject a bad schedule with its code and keep the rest', async () => {
