@@ -39,7 +39,24 @@ export class WatchManager {
   private readonly roots = new Map<number, WatchRoot>();
   private readonly events = new Emitter<WatchRootEvent>('watch manager listener');
 
+  /**
+   * Adding, removing, starting and closing roots run one at a time, in call order: two
+   * overlapping calls for one folder (a UI clicking twice, a door fuzzed) must never leave a
+   * second root running that nothing owns, whose watcher would keep the process alive.
+   */
+  private chain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
   constructor(private readonly d: WatchManagerDeps) {}
+
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(
+      () => work(),
+      () => work(),
+    );
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
 
   on(listener: (e: WatchRootEvent) => void): () => void {
     return this.events.add(listener);
@@ -54,7 +71,9 @@ export class WatchManager {
   }
 
   private async open(id: number, excludedDirs: readonly string[]): Promise<WatchRoot> {
-    const record = this.d.repo.getRoot(id)!;
+    if (this.closed) throw new Error('the folder watcher is closing; the folder was not started');
+    const record = this.d.repo.getRoot(id);
+    if (!record) throw new Error(`the watched folder ${id} was removed meanwhile`);
     const root = new WatchRoot({
       record,
       options: normalizeWatchOptions(record.options),
@@ -77,7 +96,11 @@ export class WatchManager {
   }
 
   /** Starts every stored root (paused ones stay paused). */
-  async startAll(): Promise<void> {
+  startAll(): Promise<void> {
+    return this.serialize(() => this.doStartAll());
+  }
+
+  private async doStartAll(): Promise<void> {
     for (const r of this.d.repo.listRoots()) {
       if (this.roots.has(r.id)) continue;
       const { excludedDirs } = await checkNewRoot(r.path, [], this.d.dataDir).catch(() => ({
@@ -123,7 +146,11 @@ export class WatchManager {
   }
 
   /** Adds (or reopens, for the same folder) a root and starts it; resolves after its first scan. */
-  async addRoot(input: AddRootInput): Promise<WatchRoot> {
+  addRoot(input: AddRootInput): Promise<WatchRoot> {
+    return this.serialize(() => this.doAddRoot(input));
+  }
+
+  private async doAddRoot(input: AddRootInput): Promise<WatchRoot> {
     const options = normalizeWatchOptions(input.options ?? {});
     const existing = this.d.repo.listRoots();
     const { root, excludedDirs } = await checkNewRoot(
@@ -151,10 +178,12 @@ export class WatchManager {
   }
 
   /** Stops watching and forgets the root's index; the objects it uploaded stay. */
-  async removeRoot(id: number): Promise<void> {
-    await this.roots.get(id)?.close();
-    this.roots.delete(id);
-    this.d.repo.removeRoot(id);
+  removeRoot(id: number): Promise<void> {
+    return this.serialize(async () => {
+      await this.roots.get(id)?.close();
+      this.roots.delete(id);
+      this.d.repo.removeRoot(id);
+    });
   }
 
   async pauseRoot(id: number): Promise<void> {
@@ -178,9 +207,13 @@ export class WatchManager {
     for (const r of this.roots.values()) if (r.state === 'watching') await r.rescan();
   }
 
-  async close(): Promise<void> {
-    for (const r of this.roots.values()) await r.close();
-    this.roots.clear();
-    this.events.clear();
+  /** Closes every root, after the adds and removes already asked for; later ones are refused. */
+  close(): Promise<void> {
+    return this.serialize(async () => {
+      this.closed = true;
+      for (const r of this.roots.values()) await r.close();
+      this.roots.clear();
+      this.events.clear();
+    });
   }
 }

@@ -112,4 +112,26 @@ describe('watch manager: plan, refusals, pause', () => {
     await h.engine!.whenIdle();
     expect(h.takeUploads()).toEqual(['while-paused.jpg']);
   });
+
+  it('overlapping adds and removes of one folder leave no root running that nothing owns; close() waits for them', async () => {
+    await put('a.jpg', 'a');
+    const mgr = manager();
+    const input = { folder: path.join(h.folder, 'photos'), accountId: accountId(), bucket: h.emu.bucket };
+    const first = mgr.addRoot(input);
+    const second = mgr.addRoot(input);
+    const [r1, r2] = await Promise.all([first, second]);
+    expect(r1.id).toBe(r2.id);
+    expect(mgr.list()).toHaveLength(1);
+    const removed = mgr.removeRoot(r2.id);
+    const third = mgr.addRoot(input);
+    const closing = mgr.close();
+    const late = mgr.addRoot(input);
+    await removed;
+    const r3 = await third;
+    await closing;
+    await expect(late).rejects.toThrow(/closing/);
+    // Every root ever started is closed: none keeps a watcher (which would keep the process alive).
+    for (const r of [r1, r2, r3]) expect(r.state).toBe('closed');
+    m = undefined;
+  });
 });
