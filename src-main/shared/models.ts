@@ -9,6 +9,19 @@ export const GiB = 1024 * MiB;
 export type TransferState =
   'queued' | 'hashing' | 'uploading' | 'paused' | 'completing' | 'done' | 'failed' | 'canceled' | 'skipped';
 
+/** Every state, in the order a list shows them. */
+export const TRANSFER_STATES: readonly TransferState[] = [
+  'queued',
+  'hashing',
+  'uploading',
+  'paused',
+  'completing',
+  'done',
+  'failed',
+  'canceled',
+  'skipped',
+];
+
 export const TERMINAL_TRANSFER_STATES: readonly TransferState[] = ['done', 'failed', 'canceled', 'skipped'];
 
 export type TransferSource = 'watch' | 'manual' | 'cli';

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { TransferRecord } from '../engine/ports';
 import type { PauseReason, TransferQuery, TransferSortField, TransferTotals } from '../shared/contract';
-import type { TransferState } from '../shared/models';
+import { TRANSFER_STATES, type TransferState } from '../shared/models';
 import type { Db } from './db';
 import { SqliteTransferStore } from './transfer-repo';
 
@@ -29,17 +29,7 @@ export interface BlockRow {
   restarts: number;
 }
 
-export const ALL_TRANSFER_STATES: readonly TransferState[] = [
-  'queued',
-  'hashing',
-  'uploading',
-  'paused',
-  'completing',
-  'done',
-  'failed',
-  'canceled',
-  'skipped',
-];
+export const ALL_TRANSFER_STATES = TRANSFER_STATES;
 
 export function emptyTotals(): TransferTotals {
   return Object.fromEntries(ALL_TRANSFER_STATES.map((s) => [s, 0])) as TransferTotals;

@@ -1,6 +1,13 @@
 import type { Statement } from 'better-sqlite3';
 import type { BlockRecord, EngineStore, TransferPatch, TransferRecord } from '../engine/ports';
-import type { ConflictPolicy, TransferOptions, TransferRequest, TransferSource, TransferState } from '../shared/models';
+import {
+  TRANSFER_STATES,
+  type ConflictPolicy,
+  type TransferOptions,
+  type TransferRequest,
+  type TransferSource,
+  type TransferState,
+} from '../shared/models';
 import type { Db } from './db';
 
 /**
@@ -44,17 +51,7 @@ interface BlockRow {
   unit_sha1s: Buffer;
 }
 
-const STATES: ReadonlySet<string> = new Set([
-  'queued',
-  'hashing',
-  'uploading',
-  'paused',
-  'completing',
-  'done',
-  'failed',
-  'canceled',
-  'skipped',
-]);
+const STATES: ReadonlySet<string> = new Set(TRANSFER_STATES);
 const SOURCES: ReadonlySet<string> = new Set(['watch', 'manual', 'cli']);
 
 export class StoreDataError extends Error {

@@ -13,7 +13,7 @@ import type {
   TransferTotals,
   TransferView,
 } from '../../src-main/shared/contract';
-import type { TransferSource, TransferState } from '../../src-main/shared/models';
+import { TRANSFER_STATES, type TransferSource, type TransferState } from '../../src-main/shared/models';
 import { callSafely, type StagedFile } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
@@ -23,17 +23,7 @@ const KEEP_PAGES = 4;
 /** Throughput samples kept for the chart: one a second, five minutes. */
 export const HISTORY_SECONDS = 300;
 
-export const TRANSFER_STATES: readonly TransferState[] = [
-  'queued',
-  'hashing',
-  'uploading',
-  'paused',
-  'completing',
-  'done',
-  'failed',
-  'canceled',
-  'skipped',
-];
+export { TRANSFER_STATES };
 
 export interface TransferFilters {
   states: TransferState[];
