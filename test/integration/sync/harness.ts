@@ -79,7 +79,11 @@ export class SyncHarness {
     this.engine = new UploadEngine({
       store: new SqliteTransferStore(db),
       account: () => ({ client, tokens }),
-      ...(opts.maxFiles ? { limits: { maxFiles: opts.maxFiles, maxBlocks: opts.maxFiles } } : {}),
+      // maxFiles bounds every transfer in flight, small (form upload) ones included, so a
+      // test that runs one file at a time gets a fixed order.
+      ...(opts.maxFiles
+        ? { limits: { maxFiles: opts.maxFiles, maxSmallFiles: opts.maxFiles, maxBlocks: opts.maxFiles } }
+        : {}),
     });
     this.engine.onTransferChange((t) => this.transfers.push(t));
     this.repo = new SyncRepo(db);
