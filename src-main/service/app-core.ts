@@ -85,6 +85,12 @@ export interface AppCoreOptions {
   remoteOpTimeoutMs?: number;
   /** Sleep/wake detection (tests inject clock and timer); false turns it off. Default on. */
   wakeDetector?: Omit<WakeDetectorOptions, 'onWake'> | false;
+  /**
+   * Receives every event from the start, before open() resolves: trackers and VCA requests
+   * resumed at open may emit (even reach done) while the stored roots are still starting, and a
+   * listener added with `on` after open() would miss those.
+   */
+  onEvent?: (e: AppEvent) => void;
 }
 
 /**
@@ -147,6 +153,7 @@ export class AppCore {
     private readonly lock: QueueLock | undefined,
   ) {
     this.publicBaseUrl = opts.publicBaseUrl;
+    if (opts.onEvent) this.events.add(opts.onEvent);
     this.accounts = new AccountRepo(db);
     this.settingsStore = new SettingsStore(new SettingsRepo(db));
     const store = new SqliteTransferStore(db);

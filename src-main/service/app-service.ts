@@ -105,8 +105,15 @@ export class AppService implements AppApi {
   }
 
   static async open(opts: AppServiceOptions): Promise<AppService> {
-    const core = await AppCore.open(opts);
-    return new AppService(core, opts);
+    // Events the core emits while it opens (resumed trackers, VCA requests) are kept and
+    // handed to the service once it exists, so none is lost between open and subscribe.
+    let early: AppEvent[] | undefined = [];
+    const core = await AppCore.open({ ...opts, onEvent: (e) => early?.push(e) });
+    const service = new AppService(core, opts);
+    const kept = early;
+    early = undefined;
+    for (const e of kept) service.onCoreEvent(e);
+    return service;
   }
 
   /**

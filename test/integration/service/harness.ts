@@ -23,6 +23,7 @@ export class CoreWorld {
   dataDir!: string;
   folder!: string;
   private off: (() => void) | undefined;
+  private recording = true;
 
   static async create(): Promise<CoreWorld> {
     const w = new CoreWorld();
@@ -34,14 +35,21 @@ export class CoreWorld {
   }
 
   async open(opts: Partial<AppCoreOptions> = {}): Promise<AppCore> {
+    this.recording = true;
     this.core = await AppCore.open({
       dataDir: this.dataDir,
       emulatorOptions: FAST_EMULATOR,
       pollPolicy: FAST_POLICY,
       watcherBackend: 'parcel',
       ...opts,
+      // From the start: a job resumed at open can reach done before open() resolves.
+      onEvent: (e) => {
+        if (this.recording) this.events.push(e);
+      },
     });
-    this.off = this.core.on((e) => this.events.push(e));
+    this.off = () => {
+      this.recording = false;
+    };
     return this.core;
   }
 
