@@ -30,9 +30,14 @@ async function previewIgnores(folder: string, input: Record<string, unknown>, li
   const everything = new PathFilter({ ignore: [], useDefaultIgnores: false, includeOnly: [], includeHidden: true });
   const out: IgnorePreview = { ignored: [], ignoredCount: 0, includedCount: 0 };
   let seen = 0;
+  const sorted = (): IgnorePreview => {
+    // readdir order differs between file systems; a person reads the preview as a sorted list
+    out.ignored.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
+    return out;
+  };
   for await (const dir of scanTree({ root: path.resolve(folder), filter: everything, symlinks: o.symlinks })) {
     for (const f of dir.files) {
-      if (++seen > PREVIEW_MAX_FILES) return out;
+      if (++seen > PREVIEW_MAX_FILES) return sorted();
       const reason = rules.pathReason(f.relPath);
       if (!reason) {
         out.includedCount++;
@@ -42,7 +47,7 @@ async function previewIgnores(folder: string, input: Record<string, unknown>, li
       if (out.ignored.length < limit) out.ignored.push({ relPath: f.relPath, reason });
     }
   }
-  return out;
+  return sorted();
 }
 
 export function rootsArea(ctx: ServiceContext): AreaImpl<'roots'> {
