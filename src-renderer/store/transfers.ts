@@ -3,6 +3,10 @@
  * list shows are held (pages of PAGE_SIZE rows fetched with `transfers.list`); pushed batches
  * patch the rows held and mark the pages stale when a row may have entered or left the
  * filtered list, and the visible pages are then fetched again.
+ *
+ * A row, a page's id list or the totals that a batch or a fetch leaves as they were keep
+ * their object: the list's rows are memoized on them, so with 10,000 transfers moving only
+ * the rows whose values changed render again.
  */
 import type {
   AppEvents,
@@ -14,6 +18,7 @@ import type {
   TransferView,
 } from '../../src-main/shared/contract';
 import { TRANSFER_STATES, type TransferSource, type TransferState } from '../../src-main/shared/models';
+import { shallow } from 'zustand/vanilla/shallow';
 import { callSafely, type StagedFile } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
@@ -113,6 +118,7 @@ export function apply(state: TransfersState, batch: AppEvents['transfers'], now:
   for (const row of batch.changed) {
     const held = state.rows[row.id];
     if (held) {
+      if (sameRow(held, row)) continue;
       rows = copy();
       rows[row.id] = row;
       if (!matches(state.filters, row) || held.state !== row.state) stale = true;
@@ -123,6 +129,13 @@ export function apply(state: TransfersState, batch: AppEvents['transfers'], now:
   for (const p of batch.progress) {
     const held = rows[p.id];
     if (!held) continue;
+    if (
+      held.bytesDone === p.bytesDone &&
+      held.size === p.size &&
+      held.speed === p.speed &&
+      held.etaSeconds === p.etaSeconds
+    )
+      continue;
     rows = copy();
     rows[p.id] = { ...held, bytesDone: p.bytesDone, size: p.size, speed: p.speed, etaSeconds: p.etaSeconds };
   }
@@ -138,11 +151,45 @@ export function apply(state: TransfersState, batch: AppEvents['transfers'], now:
     rows,
     stale,
     selected,
-    totals: batch.totals,
+    totals: shallow(state.totals, batch.totals) ? state.totals : batch.totals,
     throughput: batch.throughput,
     history: addSample(state.history, now, batch.throughput),
     detailId: state.detailId !== null && removed.has(state.detailId) ? null : state.detailId,
   };
+}
+
+/** Whether two versions of a row show the same (fields equal, nested objects field by field). */
+export function sameRow(a: TransferView, b: TransferView): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(b) as Array<keyof TransferView>;
+  if (Object.keys(a).length !== keys.length) return false;
+  return keys.every((k) => {
+    const x = a[k];
+    const y = b[k];
+    return x === y || (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && shallow(x, y));
+  });
+}
+
+/**
+ * A fetched page merged into the rows held (pure): a row that did not change keeps its object,
+ * and so does the page's id list when it holds the same ids.
+ */
+export function mergePage(
+  state: Pick<TransfersState, 'rows' | 'pages'>,
+  page: number,
+  fetched: TransferView[],
+): Pick<TransfersState, 'rows' | 'pages'> {
+  let rows = state.rows;
+  for (const row of fetched) {
+    const held = rows[row.id];
+    if (held && sameRow(held, row)) continue;
+    if (rows === state.rows) rows = { ...state.rows };
+    rows[row.id] = row;
+  }
+  const ids = fetched.map((r) => r.id);
+  const heldIds = state.pages[page];
+  const pages = heldIds && shallow(heldIds, ids) ? state.pages : { ...state.pages, [page]: ids };
+  return { rows, pages };
 }
 
 /** At most one sample a second; samples older than HISTORY_SECONDS are dropped. */
@@ -238,15 +285,12 @@ export function actions(ctx: SliceContext<TransfersState>) {
           const loading = st.loading.filter((p) => p !== page);
           if (st.filters !== filters) return { loading }; // The filters changed meanwhile: a stale answer.
           if (!res.ok) return { loading };
-          const rows = { ...st.rows };
-          for (const row of res.value.rows) rows[row.id] = row;
           return {
             loading,
             loaded: true,
-            rows,
+            ...mergePage(st, page, res.value.rows),
             total: res.value.total,
-            totals: res.value.totals,
-            pages: { ...st.pages, [page]: res.value.rows.map((r) => r.id) },
+            totals: shallow(st.totals, res.value.totals) ? st.totals : res.value.totals,
           };
         });
         if (!res.ok) ctx.report(res.error, 'transfers.list');

@@ -10,7 +10,9 @@ import {
   emptyTotals,
   idAt,
   initial,
+  mergePage,
   pagesFor,
+  sameRow,
 } from '../../../src-renderer/store/transfers';
 import { row } from './fixtures';
 
@@ -87,6 +89,47 @@ describe('transfers slice: apply', () => {
   });
 });
 
+describe('transfers slice: objects kept when nothing changed (memoized rows skip rendering)', () => {
+  const held = { ...initial(), pages: { 0: [1, 2] }, rows: { 1: row(1, 'uploading'), 2: row(2, 'uploading') } };
+  const same = { id: 1, bytesDone: 0, size: 1000, speed: 0, etaSeconds: null };
+
+  it('keeps a row whose progress did not move, and the rows record when none did', () => {
+    const still = apply(held, batch({ progress: [same, { ...same, id: 2 }] }), 0);
+    expect(still.rows).toBe(held.rows);
+    const moved = apply(held, batch({ progress: [same, { ...same, id: 2, bytesDone: 10 }] }), 0);
+    expect(moved.rows).not.toBe(held.rows);
+    expect(moved.rows[1]).toBe(held.rows[1]);
+    expect(moved.rows[2]).not.toBe(held.rows[2]);
+    expect(moved.rows[2]?.bytesDone).toBe(10);
+  });
+
+  it('keeps a changed row equal to the one held (an equal error included), and takes one that differs', () => {
+    const failed = { ...held, rows: { ...held.rows, 1: row(1, 'failed', { lastError: { code: 'x', message: 'm' } }) } };
+    const again = apply(failed, batch({ changed: [row(1, 'failed', { lastError: { code: 'x', message: 'm' } })] }), 0);
+    expect(again.rows).toBe(failed.rows);
+    const other = apply(failed, batch({ changed: [row(1, 'failed', { lastError: { code: 'x', message: 'n' } })] }), 0);
+    expect(other.rows[1]?.lastError?.message).toBe('n');
+    expect(sameRow(row(1), row(1, 'queued', { warning: 'slow' }))).toBe(false);
+  });
+
+  it('keeps totals equal to the ones held', () => {
+    const totals = { ...emptyTotals(), uploading: 2 };
+    const first = apply(held, batch({ totals }), 0);
+    expect(apply(first, batch({ totals: { ...totals } }), 0).totals).toBe(first.totals);
+    expect(apply(first, batch({ totals: { ...totals, done: 1 } }), 0).totals.done).toBe(1);
+  });
+
+  it('merges a fetched page keeping unchanged rows and the same id list', () => {
+    const again = mergePage(held, 0, [row(1, 'uploading'), row(2, 'uploading')]);
+    expect(again.rows).toBe(held.rows);
+    expect(again.pages).toBe(held.pages);
+    const next = mergePage(held, 0, [row(1, 'uploading'), row(2, 'done'), row(3)]);
+    expect(next.rows[1]).toBe(held.rows[1]);
+    expect(next.rows[2]?.state).toBe('done');
+    expect(next.pages[0]).toEqual([1, 2, 3]);
+  });
+});
+
 describe('transfers slice: actions through a bridge', () => {
   /** A service of `n` transfers answering transfers.list by page, newest first. */
   function service(n: number) {
@@ -114,6 +157,18 @@ describe('transfers slice: actions through a bridge', () => {
     expect(Object.keys(s.pages).map(Number)).toEqual([250]);
     expect(Object.keys(s.rows)).toHaveLength(PAGE_SIZE);
     expect(s.rows[idAt(s, 25_000)!]?.id).toBe(25_000);
+    app.dispose();
+  });
+
+  it('keeps the objects of rows a refetch finds unchanged', async () => {
+    const app = createAppStore(service(500), { refreshMs: 0 });
+    await app.actions.transfers.setVisible(0, 40);
+    const before = app.store.getState().transfers;
+    await app.actions.transfers.refresh();
+    const after = app.store.getState().transfers;
+    expect(after.rows[idAt(after, 0)!]).toBe(before.rows[idAt(before, 0)!]);
+    expect(after.pages[0]).toBe(before.pages[0]);
+    expect(after.totals).toBe(before.totals);
     app.dispose();
   });
 
