@@ -6,19 +6,29 @@
  * Enter details, Ctrl/Cmd+A select all.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { Checkbox, Tooltip, theme } from 'antd';
-import { memo, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { theme } from 'antd';
+import { useEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatBytes, formatEta, formatSpeed } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
-import { idAt } from '../../store/transfers';
-import { ProgressBar } from './ProgressBar';
+import { ROW_HEIGHT, TransferRow, rowDomId } from './TransferRow';
 
-export const ROW_HEIGHT = 48;
-const rowDomId = (index: number) => `transfer-row-${index}`;
+/** The kit's colour tokens the rows use, as CSS variables set once on the grid (light and dark). */
+function rowColours(token: ReturnType<typeof theme.useToken>['token']): CSSProperties {
+  return {
+    borderColor: token.colorBorderSecondary,
+    '--row-selected-bg': token.controlItemBgActive,
+    '--row-error': token.colorError,
+    '--progress-bg': token.colorFillSecondary,
+    '--progress-fill': token.colorPrimary,
+    '--progress-done': token.colorSuccess,
+    '--progress-failed': token.colorError,
+    '--progress-paused': token.colorWarning,
+  } as CSSProperties;
+}
 
 export function TransferList() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const lng = i18n.language;
   const total = useApp((s) => s.transfers.total);
   const actions = useActions();
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -68,7 +78,7 @@ export function TransferList() {
       tabIndex={0}
       aria-activedescendant={active >= start && active < end ? rowDomId(active) : undefined}
       onKeyDown={onKeyDown}
-      style={{ borderColor: token.colorBorderSecondary }}
+      style={rowColours(token)}
     >
       <div
         role="row"
@@ -87,12 +97,14 @@ export function TransferList() {
       <div ref={scrollRef} className="transfer-scroll" role="rowgroup">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => (
-            <Row
+            <TransferRow
               key={item.index}
               index={item.index}
               top={item.start}
               active={item.index === active}
               onActivate={setActive}
+              t={t}
+              lng={lng}
             />
           ))}
         </div>
@@ -100,98 +112,3 @@ export function TransferList() {
     </div>
   );
 }
-
-const Row = memo(function Row(props: {
-  index: number;
-  top: number;
-  active: boolean;
-  onActivate: (index: number) => void;
-}) {
-  const { t, i18n } = useTranslation();
-  const { token } = theme.useToken();
-  const actions = useActions();
-  const id = useApp((s) => idAt(s.transfers, props.index));
-  const row = useApp((s) => (id === undefined ? undefined : s.transfers.rows[id]));
-  const selected = useApp((s) => s.transfers.allSelected || (id !== undefined && s.transfers.selected.includes(id)));
-  const lng = i18n.language;
-  const style = {
-    transform: `translateY(${props.top}px)`,
-    height: ROW_HEIGHT,
-    background: selected ? token.controlItemBgActive : undefined,
-  };
-  const click = (e: MouseEvent) => {
-    props.onActivate(props.index);
-    actions.transfers.click(props.index, { toggle: e.ctrlKey || e.metaKey, range: e.shiftKey });
-  };
-  if (!row) {
-    return (
-      <div id={rowDomId(props.index)} role="row" aria-rowindex={props.index + 2} className="transfer-row" style={style}>
-        <span role="gridcell" className="muted">
-          {t('transfers.loadingRow')}
-        </span>
-      </div>
-    );
-  }
-  const name = row.key.split('/').pop() || row.key;
-  const moving = row.state === 'uploading' || row.state === 'completing';
-  return (
-    <div
-      id={rowDomId(props.index)}
-      role="row"
-      aria-rowindex={props.index + 2}
-      aria-selected={selected}
-      className={props.active ? 'transfer-row active' : 'transfer-row'}
-      data-state={row.state}
-      style={style}
-      onClick={click}
-      onDoubleClick={() => void actions.transfers.openDetail(row.id)}
-    >
-      <span role="gridcell" onClick={(e) => e.stopPropagation()}>
-        <Checkbox
-          checked={selected}
-          aria-label={name}
-          onChange={() => {
-            props.onActivate(props.index);
-            actions.transfers.click(props.index, { toggle: true });
-          }}
-        />
-      </span>
-      <span role="gridcell" className="cell-name">
-        <span className="name" title={row.localPath}>
-          {name}
-        </span>
-        <span className="key muted" title={row.key}>
-          {row.bucket}/{row.key}
-        </span>
-      </span>
-      <span role="gridcell" className="num">
-        {formatBytes(row.size, lng)}
-      </span>
-      <span role="gridcell" className="cell-state">
-        <span className={`state state-${row.state}`}>{t(`states.${row.state}`)}</span>
-        {row.lastError && row.state === 'failed' && (
-          <Tooltip title={row.lastError.message}>
-            <span className="row-error" style={{ color: token.colorError }}>
-              {row.lastError.message}
-            </span>
-          </Tooltip>
-        )}
-      </span>
-      <span role="gridcell">
-        <ProgressBar
-          bytesDone={row.bytesDone}
-          size={row.size}
-          state={row.state}
-          etaSeconds={row.etaSeconds}
-          label={name}
-        />
-      </span>
-      <span role="gridcell" className="num">
-        {moving ? formatSpeed(row.speed, lng) : ''}
-      </span>
-      <span role="gridcell" className="num">
-        {moving ? (formatEta(row.etaSeconds, lng) ?? '') : ''}
-      </span>
-    </div>
-  );
-});
