@@ -15,7 +15,13 @@ export const SCREENSHOTS = path.join(ROOT, 'test/e2e/screenshots');
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html' };
 
 export interface FixturePage {
-  open(options?: { rows?: number; colorScheme?: 'light' | 'dark'; locale?: string }): Promise<Page>;
+  /** `params`: more of the fixture page's query parameters (test/e2e/fixture-app/main.tsx). */
+  open(options?: {
+    rows?: number;
+    colorScheme?: 'light' | 'dark';
+    locale?: string;
+    params?: Record<string, string | number>;
+  }): Promise<Page>;
   shot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -47,12 +53,15 @@ export async function startFixturePage(): Promise<FixturePage> {
   const browser: Browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
-    open: async ({ rows = 50_000, colorScheme = 'light', locale = 'en-US' } = {}) => {
+    open: async ({ rows = 50_000, colorScheme = 'light', locale = 'en-US', params = {} } = {}) => {
       const context = await browser.newContext({ viewport: { width: 1400, height: 850 }, colorScheme, locale });
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(`${base}?rows=${rows}`);
+      const query = new URLSearchParams(
+        Object.entries({ rows, ...params }).map(([k, v]): [string, string] => [k, String(v)]),
+      );
+      await page.goto(`${base}?${query}`);
       await page.getByRole('tab', { name: /Transfers|传输/ }).waitFor();
       return page;
     },
