@@ -5,7 +5,7 @@ import { BlockState } from './block-state';
 import { uploadBlock, type BlockRound } from './block-upload';
 import { complete, etagOfBlocks } from './complete';
 import { TransferFailure, storeWrite } from './errors';
-import { FileSource } from './file-source';
+import { FileSource, SMALL_FILE_MAX_BYTES, SmallFile } from './file-source';
 import { uploadSmallFile } from './form-upload';
 import { planBlocks, type ChunkSizer } from './plan';
 import type { TransferRecord } from './ports';
@@ -48,24 +48,12 @@ export class FileUpload {
   }
 
   async run(signal: Stops): Promise<UploadOutcome> {
+    const small = SmallFile.open(this.rec.localPath, Math.min(SMALL_FILE_MAX_BYTES, this.deps.formUploadMaxBytes));
     try {
+      if (small) return await this.formUpload(small, signal);
       this.file = await FileSource.open(this.rec.localPath);
       const st = await this.file.stat();
-      if (st.size <= this.deps.formUploadMaxBytes) {
-        return await uploadSmallFile(
-          {
-            deps: this.deps,
-            rec: this.rec,
-            hooks: this.hooks,
-            file: this.file,
-            tokens: this.tokens,
-            size: st.size,
-            mtimeMs: st.mtimeMs,
-            decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
-          },
-          signal,
-        );
-      }
+      if (st.size <= this.deps.formUploadMaxBytes) return await this.formUpload({ source: this.file, ...st }, signal);
       for (let restarts = 0; ; restarts++) {
         await this.prepare();
         this.hooks.phase('uploading');
@@ -112,8 +100,23 @@ export class FileUpload {
         );
       }
     } finally {
+      small?.close();
       await this.file?.close();
     }
+  }
+
+  private formUpload(file: SmallFile | { source: FileSource; size: number; mtimeMs: number }, signal: Stops) {
+    return uploadSmallFile(
+      {
+        deps: this.deps,
+        rec: this.rec,
+        hooks: this.hooks,
+        file,
+        tokens: this.tokens,
+        decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
+      },
+      signal,
+    );
   }
 
   /** Restores the stored blocks when the file is unchanged, else plans a new batch. */

@@ -3,7 +3,7 @@ import type { ServiceError } from '../protocol/errors';
 import { etagOfBuffer } from '../protocol/etag';
 import { complete } from './complete';
 import { TransferFailure } from './errors';
-import type { FileSource } from './file-source';
+import type { FileSource, SmallFile } from './file-source';
 import type { TransferRecord } from './ports';
 import type { CallName, Decision } from './retry';
 import type { IssuedToken } from './tokens';
@@ -17,11 +17,9 @@ export interface FormStep {
   deps: UploadDeps;
   rec: TransferRecord;
   hooks: UploadHooks;
-  file: FileSource;
+  /** The open file: read whole with synchronous calls when small (SmallFile), else through FileSource. */
+  file: SmallFile | { source: FileSource; size: number; mtimeMs: number };
   tokens: UploadToken;
-  /** Size and mtime from the stat that chose the form upload. */
-  size: number;
-  mtimeMs: number;
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
 }
 
@@ -35,9 +33,10 @@ export interface FormStep {
  */
 export async function uploadSmallFile(f: FormStep, stops: Stops): Promise<UploadOutcome> {
   const { deps, rec } = f;
-  const releaseBytes = await deps.scheduler.bytes.acquire(Math.max(1, f.size), rec.priority, stops.soft);
+  const releaseBytes = await deps.scheduler.bytes.acquire(Math.max(1, f.file.size), rec.priority, stops.soft);
   try {
-    const { data, mtimeMs } = await readWhole(f);
+    const { data, mtimeMs } =
+      'source' in f.file ? await readWhole(f, f.file) : await f.file.read(deps.turns, deps.formUploadMaxBytes);
     f.hooks.progress(0, data.length);
     const fileName = path.basename(rec.localPath);
     const outcome = await complete(
@@ -81,17 +80,20 @@ export async function uploadSmallFile(f: FormStep, stops: Stops): Promise<Upload
 }
 
 /** The whole file, read again (at most twice) when its size or mtime changed while it was read. */
-async function readWhole(f: FormStep): Promise<{ data: Buffer; mtimeMs: number }> {
-  let { size, mtimeMs } = f;
+async function readWhole(
+  f: FormStep,
+  file: { source: FileSource; size: number; mtimeMs: number },
+): Promise<{ data: Buffer; mtimeMs: number }> {
+  let { size, mtimeMs } = file;
   for (let rereads = 0; ; rereads++) {
     const data = Buffer.allocUnsafe(size);
-    await f.file.readAt(data, 0);
-    if (!(await f.file.changedSince(size, mtimeMs))) return { data, mtimeMs };
+    await file.source.readAt(data, 0);
+    if (!(await file.source.changedSince(size, mtimeMs))) return { data, mtimeMs };
     if (rereads >= MAX_REREADS_ON_CHANGE || size > f.deps.formUploadMaxBytes)
       throw new TransferFailure(
         'file-changed',
         `${f.rec.localPath} kept changing while it was read; upload it again when it is complete`,
       );
-    ({ size, mtimeMs } = await f.file.stat());
+    ({ size, mtimeMs } = await file.source.stat());
   }
 }

@@ -6,6 +6,7 @@ import type { EngineStore } from './ports';
 import type { BackoffPolicy } from './retry';
 import type { Scheduler } from './scheduler';
 import type { TokenProvider } from './tokens';
+import type { TurnBudget } from './turn-budget';
 
 /** What one file upload uses; owned by the engine, shared by all its transfers. */
 export interface UploadDeps {
@@ -21,6 +22,8 @@ export interface UploadDeps {
   backoff: BackoffPolicy;
   /** Files of at most this many bytes go through form upload (one request, no blocks, not resumable). */
   formUploadMaxBytes: number;
+  /** Bytes of small files read synchronously per event-loop turn (file-source.ts SmallFile). */
+  turns: TurnBudget;
   /** Blocks whose first chunk is older than this are uploaded again (the service purges them). */
   purgeAgeMs: number;
   /** A token this close to its deadline is replaced before use. */

@@ -104,11 +104,13 @@ async function startCuttingProxy(cuts: number): Promise<CuttingProxy> {
 describe('engine: small files through form upload', () => {
   it('a small file is one form upload (no mkblk, no mkfile) and ends verified', async () => {
     rig = await startRig({ emulator: COUNTING });
+    // 64 KiB and 0 bytes are read with synchronous calls (SmallFile), 1 MiB through FileSource.
     const { data, snaps } = await uploadFiles(rig, [
       ['small.bin', 64 * 1024],
       ['empty.bin', 0],
+      ['mid.bin', 1 * MiB],
     ]);
-    for (const [i, name] of ['small.bin', 'empty.bin'].entries()) {
+    for (const [i, name] of ['small.bin', 'empty.bin', 'mid.bin'].entries()) {
       const s = snaps[i]!;
       expect(s.state, JSON.stringify(s)).toBe('done');
       expect(s.etag).toBe(etagOfBuffer(data.get(name)!));
@@ -117,7 +119,7 @@ describe('engine: small files through form upload', () => {
       expect(sha1(await rig.download(name))).toBe(sha1(data.get(name)!));
     }
     const counts = requestsTo(rig);
-    expect(counts.form).toBe(2);
+    expect(counts.form).toBe(3);
     expect(counts.mkblk ?? 0).toBe(0);
     expect(counts.mkfile ?? 0).toBe(0);
   });

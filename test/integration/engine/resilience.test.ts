@@ -270,6 +270,21 @@ describe('engine resilience', () => {
     expect(s.lastError?.message).toContain('not a regular file');
   });
 
+  it.skipIf(process.platform === 'win32')(
+    'a FIFO fails with file-unreadable at once instead of waiting for a writer',
+    async () => {
+      rig = await startRig();
+      const r = rig;
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('mkfifo', [path.join(r.dir, 'a-fifo')]);
+      const [id] = r.engine.enqueue([req(r, 'a-fifo')]);
+      const s = await r.settled(id!);
+      expect(s.state).toBe('failed');
+      expect(s.lastError).toMatchObject({ code: 'file-unreadable' });
+      expect(s.lastError?.message).toContain('not a regular file');
+    },
+  );
+
   it('a full database fails the transfer with db-write-failed instead of crashing', async () => {
     rig = await startRig({ engine: { chunkBytes: 256 * 1024 } });
     const r = rig;
