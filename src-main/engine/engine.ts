@@ -40,6 +40,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private started = false;
   private closed = false;
   private pumping = false;
+  private pumpQueued = false;
   private readonly now: () => number;
 
   constructor(private readonly opts: EngineOptions) {
@@ -225,6 +226,20 @@ export class UploadEngine implements TransferQueue, TransferControl {
   }
 
   /**
+   * One pump, as a microtask, for all the runs that end together: small files end many at a
+   * time (EndBatch records them in one turn), and each pump is a transaction and a read of
+   * the queue, so they share one instead of one each.
+   */
+  private pumpSoon(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
+  }
+
+  /**
    * Whether a queued transfer's file is small enough for a form upload, by a stat of its
    * path now (a few µs); an unreadable path counts as large (it fails at once anyway). Only
    * the admission depends on it: the upload itself decides again from its own stat.
@@ -247,7 +262,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     entry.done = this.runOne(rec, ctrl, hard, tracker).finally(() => {
       this.running.delete(rec.id);
       if (!small) this.largeRunning--;
-      this.pump();
+      this.pumpSoon();
     });
   }
 
