@@ -2,7 +2,8 @@
  * The speed sections of `npm run bench` (issue 12), called by run.ts with its emulator:
  * - `latency`: 500 × 64 KiB and one 512 MiB file at 0, 20 and 50 ms added to every request
  *   (the emulator's latency fault, set through its admin route), with the engine's default
- *   limits; the emulator's CPU seconds per GiB from the 0 ms 512 MiB run.
+ *   limits; the emulator's CPU seconds per GiB from the 0 ms 512 MiB run; for the small
+ *   files, each side's CPU ms per file and the uploader's event-loop delay (p99).
  * - `startup`: `blocklift --version` from the compiled dist (median of 5 after one warm-up,
  *   which rebuilds dist when it is stale).
  * Every figure comes with `<key>_load1`, the 1-minute load average when it was taken: the
@@ -32,7 +33,7 @@ export interface SpeedContext {
     files: string[],
     dbFile: string,
     env?: Record<string, string>,
-  ): Promise<{ elapsedMs: number; files: number; bytes: number; cpuSeconds: number } | undefined>;
+  ): Promise<{ elapsedMs: number; files: number; bytes: number; cpuSeconds: number; loopP99Ms: number } | undefined>;
 }
 
 type Figures = Record<string, number>;
@@ -73,10 +74,16 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
   try {
     for (const ms of LATENCIES_MS) {
       await setLatency(ctx, ms);
+      const emuSmall0 = cpuSecondsOf(ctx.emulatorPid);
       const s = (await ctx.upload(smallFiles, path.join(ctx.tmp, `small64-${ms}.db`)))!;
+      const emuSmall = cpuSecondsOf(ctx.emulatorPid) - emuSmall0;
       out[`small64_files_per_s_${ms}ms`] = s.files / (s.elapsedMs / 1000);
       out[`small64_files_per_s_${ms}ms_load1`] = load1();
       out[`small64_client_cpu_ms_per_file_${ms}ms`] = (s.cpuSeconds * 1000) / s.files;
+      // The other side of the same run: with both on one 2-core machine, either can be the ceiling.
+      out[`small64_emulator_cpu_ms_per_file_${ms}ms`] = (emuSmall * 1000) / s.files;
+      // Small files are read with synchronous calls (under a per-turn budget): the loop must stay free.
+      out[`small64_event_loop_p99_ms_${ms}ms`] = s.loopP99Ms;
 
       const cpu0 = cpuSecondsOf(ctx.emulatorPid);
       const b = (await ctx.upload([big], path.join(ctx.tmp, `big512-${ms}.db`)))!;
