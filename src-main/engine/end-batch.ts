@@ -6,13 +6,18 @@ import type { EngineStore } from './ports';
  * the event loop (small files end many at a time: one commit instead of one per file).
  * `record` resolves once its write ran; it never rejects. Should the transaction fail as a
  * whole, each record is run again on its own (the engine's finish reports its own failures
- * and its writes are idempotent).
+ * and its writes are idempotent). `afterWrites` runs after the writes, in the same
+ * transaction: the engine starts the runs' successors there, so their launch writes share
+ * the commit too.
  */
 export class EndBatch {
   private pending: Array<() => void> = [];
   private flushed: Promise<void> | undefined;
 
-  constructor(private readonly store: EngineStore) {}
+  constructor(
+    private readonly store: EngineStore,
+    private readonly afterWrites: () => void = () => undefined,
+  ) {}
 
   record(write: () => void): Promise<void> {
     this.pending.push(write);
@@ -24,10 +29,11 @@ export class EndBatch {
     const writes = this.pending;
     this.pending = [];
     this.flushed = undefined;
+    const all = [...writes, this.afterWrites];
     try {
-      this.store.batch(() => writes.forEach(guarded));
+      this.store.batch(() => all.forEach(guarded));
     } catch {
-      writes.forEach(guarded);
+      all.forEach(guarded);
     }
   }
 }

@@ -46,7 +46,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   constructor(private readonly opts: EngineOptions) {
     this.store = opts.store;
     this.resources = new UploadResources(opts);
-    this.ends = new EndBatch(this.store);
+    this.ends = new EndBatch(this.store, () => this.pump());
     this.now = opts.now ?? Date.now;
     checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
   }
@@ -197,9 +197,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
    */
   private pump(): void {
     if (!this.started || this.closed || this.pumping) return;
-    this.pumping = true;
     const limits = this.resources.scheduler.limits;
     const cap = Math.max(limits.maxFiles, limits.maxSmallFiles);
+    if (this.running.size >= cap) return; // full: no transaction, no queue read
+    this.pumping = true;
     try {
       // One transaction for the launches' state writes (many small files start at once).
       this.store.batch(() => {
@@ -225,11 +226,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.wakeIdle();
   }
 
-  /**
-   * One pump, as a microtask, for all the runs that end together: small files end many at a
-   * time (EndBatch records them in one turn), and each pump is a transaction and a read of
-   * the queue, so they share one instead of one each.
-   */
+  /** One pump, as a microtask, however many callers ask for one in this run of microtasks. */
   private pumpSoon(): void {
     if (this.pumpQueued) return;
     this.pumpQueued = true;
@@ -259,10 +256,19 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const entry = { ctrl, hard, tracker, done: Promise.resolve(), small };
     this.running.set(rec.id, entry);
     if (!small) this.largeRunning++;
-    entry.done = this.runOne(rec, ctrl, hard, tracker).finally(() => {
+    let released = false;
+    /** Frees the run's slot; true only for the call that did. */
+    const release = (): boolean => {
+      if (released) return false;
+      released = true;
       this.running.delete(rec.id);
       if (!small) this.largeRunning--;
-      this.pumpSoon();
+      return true;
+    };
+    // The slot is normally freed with the run's final write, and EndBatch pumps in that same
+    // transaction; the pump here only covers a run that ended without that write.
+    entry.done = this.runOne(rec, ctrl, hard, tracker, release).finally(() => {
+      if (release()) this.pumpSoon();
     });
   }
 
@@ -271,6 +277,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     ctrl: AbortController,
     hard: AbortController,
     tracker: ProgressTracker,
+    release: () => void,
   ): Promise<void> {
     let outcome: UploadOutcome | undefined;
     let failure: TransferFailure | undefined;
@@ -306,7 +313,13 @@ export class UploadEngine implements TransferQueue, TransferControl {
           cause: e,
         });
     }
-    await this.ends.record(() => this.finish(rec, tracker, outcome, failure, stopTo));
+    await this.ends.record(() => {
+      try {
+        this.finish(rec, tracker, outcome, failure, stopTo);
+      } finally {
+        release();
+      }
+    });
   }
 
   /** Records how a run ended; a failing store write here is logged, never thrown. */
@@ -357,32 +370,14 @@ export class UploadEngine implements TransferQueue, TransferControl {
 
   private onBytes(id: number, tracker: ProgressTracker, bytesDone: number, total: number): void {
     const t = performance.now();
-    tracker.totalBytes = total;
-    if (bytesDone >= tracker.bytesDone) tracker.add(bytesDone - tracker.bytesDone, t);
-    else tracker.setDone(bytesDone);
+    tracker.moveTo(bytesDone, total, t);
     if (this.progress.listenerCount === 0 || !tracker.shouldEmit(t, bytesDone >= total)) return;
-    const ev: ProgressEvent = {
-      id,
-      bytesDone,
-      size: total,
-      speed: tracker.speed(t),
-      etaSeconds: tracker.etaSeconds(t),
-    };
-    this.progress.emit(ev);
+    this.progress.emit(tracker.event(id, t));
   }
 
   /** A retry is news at once (a person must not watch a frozen bar): sent unthrottled. */
   private onRetry(id: number, tracker: ProgressTracker, reason: string, delayMs: number): void {
-    const t = performance.now();
-    const ev: ProgressEvent = {
-      id,
-      bytesDone: tracker.bytesDone,
-      size: tracker.totalBytes,
-      speed: tracker.speed(t),
-      etaSeconds: null,
-      retry: { reason, nextAttemptAt: this.now() + delayMs },
-    };
-    this.progress.emit(ev);
+    this.progress.emit(tracker.event(id, performance.now(), { reason, nextAttemptAt: this.now() + delayMs }));
   }
 
   private finishState(id: number, patch: TransferPatch): void {

@@ -1,3 +1,5 @@
+import type { ProgressEvent } from './api';
+
 /**
  * Progress of one transfer: bytes acknowledged, speed as a moving average over the last
  * `windowMs`, and the time left at that speed. `shouldEmit` throttles listeners to at most
@@ -25,6 +27,26 @@ export class ProgressTracker {
   setDone(bytes: number): void {
     this.bytesDone = bytes;
     this.samples.length = 0;
+  }
+
+  /** Sets the bytes acknowledged out of `total`: forward adds a sample, back (a restart) starts over. */
+  moveTo(bytesDone: number, total: number, nowMs: number): void {
+    this.totalBytes = total;
+    if (bytesDone >= this.bytesDone) this.add(bytesDone - this.bytesDone, nowMs);
+    else this.setDone(bytesDone);
+  }
+
+  /** What listeners of transfer `id` get now; with `retry`, the notice of a retry (no ETA then). */
+  event(id: number, nowMs: number, retry?: ProgressEvent['retry']): ProgressEvent {
+    const ev: ProgressEvent = {
+      id,
+      bytesDone: this.bytesDone,
+      size: this.totalBytes,
+      speed: this.speed(nowMs),
+      etaSeconds: retry ? null : this.etaSeconds(nowMs),
+    };
+    if (retry) ev.retry = retry;
+    return ev;
   }
 
   /** Bytes per second over the window, 0 when unknown or idle. */
