@@ -15,16 +15,28 @@ import { CliError } from './cli-error';
  */
 type Register = (program: Command) => void;
 
-async function commandModules(): Promise<Register[]> {
-  const modules: Array<{ register: Register }> = [
-    // one line per subcommand module
-    await import('./commands/emulator'),
-    await import('./commands/fmgr'),
-    await import('./commands/serve'),
-    await import('./commands/vca'),
-    await import('./commands/upload'),
-    await import('./commands/watch'),
-  ];
+/** One loader per subcommand module; each registers the top-level command of its name. */
+const COMMAND_MODULES: Record<string, () => Promise<{ register: Register }>> = {
+  emulator: () => import('./commands/emulator'),
+  fmgr: () => import('./commands/fmgr'),
+  serve: () => import('./commands/serve'),
+  vca: () => import('./commands/vca'),
+  upload: () => import('./commands/upload'),
+  watch: () => import('./commands/watch'),
+};
+
+/**
+ * The modules this command line needs: only the named subcommand's (each pulls in its own
+ * part of the app, and loading all of them was most of the start-up), none for a bare
+ * `--version`, all for anything else (help, an unknown command: commander lists them).
+ */
+async function commandModules(argv: string[]): Promise<Register[]> {
+  const args = argv.slice(2);
+  const named = args.find((a) => !a.startsWith('-'));
+  let names = Object.keys(COMMAND_MODULES);
+  if (named !== undefined && Object.hasOwn(COMMAND_MODULES, named)) names = [named];
+  else if (named === undefined && args.length > 0 && args.every((a) => a === '--version' || a === '-V')) names = [];
+  const modules = await Promise.all(names.map((n) => COMMAND_MODULES[n]!()));
   return modules.map((m) => m.register);
 }
 
@@ -38,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--debug', 'print the stack of an unexpected error (env BLOCKLIFT_DEBUG=1)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  for (const register of await commandModules()) register(program);
+  for (const register of await commandModules(argv)) register(program);
   const json = argv.includes('--json');
   try {
     await program.parseAsync(argv);
