@@ -1,8 +1,8 @@
-import { open } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32Combine } from './crc32-combine';
-import { BATCH_BUFFER_BYTES, type HashPool } from './hash-pool';
+import { type BatchBuffer, type BatchBuffers, BlockFileWriter } from './direct-io';
+import type { HashPool } from './hash-pool';
 import { HttpError } from './http-util';
 
 export interface ChunkReceipt {
@@ -26,6 +26,8 @@ export interface ReceiveChunkOptions {
   blockCrcBefore: number;
   /** Computes the body's MD5 and CRC-32 off the request thread. */
   hashes: HashPool;
+  /** The batch buffers the body is copied into (shared with the hashing workers, aligned for direct writes). */
+  buffers: BatchBuffers;
   /** Fed every batch of the body, in order (the etag's unit SHA1s). */
   onPiece?: (piece: Buffer) => void;
   /** Fault injection: read no faster than this. */
@@ -41,27 +43,26 @@ export interface ReceiveChunkOptions {
  * untouched (bytes written past the committed offset are overwritten by the next chunk).
  */
 export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions): Promise<ChunkReceipt> {
-  const fh = await open(o.file, o.create ? 'w' : 'r+');
+  const out = new BlockFileWriter(o.file, o.create === true, o.buffers);
   const job = o.hashes.begin();
+  const handed: BatchBuffer[] = [];
   let received = 0;
   let written = 0;
-  const nextBatch = (remaining: number): Batch => {
-    const sab = o.hashes.buffer(Math.max(1, Math.min(BATCH_BUFFER_BYTES, remaining)));
-    return { sab, view: Buffer.from(sab), fill: 0 };
-  };
-  let batch = nextBatch(o.declaredBytes);
+  let batch = o.buffers.take();
+  let fill = 0;
   const startedMs = Date.now();
   // The batch goes to a hashing worker and to the file at the same time; both only read it.
   const flush = async () => {
-    if (batch.fill === 0) return;
+    if (fill === 0) return;
     const current = batch;
-    const { view, fill } = current;
-    batch = nextBatch(o.declaredBytes - written - fill);
-    job.update(current.sab, 0, fill);
-    o.onPiece?.(view.subarray(0, fill));
-    const { bytesWritten } = await fh.write(view, 0, fill, o.position + written);
-    if (bytesWritten !== fill) throw new Error(`short write to the block file (${bytesWritten} of ${fill} bytes)`);
-    written += fill;
+    const length = fill;
+    handed.push(current);
+    batch = o.buffers.take();
+    fill = 0;
+    job.update(current.sab, current.offset, length);
+    o.onPiece?.(current.view.subarray(0, length));
+    await out.write(current, length, o.position + written);
+    written += length;
   };
   try {
     try {
@@ -70,11 +71,11 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
         if (received > o.declaredBytes)
           throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
         for (let pos = 0; pos < piece.length;) {
-          const take = Math.min(batch.view.length - batch.fill, piece.length - pos);
-          piece.copy(batch.view, batch.fill, pos, pos + take);
-          batch.fill += take;
+          const take = Math.min(batch.view.length - fill, piece.length - pos);
+          piece.copy(batch.view, fill, pos, pos + take);
+          fill += take;
           pos += take;
-          if (batch.fill === batch.view.length) await flush();
+          if (fill === batch.view.length) await flush();
         }
         if (o.resetAfterBytes !== undefined && received >= o.resetAfterBytes) {
           req.socket.destroy();
@@ -97,7 +98,8 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
     }
     await flush();
     const { md5Hex, crc32: bodyCrc } = await job.digest();
-    await fh.close();
+    // The worker handles messages in order: once it answered, it read every batch.
+    o.buffers.give([...handed, batch]);
     // The block's CRC so far without a second pass over the body.
     return {
       bytes: received,
@@ -106,18 +108,14 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       blockCrc32: crc32Combine(o.blockCrcBefore, bodyCrc, received),
     };
   } catch (e) {
+    // The worker may still read the handed batches: they are left to the garbage collector.
     job.drop();
-    // No write is pending here (each is awaited), so the block may be used again at once:
-    // the caller unlocks without waiting for the close (a client retries a cut chunk fast).
-    fh.close().catch(() => undefined);
     throw e;
+  } finally {
+    // No write is pending here (each is awaited), so the block may be used again at once:
+    // the caller unlocks right after (a client retries a cut chunk fast).
+    out.close();
   }
-}
-
-interface Batch {
-  sab: SharedArrayBuffer;
-  view: Buffer;
-  fill: number;
 }
 
 /** The connection was cut on purpose (fault injection); nothing can be answered. */

@@ -4,6 +4,7 @@ import type { BlockLocation, BlockStore, BlockRecord } from './block-store';
 import { ChunkResetError, receiveChunk } from './chunk-body';
 import type { Clock, EmulatorConfig, ObjectStore } from './contracts';
 import { batchTag, CtxError, type CtxSigner } from './ctx';
+import type { BatchBuffers } from './direct-io';
 import type { FaultInjector } from './faults';
 import type { HashPool } from './hash-pool';
 import { HttpError, sendJson } from './http-util';
@@ -23,6 +24,8 @@ export interface ChunkDeps {
   faults: FaultInjector;
   /** MD5 and CRC-32 of chunk bodies, off the request thread. */
   hashes: HashPool;
+  /** Batch buffers for chunk bodies (shared with the hashing workers, aligned for direct writes). */
+  buffers: BatchBuffers;
   uploadUrl: () => string;
 }
 
@@ -129,6 +132,7 @@ async function takeChunk(
       ...positionOf(deps.blocks.location(block), block.received),
       declaredBytes: length,
       hashes: deps.hashes,
+      buffers: deps.buffers,
       blockCrcBefore: block.crc32,
       onPiece: (piece) => hasher.update(piece),
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,

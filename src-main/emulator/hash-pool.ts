@@ -34,10 +34,6 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** Size of the batches a chunk body is handed over in (chunk-body.ts); buffers of this size are recycled. */
-export const BATCH_BUFFER_BYTES = 1024 * 1024;
-const MAX_SPARE_BUFFERS = 32;
-
 export interface BodyHashes {
   /** Lowercase hex MD5. */
   md5Hex: string;
@@ -55,8 +51,8 @@ interface PoolWorker {
 /** One body's hashing on one worker: `update` as bytes arrive (in order), then `digest` once, or `drop`. */
 export interface BodyHashJob {
   /**
-   * Hands bytes over (read on another thread): the caller must not change them afterwards.
-   * Buffers from `HashPool.buffer` go back to the pool once `digest` resolves.
+   * Hands bytes over (read on another thread): the caller must not change them until
+   * `digest` resolves (the worker has read them all by then).
    */
   update(sab: SharedArrayBuffer, offset: number, length: number): void;
   digest(): Promise<BodyHashes>;
@@ -65,12 +61,11 @@ export interface BodyHashJob {
 
 export class HashPool {
   private readonly workers: PoolWorker[] = [];
-  private readonly spare: SharedArrayBuffer[] = [];
   private nextId = 1;
   private closed = false;
 
-  /** `size` workers at most, started as needed; default: the cores but one, 1 to 4. */
-  constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism() - 1))) {}
+  /** `size` workers at most, started as needed; default: the cores but one, 2 to 4 (two blocks hash at once even on two cores). */
+  constructor(private readonly size = Math.max(2, Math.min(4, availableParallelism() - 1))) {}
 
   /** A job on the least busy worker (a new one while fewer than `size` run). */
   begin(): BodyHashJob {
@@ -79,7 +74,6 @@ export class HashPool {
     const id = this.nextId++;
     w.open++;
     let ended = false;
-    const handed: SharedArrayBuffer[] = [];
     const end = () => {
       if (ended) return false;
       ended = true;
@@ -89,7 +83,6 @@ export class HashPool {
     return {
       update: (sab, offset, length) => {
         if (ended) return;
-        handed.push(sab);
         w.worker.postMessage({ op: 'data', id, sab, offset, length });
       },
       digest: () =>
@@ -97,36 +90,13 @@ export class HashPool {
           if (!end()) return reject(new Error('hash job already ended'));
           if (this.closed) return reject(new Error('the hash pool closed'));
           // The worker handles messages in order: once it answers, it is done with every buffer.
-          w.waiting.set(id, {
-            resolve: (h) => {
-              this.recycle(handed);
-              resolve(h);
-            },
-            reject,
-          });
+          w.waiting.set(id, { resolve, reject });
           w.worker.postMessage({ op: 'end', id });
         }),
       drop: () => {
         if (end()) w.worker.postMessage({ op: 'drop', id });
       },
     };
-  }
-
-  /**
-   * A shared buffer of `size` bytes for `update`: a recycled one when `size` is
-   * BATCH_BUFFER_BYTES (a fresh one costs a page fault on every first touch of its pages).
-   */
-  buffer(size: number): SharedArrayBuffer {
-    if (size === BATCH_BUFFER_BYTES) {
-      const spare = this.spare.pop();
-      if (spare) return spare;
-    }
-    return new SharedArrayBuffer(size);
-  }
-
-  private recycle(buffers: readonly SharedArrayBuffer[]): void {
-    for (const b of buffers)
-      if (b.byteLength === BATCH_BUFFER_BYTES && this.spare.length < MAX_SPARE_BUFFERS) this.spare.push(b);
   }
 
   /** Stops every worker; jobs still waiting fail. */

@@ -11,6 +11,7 @@ import { FaultInjector, type FaultConfig, type FaultEndpoint, type FaultEvent } 
 import { mountFmgr, type FmgrService } from './fmgr';
 import { handleFormUpload } from './form-upload';
 import { EmulatorHttpServer, RouteTable } from './http-server';
+import { BatchBuffers, directIoDisabledByEnv } from './direct-io';
 import { HashPool } from './hash-pool';
 import { HttpError } from './http-util';
 import { handleMkfile, type MkfileDeps } from './mkfile';
@@ -137,6 +138,7 @@ function mountUploads(
     fmgr: () => FmgrService | undefined;
     openStreams: EmulatorHttpServer['openStreams'];
     hashes: HashPool;
+    buffers: BatchBuffers;
   },
 ): void {
   const { config, clock, faults } = s;
@@ -149,6 +151,7 @@ function mountUploads(
     signer,
     faults,
     hashes: more.hashes,
+    buffers: more.buffers,
     uploadUrl: more.uploadUrl,
   };
   const mkfileDeps: MkfileDeps = {
@@ -242,17 +245,20 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   let baseUrl = '';
   let fmgr: FmgrService | undefined;
   const hashes = new HashPool();
+  const buffers = new BatchBuffers(directIoDisabledByEnv() ? null : s.dataDir);
   mountUploads(routes, s, storage, {
     uploadUrl: () => baseUrl,
     fmgr: () => fmgr,
     openStreams: http.openStreams,
     hashes,
+    buffers,
   });
   const ctx = contextOf(s, storage, routes, closeHooks);
   const stop = async () => {
     try {
       await http.close();
       await hashes.close();
+      buffers.close();
       for (const hook of closeHooks) await hook();
     } finally {
       storage.close();

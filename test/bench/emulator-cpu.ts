@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
@@ -28,9 +28,42 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64').replace(/\
 
 /** user + system CPU of a process, or of one of its threads (`/proc/<pid>/task/<tid>`). */
 function cpuSeconds(pid: number, tid?: number): number {
+  const { user, system } = cpuSplit(pid, tid);
+  return user + system;
+}
+
+/** user and system CPU seconds of a process or one of its threads. */
+function cpuSplit(pid: number, tid?: number): { user: number; system: number } {
   const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
   const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime + stime
+  return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS }; // utime, stime
+}
+
+/** user+system CPU of every thread of `pid`, by thread id, with the thread's name. */
+function threadCpu(pid: number): Map<number, { name: string; cpu: number }> {
+  const out = new Map<number, { name: string; cpu: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      out.set(tid, {
+        name: tid === pid ? 'main' : process.env.BENCH_BY_TID ? `${name}-${tid}` : name,
+        cpu: cpuSeconds(pid, tid),
+      });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU spent between two samples, summed by thread name (a thread that ended in between is not counted). */
+function threadDelta(
+  before: Map<number, { name: string; cpu: number }>,
+  after: Map<number, { name: string; cpu: number }>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [tid, a] of after) out[a.name] = (out[a.name] ?? 0) + a.cpu - (before.get(tid)?.cpu ?? 0);
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -89,8 +122,9 @@ async function main(): Promise<void> {
   const blocks = Math.ceil(TOTAL / BLOCK);
   const ctxs: string[] = new Array<string>(blocks);
   let next = 0;
+  const threadsBefore = threadCpu(child.pid!);
   const cpuBefore = cpuSeconds(child.pid!);
-  const mainBefore = cpuSeconds(child.pid!, child.pid!); // the main (request) thread's id is the pid
+  const mainBefore = cpuSplit(child.pid!, child.pid!); // the main (request) thread's id is the pid
   const started = Date.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -109,7 +143,11 @@ async function main(): Promise<void> {
   await post(`/mkfile/${blocks * BLOCK}`, ctxs.join(','), 'text/plain');
   const wallS = (Date.now() - started) / 1000;
   const cpu = cpuSeconds(child.pid!) - cpuBefore;
-  const mainCpu = cpuSeconds(child.pid!, child.pid!) - mainBefore;
+  const mainAfter = cpuSplit(child.pid!, child.pid!);
+  const mainUser = mainAfter.user - mainBefore.user;
+  const mainSystem = mainAfter.system - mainBefore.system;
+  const mainCpu = mainUser + mainSystem;
+  const byThread = threadDelta(threadsBefore, threadCpu(child.pid!));
   const gib = (blocks * BLOCK) / (1024 * MiB);
   agent.destroy();
   child.kill('SIGTERM');
@@ -123,8 +161,12 @@ async function main(): Promise<void> {
       emulatorCpuSeconds: Number(cpu.toFixed(2)),
       cpuSecondsPerGiB: Number((cpu / gib).toFixed(2)),
       requestThreadCpuSecondsPerGiB: Number((mainCpu / gib).toFixed(2)),
+      requestThreadSystemCpuSecondsPerGiB: Number((mainSystem / gib).toFixed(2)),
       wallSeconds: Number(wallS.toFixed(2)),
       mibPerSecond: Number(((gib * 1024) / wallS).toFixed(0)),
+      cpuSecondsPerGiBByThread: Object.fromEntries(
+        Object.entries(byThread).map(([name, s]) => [name, Number((s / gib).toFixed(2))]),
+      ),
     }),
   );
 }
