@@ -9,6 +9,11 @@ import { BlockUnitHasher } from './unit-hasher';
 /** Blocks larger than this always get a file of their own (an assembly is for the usual 4–64 MiB blocks). */
 const MAX_ASSEMBLY_BLOCK_BYTES = 256 * 1024 * 1024;
 
+/** Blocks whose rows are gone and whose files are still to remove (BlockStore.removeRows). */
+export interface RemovedBlocks {
+  readonly rows: readonly { id: string; assembly: string | null }[];
+}
+
 /** Where a block's bytes are: `file` from byte `baseOffset` on. */
 export interface BlockLocation {
   file: string;
@@ -224,10 +229,22 @@ export class BlockStore {
 
   /** Removes blocks (rows, own files, and assemblies no block uses any more); unknown ids are ignored. */
   remove(ids: readonly string[]): void {
+    this.removeFiles(this.db.transaction(() => this.removeRows(ids))());
+  }
+
+  /**
+   * Deletes the rows of blocks (in the caller's transaction, if any); returns what
+   * `removeFiles` needs once that transaction committed. Files whose row is gone are
+   * garbage: a crash before `removeFiles` leaves them to the next start's clean-up.
+   */
+  removeRows(ids: readonly string[]): RemovedBlocks {
     const rows = ids.map((id) => this.getStmt.get(id)).filter((r): r is BlockRow => r !== undefined);
-    this.db.transaction(() => {
-      for (const r of rows) this.deleteStmt.run(r.id);
-    })();
+    for (const r of rows) this.deleteStmt.run(r.id);
+    return { rows };
+  }
+
+  /** Removes the files of blocks whose rows `removeRows` deleted. */
+  removeFiles({ rows }: RemovedBlocks): void {
     for (const r of rows) {
       this.hashers.delete(r.id);
       if (r.assembly === null) rmSync(path.join(this.dir, r.id), { force: true });

@@ -155,14 +155,18 @@ export interface MergeRecord {
   bucket: string;
   key: string;
   hash: string;
-  /** The JSON reply that was sent. */
+  /** The JSON reply that was sent; '' while it is still to be made (see `record`). */
   reply: string;
+  /** The Fmgr task the upload's persistentOps became, if any. */
+  persistentId?: string;
 }
 
 /**
  * Completed mkfile calls. A client whose mkfile reply was lost retries the same call;
  * while the object it made is unchanged, the retry gets the same reply instead of a 412
- * for blocks that are already merged.
+ * for blocks that are already merged. A merge is recorded in the transaction that stores
+ * its object, with no reply yet (the callback may still be under way); a retry of one
+ * whose reply never came (a crash, a failed callback) makes the reply then.
  */
 export class MergeLog {
   private readonly stmts: StatementCache;
@@ -177,7 +181,7 @@ export class MergeLog {
   last(batch: string, ctxDigest: string): MergeRecord | undefined {
     return this.stmts
       .get<[string, string], MergeRecord>(
-        'SELECT batch, ctx_digest AS ctxDigest, bucket, key, hash, reply FROM merges WHERE batch = ? AND ctx_digest = ?',
+        'SELECT batch, ctx_digest AS ctxDigest, bucket, key, hash, reply, persistent_id AS persistentId FROM merges WHERE batch = ? AND ctx_digest = ?',
       )
       .get(batch, ctxDigest);
   }
@@ -185,9 +189,14 @@ export class MergeLog {
   record(m: MergeRecord): void {
     this.stmts
       .get(
-        'INSERT OR REPLACE INTO merges (batch, ctx_digest, bucket, key, hash, reply, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO merges (batch, ctx_digest, bucket, key, hash, reply, persistent_id, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
-      .run(m.batch, m.ctxDigest, m.bucket, m.key, m.hash, m.reply, this.clock.now());
+      .run(m.batch, m.ctxDigest, m.bucket, m.key, m.hash, m.reply, m.persistentId ?? null, this.clock.now());
+  }
+
+  /** The reply of a recorded merge, once made. */
+  setReply(batch: string, ctxDigest: string, reply: string): void {
+    this.stmts.get('UPDATE merges SET reply = ? WHERE batch = ? AND ctx_digest = ?').run(reply, batch, ctxDigest);
   }
 
   /** Forgets merges older than cutoffMs; returns how many. */

@@ -118,4 +118,14 @@ export const EMULATOR_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 6,
+    name: 'merges recorded with the object, their reply after',
+    up(db) {
+      // mkfile records its merge in the transaction that stores the object, before the reply
+      // exists (reply '' until then), so a crash in between leaves something a retry can finish;
+      // the Fmgr task submitted in that transaction is kept for the retry's reply.
+      db.exec('ALTER TABLE merges ADD COLUMN persistent_id TEXT');
+    },
+  },
 ];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Base64Error, urlsafeB64DecodeText } from '../protocol/base64';
-import type { BlockRecord } from './block-store';
+import type { BlockRecord, RemovedBlocks } from './block-store';
 import type { ChunkDeps } from './chunk-routes';
 import { batchTag, CtxError } from './ctx';
 import { HttpError, readBody, sendJson } from './http-util';
@@ -149,14 +149,19 @@ export async function handleMkfile(
   const body = (await readBody(req, { limit: MAX_CTX_LIST_BYTES })).toString('utf8');
   const ctxDigest = createHash('sha256').update(body).digest('hex');
   const previous = deps.merges.last(batch, ctxDigest);
-  if (
-    previous &&
-    previous.bucket === grant.bucket &&
-    previous.key === key &&
-    deps.objects.stat(grant.bucket, key)?.hash === previous.hash
-  ) {
-    sendJson(res, 200, JSON.parse(previous.reply));
-    return;
+  const made = previous && previous.bucket === grant.bucket && previous.key === key ? previous : undefined;
+  const object = made && deps.objects.stat(grant.bucket, key);
+  if (made && object?.hash === made.hash) {
+    // The object this call made is still there: the reply it got, or (never made: a crash,
+    // a failed callback) the reply made now.
+    if (made.reply !== '') return sendJson(res, 200, JSON.parse(made.reply));
+    const reply = await uploadReply(deps, req, grant, object, {
+      vars: pathParams.vars,
+      fname: pathParams.fname,
+      persistentId: made.persistentId ?? undefined,
+    });
+    deps.merges.setReply(batch, ctxDigest, JSON.stringify(reply));
+    return sendJson(res, 200, reply);
   }
   const blocks = resolveBlocks(deps, body, batch, fileSize);
   checkOverwrite(deps.objects, grant, key);
@@ -166,30 +171,29 @@ export async function handleMkfile(
       throw new HttpError(409, 'another request is working on these blocks (a second mkfile of the same upload?)');
     const tmp = deps.objects.tmpPath();
     let stored;
+    let persistentId: string | undefined;
+    let removed: RemovedBlocks | undefined;
     try {
       const { size, hash } = await mergeBlocks(blocks, deps.blocks, tmp);
-      stored = deps.store.putHashedFile(grant.bucket, key, tmp, size, hash, {
-        mimeType: target.mimeType,
-        deadlineDays: target.deadlineDays,
+      const meta = { mimeType: target.mimeType, deadlineDays: target.deadlineDays };
+      // One transaction: the object, its Fmgr task, the blocks' rows gone and the merge
+      // recorded (its reply still to come). A crash before it leaves the blocks (a retry
+      // merges again), after it the object and its merge (a retry gets the reply).
+      stored = deps.store.putHashedFile(grant.bucket, key, tmp, size, hash, meta, (obj) => {
+        persistentId = submitPersistentOps(deps, grant, target);
+        removed = deps.blocks.removeRows(blocks.map((b) => b.id));
+        deps.merges.record({ batch, ctxDigest, bucket: obj.bucket, key: obj.key, hash, reply: '', persistentId });
       });
     } finally {
       rmSync(tmp, { force: true });
     }
-    const persistentId = submitPersistentOps(deps, grant, target);
-    deps.blocks.remove(blocks.map((b) => b.id));
+    if (removed) deps.blocks.removeFiles(removed);
     const reply = await uploadReply(deps, req, grant, stored, {
       vars: pathParams.vars,
       fname: pathParams.fname,
       persistentId,
     });
-    deps.merges.record({
-      batch,
-      ctxDigest,
-      bucket: stored.bucket,
-      key: stored.key,
-      hash: stored.hash,
-      reply: JSON.stringify(reply),
-    });
+    deps.merges.setReply(batch, ctxDigest, JSON.stringify(reply));
     sendJson(res, 200, reply);
   } finally {
     for (const b of locked) deps.blocks.unlock(b.id);

@@ -137,7 +137,19 @@ export class SqliteObjectStore implements ObjectStore {
   }
 
   /** Stores an already-hashed file; used by mkfile, which computes the etag while merging. */
-  putHashedFile(bucket: string, key: string, tmpFile: string, size: number, hash: string, meta: PutMeta): StoredObject {
+  /**
+   * `alongside`, when given, runs inside the transaction that records the object (after it),
+   * so whatever it writes to the database commits with the object or not at all.
+   */
+  putHashedFile(
+    bucket: string,
+    key: string,
+    tmpFile: string,
+    size: number,
+    hash: string,
+    meta: PutMeta,
+    alongside?: (stored: StoredObject) => void,
+  ): StoredObject {
     this.checkTarget(bucket, key);
     const file = newFileName();
     moveFile(tmpFile, path.join(this.objectsDir, file));
@@ -165,6 +177,7 @@ export class SqliteObjectStore implements ObjectStore {
         )
         .run(row);
       if (prev) this.stmts.get('INSERT OR IGNORE INTO orphan_files (file) VALUES (?)').run(prev.file);
+      alongside?.(toObject(row));
       return prev?.file;
     })();
     if (old) this.removeFile(old);
