@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32Combine } from './crc32-combine';
-import { type BatchBuffer, type BatchBuffers, BlockFileWriter } from './direct-io';
+import { BATCH_BUFFER_BYTES, type BatchBuffer, type BatchBuffers, BlockFileWriter } from './direct-io';
 import type { HashPool } from './hash-pool';
+import type { BlockUnitHasher } from './unit-hasher';
+import { ETAG_UNIT_BYTES } from '../protocol/etag';
 import { HttpError } from './http-util';
 
 export interface ChunkReceipt {
@@ -28,8 +30,14 @@ export interface ReceiveChunkOptions {
   hashes: HashPool;
   /** The batch buffers the body is copied into (shared with the hashing workers, aligned for direct writes). */
   buffers: BatchBuffers;
-  /** Fed every batch of the body, in order (the etag's unit SHA1s). */
-  onPiece?: (piece: Buffer) => void;
+  /**
+   * The block's etag unit SHA1s, at the block's committed size: fed the body. When the body
+   * starts on a unit boundary, the hashing worker computes the SHA1s of its whole units and
+   * only the start of a unit the next chunk continues is hashed here.
+   */
+  units: BlockUnitHasher;
+  /** The body is the block's last chunk. */
+  endsBlock: boolean;
   /** Fault injection: read no faster than this. */
   bandwidthBytesPerSec?: number;
   /** Fault injection: destroy the connection once this many bytes have arrived. */
@@ -44,7 +52,8 @@ export interface ReceiveChunkOptions {
  */
 export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions): Promise<ChunkReceipt> {
   const out = new BlockFileWriter(o.file, o.create === true, o.buffers);
-  const job = o.hashes.begin();
+  const unitsInWorker = o.units.atUnitBoundary;
+  const job = o.hashes.begin(unitsInWorker);
   const handed: BatchBuffer[] = [];
   let received = 0;
   let written = 0;
@@ -60,7 +69,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
     batch = o.buffers.take();
     fill = 0;
     job.update(current.sab, current.offset, length);
-    o.onPiece?.(current.view.subarray(0, length));
+    if (!unitsInWorker) o.units.update(current.view.subarray(0, length));
     await out.write(current, length, o.position + written);
     written += length;
   };
@@ -97,7 +106,12 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       throw new HttpError(400, `request body has ${received} bytes, Content-Length says ${o.declaredBytes}`);
     }
     await flush();
-    const { md5Hex, crc32: bodyCrc } = await job.digest();
+    const { md5Hex, crc32: bodyCrc, units } = await job.digest(o.endsBlock);
+    if (unitsInWorker) {
+      const whole = o.endsBlock ? received : received - (received % ETAG_UNIT_BYTES);
+      o.units.addUnits(units ?? new Uint8Array(0), whole);
+      feedBatches(handed, whole, received, o.units);
+    }
     // The worker handles messages in order: once it answered, it read every batch.
     o.buffers.give([...handed, batch]);
     // The block's CRC so far without a second pass over the body.
@@ -115,6 +129,16 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
     // No write is pending here (each is awaited), so the block may be used again at once:
     // the caller unlocks right after (a client retries a cut chunk fast).
     out.close();
+  }
+}
+
+/** Feeds body bytes `from`…`to` to `units` from the batches they were received in (all full but the last). */
+function feedBatches(batches: readonly BatchBuffer[], from: number, to: number, units: BlockUnitHasher): void {
+  for (let p = from; p < to;) {
+    const within = p % BATCH_BUFFER_BYTES;
+    const take = Math.min(BATCH_BUFFER_BYTES - within, to - p);
+    units.update(batches[Math.floor(p / BATCH_BUFFER_BYTES)]!.view.subarray(within, within + take));
+    p += take;
   }
 }
 

@@ -134,7 +134,8 @@ async function takeChunk(
       hashes: deps.hashes,
       buffers: deps.buffers,
       blockCrcBefore: block.crc32,
-      onPiece: (piece) => hasher.update(piece),
+      units: hasher,
+      endsBlock: block.received + length === block.blockSize,
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,
       resetAfterBytes: reset ? Math.max(1, Math.floor(length / 2)) : undefined,
     });

@@ -1,11 +1,15 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { ETAG_UNIT_BYTES } from '../protocol/etag';
 
 /**
- * MD5 and CRC-32 of chunk bodies, computed off the request thread by a small pool of
- * worker threads, so chunks of different blocks are hashed in parallel and the request
- * thread only copies bytes. Bytes reach a worker in SharedArrayBuffer batches: no copy on
- * the way, and the request thread writes the same batch to the block file meanwhile.
+ * MD5, CRC-32 and the etag's unit SHA1s of chunk bodies, computed off the request thread
+ * by a small pool of worker threads, so chunks of different blocks are hashed in parallel
+ * and the request thread only copies bytes. Bytes reach a worker in SharedArrayBuffer
+ * batches: no copy on the way, and the request thread writes the same batch to the block
+ * file meanwhile. The unit SHA1s are taken here for a body that starts on a unit boundary
+ * (the usual 4 MiB chunks); a unit that spans chunks is finished by the block's
+ * BlockUnitHasher on the request thread, which holds the running state between chunks.
  *
  * The worker is an inline script (node:crypto and node:zlib only), so it needs no file of
  * its own in any build of the app.
@@ -15,19 +19,42 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { crc32 } = require('node:zlib');
+const UNIT = ${ETAG_UNIT_BYTES};
 const jobs = new Map();
-parentPort.on('message', (m) => {
-  if (m.op === 'data') {
-    const j = jobs.get(m.id) ?? { md5: createHash('md5'), crc: 0 };
+const job = (m) => {
+  let j = jobs.get(m.id);
+  if (!j) {
+    j = { md5: createHash('md5'), crc: 0, units: m.units === true, sha: createHash('sha1'), fill: 0, done: [] };
     jobs.set(m.id, j);
+  }
+  return j;
+};
+parentPort.on('message', (m) => {
+  if (m.op === 'begin') {
+    job(m);
+  } else if (m.op === 'data') {
+    const j = job(m);
     const view = new Uint8Array(m.sab, m.offset, m.length);
     j.md5.update(view);
     j.crc = crc32(view, j.crc);
-
+    for (let pos = 0; j.units && pos < view.length; ) {
+      const take = Math.min(UNIT - j.fill, view.length - pos);
+      j.sha.update(view.subarray(pos, pos + take));
+      j.fill += take;
+      pos += take;
+      if (j.fill === UNIT) {
+        j.done.push(j.sha.digest());
+        j.sha = createHash('sha1');
+        j.fill = 0;
+      }
+    }
   } else if (m.op === 'end') {
-    const j = jobs.get(m.id) ?? { md5: createHash('md5'), crc: 0 };
+    const j = job(m);
     jobs.delete(m.id);
-    parentPort.postMessage({ id: m.id, md5Hex: j.md5.digest('hex'), crc32: j.crc >>> 0 });
+    if (j.units && m.endsBlock && j.fill > 0) j.done.push(j.sha.digest());
+    const units = j.units ? new Uint8Array(j.done.length * 20) : null;
+    j.done.forEach((d, i) => units.set(d, i * 20));
+    parentPort.postMessage({ id: m.id, md5Hex: j.md5.digest('hex'), crc32: j.crc >>> 0, units });
   } else if (m.op === 'drop') {
     jobs.delete(m.id);
   }
@@ -39,6 +66,12 @@ export interface BodyHashes {
   md5Hex: string;
   /** Unsigned CRC-32. */
   crc32: number;
+  /**
+   * With `units`: the etag's SHA1 of every whole 4 MiB unit of the body (from its start),
+   * and of the last partial one when `digest` was told the body ends its block; 20 bytes
+   * each, concatenated. Null without `units`.
+   */
+  units: Uint8Array | null;
 }
 
 interface PoolWorker {
@@ -55,7 +88,8 @@ export interface BodyHashJob {
    * `digest` resolves (the worker has read them all by then).
    */
   update(sab: SharedArrayBuffer, offset: number, length: number): void;
-  digest(): Promise<BodyHashes>;
+  /** `endsBlock`: the body is its block's last chunk (its last partial unit gets a SHA1 too). */
+  digest(endsBlock?: boolean): Promise<BodyHashes>;
   drop(): void;
 }
 
@@ -67,12 +101,16 @@ export class HashPool {
   /** `size` workers at most, started as needed; default: the cores but one, 2 to 4 (two blocks hash at once even on two cores). */
   constructor(private readonly size = Math.max(2, Math.min(4, availableParallelism() - 1))) {}
 
-  /** A job on the least busy worker (a new one while fewer than `size` run). */
-  begin(): BodyHashJob {
+  /**
+   * A job on the least busy worker (a new one while fewer than `size` run). `units`: also
+   * the etag's unit SHA1s, for a body that starts on a unit boundary of its block.
+   */
+  begin(units = false): BodyHashJob {
     if (this.closed) throw new Error('the hash pool is closed');
     const w = this.pick();
     const id = this.nextId++;
     w.open++;
+    if (units) w.worker.postMessage({ op: 'begin', id, units });
     let ended = false;
     const end = () => {
       if (ended) return false;
@@ -85,13 +123,13 @@ export class HashPool {
         if (ended) return;
         w.worker.postMessage({ op: 'data', id, sab, offset, length });
       },
-      digest: () =>
+      digest: (endsBlock = false) =>
         new Promise<BodyHashes>((resolve, reject) => {
           if (!end()) return reject(new Error('hash job already ended'));
           if (this.closed) return reject(new Error('the hash pool closed'));
           // The worker handles messages in order: once it answers, it is done with every buffer.
           w.waiting.set(id, { resolve, reject });
-          w.worker.postMessage({ op: 'end', id });
+          w.worker.postMessage({ op: 'end', id, endsBlock });
         }),
       drop: () => {
         if (end()) w.worker.postMessage({ op: 'drop', id });
@@ -122,7 +160,7 @@ export class HashPool {
     w.worker.on('message', (m: { id: number } & BodyHashes) => {
       const waiter = w.waiting.get(m.id);
       w.waiting.delete(m.id);
-      waiter?.resolve({ md5Hex: m.md5Hex, crc32: m.crc32 });
+      waiter?.resolve({ md5Hex: m.md5Hex, crc32: m.crc32, units: m.units });
     });
     // A worker that dies takes its jobs with it; the next jobs go to a new one.
     const gone = (e: Error) => {

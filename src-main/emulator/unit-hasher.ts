@@ -62,6 +62,25 @@ export class BlockUnitHasher {
     this.at += piece.byteLength;
   }
 
+  /** No unit is in progress: the next byte starts a unit (its SHA1 may be computed elsewhere, see `addUnits`). */
+  get atUnitBoundary(): boolean {
+    return this.unitFill === 0;
+  }
+
+  /**
+   * Takes the SHA1s of units hashed elsewhere (a hashing worker): `digests` of the `bytes`
+   * that follow, which start on a unit boundary and are whole units (or end the block).
+   */
+  addUnits(digests: Uint8Array, bytes: number): void {
+    if (this.unitFill !== 0) throw new Error(`units hashed elsewhere must start on a unit boundary, not at ${this.at}`);
+    const count = digests.byteLength / UNIT_DIGEST_BYTES;
+    if (count !== Math.ceil(bytes / ETAG_UNIT_BYTES))
+      throw new RangeError(`${count} unit digests for ${bytes} bytes (expected ${Math.ceil(bytes / ETAG_UNIT_BYTES)})`);
+    for (let i = 0; i < count; i++)
+      this.finished.push(Buffer.from(digests.subarray(i * UNIT_DIGEST_BYTES, (i + 1) * UNIT_DIGEST_BYTES)));
+    this.at += bytes;
+  }
+
   /** Closes the unit in progress (the block's end); a block ending on a unit boundary adds nothing. */
   finishBlock(): void {
     if (this.unitFill === 0) return;

@@ -3,6 +3,7 @@ import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BATCH_BUFFER_BYTES } from '../../../src-main/emulator/direct-io';
 import { HashPool } from '../../../src-main/emulator/hash-pool';
+import { ETAG_UNIT_BYTES } from '../../../src-main/protocol/etag';
 
 /** Copies `data` into shared buffers of at most `batch` bytes (7 bytes in) and hands them to `update`. */
 function feed(update: (sab: SharedArrayBuffer, offset: number, length: number) => void, data: Buffer, batch: number) {
@@ -28,7 +29,9 @@ describe('HashPool', () => {
     // Interleave the hand-overs of all jobs, as concurrent chunk requests do.
     bodies.forEach((b, i) => feed((sab, at, n) => jobs[i]!.update(sab, at, n), b, BATCH_BUFFER_BYTES));
     const got = await Promise.all(jobs.map((j) => j.digest()));
-    expect(got).toEqual(bodies.map((b) => ({ md5Hex: createHash('md5').update(b).digest('hex'), crc32: crc32(b) })));
+    expect(got).toEqual(
+      bodies.map((b) => ({ md5Hex: createHash('md5').update(b).digest('hex'), crc32: crc32(b), units: null })),
+    );
     // A dropped job answers nothing and leaves the others alone.
     const dropped = pool.begin();
     dropped.update(new SharedArrayBuffer(4), 0, 4);
@@ -38,7 +41,23 @@ describe('HashPool', () => {
     expect(await after.digest()).toEqual({
       md5Hex: createHash('md5').update('abc').digest('hex'),
       crc32: crc32('abc'),
+      units: null,
     });
+  });
+
+  it("also gives the etag's unit SHA1s of whole units, and of the last partial one when the body ends its block", async () => {
+    const pool = new HashPool(2);
+    pools.push(pool);
+    const body = randomBytes(2 * ETAG_UNIT_BYTES + 12_345);
+    const sha1 = (b: Buffer) => createHash('sha1').update(b).digest();
+    const unit = (i: number) => sha1(body.subarray(i * ETAG_UNIT_BYTES, (i + 1) * ETAG_UNIT_BYTES));
+    const [open, last] = [pool.begin(true), pool.begin(true)];
+    feed((sab, at, n) => open.update(sab, at, n), body, BATCH_BUFFER_BYTES);
+    feed((sab, at, n) => last.update(sab, at, n), body, BATCH_BUFFER_BYTES + 3);
+    const [a, b] = await Promise.all([open.digest(false), last.digest(true)]);
+    expect(Buffer.from(a.units!)).toEqual(Buffer.concat([unit(0), unit(1)]));
+    expect(Buffer.from(b.units!)).toEqual(Buffer.concat([unit(0), unit(1), unit(2)]));
+    expect(b.md5Hex).toBe(createHash('md5').update(body).digest('hex'));
   });
 
   it('fails a job still waiting when it closes, and refuses new jobs', async () => {

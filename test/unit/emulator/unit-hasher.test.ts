@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -65,5 +65,20 @@ describe('emulator: BlockUnitHasher (etag unit SHA1s while chunks arrive)', () =
     const file = path.join(dir, 'short');
     writeFileSync(file, randomBytes(100));
     await expect(BlockUnitHasher.rebuild(file, 0, 200)).rejects.toThrow(/shorter than its committed 200 bytes/);
+  });
+  it('takes units hashed elsewhere on a unit boundary, then goes on hashing here', () => {
+    const data = randomBytes(2 * ETAG_UNIT_BYTES + MiB);
+    const sha1 = (b: Buffer) => createHash('sha1').update(b).digest();
+    const h = new BlockUnitHasher(0);
+    expect(h.atUnitBoundary).toBe(true);
+    h.addUnits(sha1(data.subarray(0, ETAG_UNIT_BYTES)), ETAG_UNIT_BYTES);
+    h.update(data.subarray(ETAG_UNIT_BYTES, ETAG_UNIT_BYTES + 10));
+    expect(h.atUnitBoundary).toBe(false);
+    expect(() => h.addUnits(Buffer.alloc(20), ETAG_UNIT_BYTES)).toThrow(/unit boundary/);
+    h.update(data.subarray(ETAG_UNIT_BYTES + 10));
+    h.finishBlock();
+    expect(h.at).toBe(data.length);
+    expect(etagFromUnitDigests(splitDigests(h.takeFinished()))).toBe(etagOfBuffer(data));
+    expect(() => new BlockUnitHasher(0).addUnits(Buffer.alloc(20), 2 * ETAG_UNIT_BYTES)).toThrow(RangeError);
   });
 });
