@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runLatencyBench, runStartupBench } from './speed';
+import { runEmulatorCpuBench, runLatencyBench, runStartupBench } from './speed';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -28,7 +28,7 @@ const ONE_BYTES = Number(process.env.BENCH_FILE_MIB ?? 1024) * MiB;
 const BIG_BYTES = Number(process.env.BENCH_BIG_MIB ?? 4096) * MiB;
 const SMALL_FILES = Number(process.env.BENCH_SMALL_FILES ?? 2000);
 /**
- * BENCH_ONLY=one,resume,four,small,latency,startup,sync,ui runs only those sections (for profiling one
+ * BENCH_ONLY=one,resume,four,small,latency,startup,emulator,sync,ui runs only those sections (for profiling one
  * figure); unset runs everything. The baseline runs with `one`.
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
@@ -219,6 +219,7 @@ async function main(): Promise<void> {
     }
     emu.child.kill('SIGTERM');
     if (runs('startup')) Object.assign(results, runStartupBench(ROOT));
+    if (runs('emulator')) Object.assign(results, runEmulatorCpuBench(ROOT));
 
     const syncBench = path.join(HERE, 'sync.ts');
     if (runs('sync') && existsSync(syncBench)) {

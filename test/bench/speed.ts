@@ -6,6 +6,8 @@
  *   files, each side's CPU ms per file and the uploader's event-loop delay (p99).
  * - `startup`: `blocklift --version` from the compiled dist (median of 5 after one warm-up,
  *   which rebuilds dist when it is stale).
+ * - `emulator`: the emulator alone with a minimal client (emulator-cpu.ts, 1 GiB): its CPU
+ *   seconds per GiB, in all and on its request thread, and its throughput.
  * Every figure comes with `<key>_load1`, the 1-minute load average when it was taken: the
  * machine is shared, and a figure means little without it.
  */
@@ -128,4 +130,26 @@ export function runStartupBench(root: string): Figures {
   const times = Array.from({ length: 5 }, once).sort((a, b) => a - b);
   if (times.some(Number.isNaN)) throw new Error('blocklift --version did not run from a current dist');
   return { startup_ms: times[2]!, startup_ms_load1: load1(), node_bare_startup_ms: bare };
+}
+
+/** Runs emulator-cpu.ts (the emulator in its own process, a minimal node:http client) and keeps its figures. */
+export function runEmulatorCpuBench(root: string): Figures {
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/run-ts.mjs'), 'test/bench/emulator-cpu.ts'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.status !== 0) throw new Error(`emulator-cpu.ts exited ${r.status}`);
+  const line = r.stdout.trim().split('\n').at(-1)!;
+  const m = JSON.parse(line) as {
+    cpuSecondsPerGiB: number;
+    requestThreadCpuSecondsPerGiB: number;
+    mibPerSecond: number;
+  };
+  return {
+    emulator_min_cpu_s_per_gib: m.cpuSecondsPerGiB,
+    emulator_min_request_thread_cpu_s_per_gib: m.requestThreadCpuSecondsPerGiB,
+    emulator_min_mib_per_s: m.mibPerSecond,
+    emulator_min_load1: load1(),
+  };
 }
