@@ -24,6 +24,7 @@ export const en = {
     copied: 'Copied',
     openScreen: 'Open {{screen}}',
     twoSentences: '{{first}}. {{second}}',
+    labelValue: '{{label}}: {{value}}',
   },
   shortcuts: {
     title: 'Keyboard shortcuts',

@@ -22,6 +22,7 @@ export const zhCN: Catalog = {
     copied: '已复制',
     openScreen: '打开{{screen}}',
     twoSentences: '{{first}}。{{second}}',
+    labelValue: '{{label}}：{{value}}',
   },
   shortcuts: {
     title: '键盘快捷键',

@@ -21,6 +21,7 @@ const TAB_NAMES = {
   en: ['Transfers', 'Folders', 'Tasks', 'Video review', 'Settings'],
   'zh-CN': ['传输', '文件夹', '任务', '视频审核', '设置'],
 };
+const SCHEDULE_SWITCH = { en: 'Use a schedule', 'zh-CN': '使用计划' };
 
 async function axe(page: Page): Promise<string[]> {
   const result = await new AxeBuilder({ page }).analyze();
@@ -55,18 +56,20 @@ const TRUNCATED = `(() => {
 })()`;
 
 /** Chinese text followed or preceded by Latin punctuation ("还没有传输. 把…"). */
+const LATIN = String.raw`/[\u3400-\u9fff][.,;:!?]|[.,;:]\s*[\u3400-\u9fff]|[!?][\u3400-\u9fff]/`;
 const LATIN_PUNCTUATION = `(() => {
+  const latin = ${LATIN};
   const bad = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const text = n.textContent || '';
     const el = n.parentElement;
     if (!el || !el.getClientRects().length || el.closest('[aria-hidden=true]')) continue;
-    if (/[\\u3400-\\u9fff][.,;:!?]|[.,;:!?][\\u3400-\\u9fff]/.test(text)) bad.push(text.trim().slice(0, 80));
+    if (latin.test(text)) bad.push(text.trim().slice(0, 80));
   }
   for (const el of document.querySelectorAll('[aria-label], [placeholder]')) {
     for (const text of [el.getAttribute('aria-label'), el.getAttribute('placeholder')])
-      if (text && /[\\u3400-\\u9fff][.,;:!?]|[.,;:!?][\\u3400-\\u9fff]/.test(text)) bad.push(text.slice(0, 80));
+      if (text && latin.test(text)) bad.push(text.slice(0, 80));
   }
   return bad;
 })()`;
@@ -115,6 +118,11 @@ describe('a walk through every screen in two languages and two themes', () => {
           await page.locator('main.screen').first().waitFor();
           // The screen's data has arrived (its list, table or form is on screen).
           await page.waitForFunction('!document.querySelector("main.screen .ant-spin-spinning")');
+          if (screen === 'settings') {
+            // With the weekly schedule on, its grid and levels (Limited with its rate) are looked at too.
+            await page.getByRole('switch', { name: SCHEDULE_SWITCH[lang] }).click();
+            await page.getByRole('grid', { name: zh ? '每周计划' : 'Weekly schedule' }).waitFor();
+          }
           found[screen] = await look(page, `walk-${lang}-${colorScheme}-${screen}`, zh);
         }
         await page.locator('body').click({ position: { x: 5, y: 5 } });

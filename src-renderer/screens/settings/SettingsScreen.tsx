@@ -112,8 +112,10 @@ function Accounts() {
                     <>
                       <div>{a.uploadUrl}</div>
                       <div>
-                        {t('settings.account.secretKey')}:{' '}
-                        {a.hasSecret ? t('settings.account.secretSet') : t('settings.account.secretNotSet')}
+                        {t('app.labelValue', {
+                          label: t('settings.account.secretKey'),
+                          value: a.hasSecret ? t('settings.account.secretSet') : t('settings.account.secretNotSet'),
+                        })}
                       </div>
                       {test && test !== 'running' && (
                         <ul className="test-results">

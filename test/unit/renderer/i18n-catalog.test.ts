@@ -37,7 +37,7 @@ describe('i18n catalogs', () => {
   });
 
   it('writes Chinese with full-width punctuation: no Latin full stop, comma or colon beside a Chinese character', () => {
-    const latin = /[\u3400-\u9fff][.,;:!?]|[.,;:!?][\u3400-\u9fff]/;
+    const latin = /[\u3400-\u9fff][.,;:!?]|[.,;:]\s*[\u3400-\u9fff]|[!?][\u3400-\u9fff]/;
     const bad = [...leaves(zhCN)].filter(([, text]) => latin.test(text)).map(([key, text]) => `${key}: ${text}`);
     expect(bad).toEqual([]);
     // Two messages joined into one (an empty state and its hint) end the first with 。 in Chinese.
