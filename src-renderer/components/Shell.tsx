@@ -1,9 +1,9 @@
 /**
  * The app shell: the kit's theme and locale (light/dark following the setting or the system,
- * en or zh-CN), the navigation between the five screens (tabs; Ctrl/Cmd+1…5), the first-run
- * panel, toasts, and the window-wide drop target.
+ * en or zh-CN), the navigation between the five screens (tabs; Ctrl/Cmd+1…5 from the keymap), the first-run
+ * panel, toasts, the window-wide drop target, and the `?` sheet of keyboard shortcuts.
  */
-import { ConfigProvider, App as AntApp, Tabs, Tag, theme } from 'antd';
+import { ConfigProvider, App as AntApp, Button, Tabs, Tag, theme } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
 import { useEffect, useState, type ReactNode } from 'react';
@@ -14,7 +14,9 @@ import { useActions, useApp } from '../store/react';
 import { DropZone } from './DropZone';
 import { FirstRun } from './FirstRun';
 import { Notices } from './Notices';
+import { ShortcutsSheet } from './ShortcutsSheet';
 import { useAppearance } from './useAppearance';
+import { useShortcuts } from './useShortcuts';
 
 /** Latin system faces first, then Chinese ones (PingFang first would spoil Latin digits). */
 const FONT =
@@ -112,23 +114,24 @@ function Frame({ screens }: { screens: Record<Screen, () => ReactNode> }) {
   const actions = useActions();
   const { token } = theme.useToken();
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
-      const n = Number(e.key);
-      const target = SCREENS[n - 1];
-      if (target) {
-        e.preventDefault();
-        actions.app.go(target);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [actions]);
+  const [sheet, setSheet] = useState(false);
+  useShortcuts('global', {
+    help: () => setSheet(true),
+    ...Object.fromEntries(SCREENS.map((key) => [`screen.${key}`, () => actions.app.go(key)])),
+  });
 
   return (
     <div className="frame" style={{ background: token.colorBgLayout, color: token.colorText }}>
       <FirstRun />
+      {/* Beside the tab bar, not in it: the tab list may only hold tabs (axe aria-required-children). */}
+      <div className="frame-extra">
+        <Tag color={connection === 'open' ? 'success' : connection === 'closed' ? 'error' : 'processing'}>
+          {t(`app.connection.${connection}`)}
+        </Tag>
+        <Button size="small" onClick={() => setSheet(true)} aria-keyshortcuts="?">
+          {t('shortcuts.open')}
+        </Button>
+      </div>
       <Tabs
         className="screens"
         activeKey={screen}
@@ -136,17 +139,13 @@ function Frame({ screens }: { screens: Record<Screen, () => ReactNode> }) {
         destroyOnHidden
         aria-label={t('app.nav')}
         tabBarStyle={{ padding: '0 16px', marginBottom: 0 }}
-        tabBarExtraContent={
-          <Tag color={connection === 'open' ? 'success' : connection === 'closed' ? 'error' : 'processing'}>
-            {t(`app.connection.${connection}`)}
-          </Tag>
-        }
         items={SCREENS.map((key) => ({
           key,
           label: t(`app.screens.${key}`),
           children: <main className="screen">{screens[key]()}</main>,
         }))}
       />
+      <ShortcutsSheet open={sheet} onClose={() => setSheet(false)} />
     </div>
   );
 }

@@ -4,11 +4,12 @@
  * the job the service returns replaces the local one.
  */
 import type { AppEvents, VcaLabelHit, VcaLabelQuery } from '../../src-main/shared/contract';
-import type { VcaJobView, VcaLabelDecision, VcaLabelView } from '../../src-main/shared/task-views';
-import { callSafely } from '../bridge/bridge';
+import type { VcaJobView, VcaLabelDecision } from '../../src-main/shared/task-views';
+import { callSafely, type UiError } from '../bridge/bridge';
 import type { SliceContext } from './slice';
+import { nextToReview, pushUndo, shownItems, undoEntry, type UndoEntry } from './vca-review';
 
-export const LABEL_TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
+export { LABEL_TYPES, nextToReview, reviewItems, reviewProgress, shownItems, type ReviewItem } from './vca-review';
 
 export interface LabelBrowserForm {
   text: string;
@@ -22,8 +23,14 @@ export interface VcaState {
   jobs: VcaJobView[];
   loaded: boolean;
   currentId: number | null;
-  /** Index into reviewItems(current job). */
+  /** Index into the shown labels of the current job (shownItems). */
   cursor: number;
+  /** The threshold slider while it moves; null: the job's own minConfidence. */
+  threshold: number | null;
+  /** Show the labels below the threshold too (hidden by default). */
+  showBelow: boolean;
+  /** Decisions that Ctrl/Cmd+Z can take back, newest last. */
+  undo: UndoEntry[];
   browser: { form: LabelBrowserForm; hits: VcaLabelHit[]; total: number; searched: boolean };
 }
 
@@ -35,6 +42,9 @@ export function initial(): VcaState {
     loaded: false,
     currentId: null,
     cursor: 0,
+    threshold: null,
+    showBelow: false,
+    undo: [],
     browser: { form: { text: '', type: '', minConfidence: '', page: 0 }, hits: [], total: 0, searched: false },
   };
 }
@@ -47,40 +57,15 @@ export function apply(state: VcaState, batch: AppEvents['vca']): VcaState {
   return { ...state, jobs };
 }
 
-export interface ReviewItem {
-  type: string;
-  label: VcaLabelView;
+/** The threshold the review uses now: the slider's while it moves, else the job's. */
+export function thresholdOf(state: VcaState, job: VcaJobView | undefined): number {
+  return state.threshold ?? job?.minConfidence ?? 0.5;
 }
 
-/** A job's labels in review order: the six documented types first, unknown types after, each by confidence. */
-export function reviewItems(job: VcaJobView | undefined): ReviewItem[] {
-  if (!job) return [];
-  const rank = (type: string) => {
-    const i = (LABEL_TYPES as readonly string[]).indexOf(type);
-    return i === -1 ? LABEL_TYPES.length : i;
-  };
-  const groups = [...job.results].sort((a, b) => rank(a.type) - rank(b.type) || a.type.localeCompare(b.type));
-  return groups.flatMap((g) =>
-    [...g.labels].sort((a, b) => b.confidence - a.confidence).map((label) => ({ type: g.type, label })),
-  );
-}
-
-/** A job has something to review once it has labels; it is reviewed when none is pending. */
-export function reviewProgress(jobs: VcaJobView[]): { reviewed: number; total: number } {
-  const reviewable = jobs.filter((j) => j.results.some((g) => g.labels.length > 0));
-  const reviewed = reviewable.filter((j) => j.results.every((g) => g.labels.every((l) => l.decision !== 'pending')));
-  return { reviewed: reviewed.length, total: reviewable.length };
-}
-
-/** The next job after `currentId` with a pending label (wrapping), or null. */
-export function nextToReview(jobs: VcaJobView[], currentId: number | null): number | null {
-  const pending = (j: VcaJobView) => j.results.some((g) => g.labels.some((l) => l.decision === 'pending'));
-  const start = jobs.findIndex((j) => j.id === currentId);
-  for (let i = 1; i <= jobs.length; i++) {
-    const job = jobs[(start + i + jobs.length) % jobs.length];
-    if (job && job.id !== currentId && pending(job)) return job.id;
-  }
-  return null;
+/** The labels the keys move over in the job under review. */
+export function shownOf(state: VcaState): ReturnType<typeof shownItems> {
+  const job = state.jobs.find((j) => j.id === state.currentId);
+  return shownItems(job, thresholdOf(state, job), state.showBelow);
 }
 
 /**
@@ -98,12 +83,36 @@ export function labelQuery(form: LabelBrowserForm): VcaLabelQuery {
   return query;
 }
 
+/** The slice's state with a patch, and the cursor kept on the label it was on (else the first). */
+function keepCursor(s: VcaState, patch: Partial<VcaState>): Partial<VcaState> {
+  const id = shownOf(s)[s.cursor]?.label.id;
+  const index = shownOf({ ...s, ...patch }).findIndex((i) => i.label.id === id);
+  return { ...patch, cursor: Math.max(0, index) };
+}
+
+/** What "Analyse" sends: a video URL, and the account and bucket when the form has them. */
+export interface VcaCreateForm {
+  url: string;
+  accountId?: number;
+  bucket?: string;
+}
+
 export function actions(ctx: SliceContext<VcaState>) {
   const put = (job: VcaJobView) => ctx.set((s) => apply(s, { changed: [job] }));
   const current = () => ctx.get().jobs.find((j) => j.id === ctx.get().currentId);
+  const open = (id: number) => ctx.set({ currentId: id, cursor: 0, threshold: null });
+  /** Opens the next job that needs a person; false when there is none. */
+  const nextVideo = (): boolean => {
+    const next = nextToReview(ctx.get().jobs, ctx.get().currentId);
+    if (next !== null) open(next);
+    return next !== null;
+  };
+  const record = (before: VcaJobView, after: VcaJobView, cursor: number) =>
+    ctx.set((s) => ({ undo: pushUndo(s.undo, undoEntry(before, after, cursor)) }));
   const decide = async (decision: VcaLabelDecision, correctedText?: string): Promise<void> => {
     const job = current();
-    const item = reviewItems(job)[ctx.get().cursor];
+    const cursor = ctx.get().cursor;
+    const item = shownOf(ctx.get())[cursor];
     if (!job || !item) return;
     const res = await callSafely(ctx.bridge, 'vca.decide', {
       jobId: job.id,
@@ -112,9 +121,12 @@ export function actions(ctx: SliceContext<VcaState>) {
       correctedText,
     });
     if (!res.ok) return ctx.report(res.error, 'vca.decide');
+    record(job, res.value, cursor);
     put(res.value);
-    // Auto-advance to the next label.
-    ctx.set((s) => ({ cursor: Math.min(s.cursor + 1, Math.max(0, reviewItems(res.value).length - 1)) }));
+    if (ctx.get().currentId !== job.id) return;
+    // Every shown label decided: on to the next video that needs a person; else to the next label.
+    if (!shownOf(ctx.get()).some((i) => i.label.decision === 'pending') && nextVideo()) return;
+    ctx.set((s) => ({ cursor: Math.min(s.cursor + 1, Math.max(0, shownOf(s).length - 1)) }));
   };
   const jobCall = async (method: 'vca.acceptAbove' | 'vca.setThreshold', minConfidence?: number) => {
     const job = current();
@@ -124,7 +136,35 @@ export function actions(ctx: SliceContext<VcaState>) {
         ? await callSafely(ctx.bridge, method, { jobId: job.id })
         : await callSafely(ctx.bridge, method, { jobId: job.id, minConfidence: minConfidence ?? job.minConfidence });
     if (!res.ok) return ctx.report(res.error, method);
+    if (method === 'vca.acceptAbove') record(job, res.value, ctx.get().cursor);
     put(res.value);
+  };
+  /** Takes back the newest decision (or accept-all): each label as it was, the cursor where it was. */
+  const undo = async (): Promise<void> => {
+    const entry = ctx.get().undo.at(-1);
+    if (!entry) return;
+    ctx.set((s) => ({ undo: s.undo.slice(0, -1) }));
+    let last: VcaJobView | null = null;
+    for (const l of entry.labels) {
+      const res = await callSafely(ctx.bridge, 'vca.decide', {
+        jobId: entry.jobId,
+        labelId: l.labelId,
+        decision: l.decision,
+        ...(l.correctedText !== null ? { correctedText: l.correctedText } : {}),
+      });
+      if (!res.ok) {
+        ctx.report(res.error, 'vca.decide');
+        break;
+      }
+      last = res.value;
+    }
+    if (!last) return;
+    put(last);
+    ctx.set((s) => ({
+      currentId: entry.jobId,
+      cursor: entry.cursor,
+      threshold: s.currentId === entry.jobId ? s.threshold : null,
+    }));
   };
   const search = async (form: LabelBrowserForm): Promise<void> => {
     ctx.set((s) => ({ browser: { ...s.browser, form } }));
@@ -138,30 +178,37 @@ export function actions(ctx: SliceContext<VcaState>) {
       if (!res.ok) return ctx.report(res.error, 'vca.list');
       ctx.set((s) => ({ jobs: res.value, loaded: true, currentId: s.currentId ?? res.value[0]?.id ?? null }));
     },
-    open: (id: number) => ctx.set({ currentId: id, cursor: 0 }),
+    open,
     move: (delta: number) =>
       ctx.set((s) => {
-        const n = reviewItems(s.jobs.find((j) => j.id === s.currentId)).length;
+        const n = shownOf(s).length;
         return { cursor: n === 0 ? 0 : Math.min(n - 1, Math.max(0, s.cursor + delta)) };
       }),
     setCursor: (cursor: number) => ctx.set({ cursor }),
-    nextVideo: () => {
-      const next = nextToReview(ctx.get().jobs, ctx.get().currentId);
-      if (next !== null) ctx.set({ currentId: next, cursor: 0 });
-    },
+    nextVideo: () => void nextVideo(),
     accept: () => decide('accepted'),
     reject: () => decide('rejected'),
     correct: (text: string) => decide('corrected', text),
+    undo,
     acceptAbove: () => jobCall('vca.acceptAbove'),
-    setThreshold: (minConfidence: number) => jobCall('vca.setThreshold', minConfidence),
-    create: async (url: string): Promise<boolean> => {
-      const res = await callSafely(ctx.bridge, 'vca.create', { source: { url } });
-      if (!res.ok) {
-        ctx.report(res.error, 'vca.create');
-        return false;
-      }
+    /** The slider moving: the shown labels follow at once; nothing is sent yet. */
+    previewThreshold: (threshold: number) => ctx.set((s) => keepCursor(s, { threshold })),
+    /** The slider let go: the job's threshold is stored by the service. */
+    setThreshold: async (minConfidence: number) => {
+      await jobCall('vca.setThreshold', minConfidence);
+      ctx.set((s) => keepCursor(s, { threshold: null }));
+    },
+    setShowBelow: (showBelow: boolean) => ctx.set((s) => keepCursor(s, { showBelow })),
+    /** Asks for an analysis; resolves to the service's refusal (for the form to show) or null. */
+    create: async (form: VcaCreateForm): Promise<UiError | null> => {
+      const bucket = form.bucket?.trim();
+      const res = await callSafely(ctx.bridge, 'vca.create', {
+        ...(form.accountId !== undefined ? { accountId: form.accountId } : {}),
+        source: { url: form.url.trim(), ...(bucket ? { bucket } : {}) },
+      });
+      if (!res.ok) return res.error;
       put(res.value);
-      return true;
+      return null;
     },
     search,
     /** Exports the jobs and returns the file for the screen to save. */

@@ -126,28 +126,62 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await page.context().close();
   });
 
-  it('reviews a video with the keyboard alone and counts the review queue', async () => {
+  it('reviews a video with the keyboard alone: threshold hides labels below it, undo, the ? sheet', async () => {
     const page = await fixture.open();
     await dismissFirstRun(page);
     await page.keyboard.press('Control+4');
     await expect.poll(() => page.getByTestId('review-queue').textContent()).toBe('1 of 2 videos reviewed');
     const options = page.getByRole('option');
+    // 3 of the 6 labels are at or above 0.75; the others are hidden until asked for.
+    expect(await page.getByTestId('threshold-text').textContent()).toBe('0.75 · 3 of 6 shown');
+    expect(await options.count()).toBe(3);
+    expect(await page.getByTestId('no-times').textContent()).toMatch(/without times/);
     await page.keyboard.press('a'); // beach: accepted, cursor moves on
     await page.keyboard.press('j'); // skip outdoor (already accepted)
-    await page.keyboard.press('r'); // surfboard: rejected
+    await page.keyboard.press('r'); // surfboard: rejected, the last shown label
     await expect.poll(() => options.nth(0).textContent()).toContain('Accepted');
     await expect.poll(() => options.nth(2).textContent()).toContain('Rejected');
+    await expect.poll(() => page.getByTestId('review-queue').textContent()).toBe('2 of 2 videos reviewed');
+    await page.keyboard.press('Control+z'); // surfboard pending again
+    await expect.poll(() => options.nth(2).textContent()).toContain('Pending');
+    await expect.poll(() => page.getByTestId('review-queue').textContent()).toBe('1 of 2 videos reviewed');
+    expect(await options.nth(2).getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('e');
     const edit = page.getByRole('dialog');
     await edit.getByRole('textbox').fill('puppy');
+    // Keys typed in the dialog are text, not shortcuts.
+    expect(await options.nth(0).textContent()).toContain('Accepted');
     await edit.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => options.nth(3).textContent()).toContain('puppy');
-    await page.keyboard.press('a');
-    await page.keyboard.press('a');
+    await expect.poll(() => options.nth(2).textContent()).toContain('puppy');
     await expect.poll(() => page.getByTestId('review-queue').textContent()).toBe('2 of 2 videos reviewed');
-    expect(await page.getByTestId('threshold-text').textContent()).toBe('0.75 · 3 of 6 above');
+    await page.getByRole('switch', { name: 'Show labels below the threshold' }).click();
+    await expect.poll(() => options.count()).toBe(6);
+    expect(await page.getByTestId('threshold-text').textContent()).toBe('0.75 · 6 of 6 shown');
     await fixture.shot(page, 'vca-reviewed-by-keyboard');
     expect(await axe(page)).toEqual([]);
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.waitFor();
+    expect(await sheet.getByRole('region', { name: 'Video review' }).textContent()).toContain('Undo the last decision');
+    await fixture.shot(page, 'shortcuts-sheet');
+    expect(await axe(page)).toEqual([]);
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'hidden' });
+    await page.context().close();
+  });
+
+  it('Ctrl+F focuses the Transfers search, and single keys typed there stay text', async () => {
+    const page = await fixture.open();
+    await dismissFirstRun(page);
+    await page.keyboard.press('Control+f');
+    const search = page.getByLabel('Search key or path');
+    await expect
+      .poll(() => page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'))
+      .toBe('Search key or path');
+    await page.keyboard.type('?a');
+    expect(await search.inputValue()).toBe('?a');
+    expect(await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).count()).toBe(0);
     await page.context().close();
   });
 

@@ -9,8 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Settings, TransferPage } from '../../src-main/shared/contract';
-import type { VcaJobView } from '../../src-main/shared/task-views';
+import type { AccountView, Settings, TransferPage } from '../../src-main/shared/contract';
+import { objectAccessUrl } from '../../src-main/tasks/access-url';
 import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
 import { dropFiles, shot, startServe, type ServeApp } from './serve-app';
 
@@ -151,11 +151,16 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
   });
 
   it('reviews a video job with j/k/a/r and exports the accepted labels as CSV', async () => {
-    // Created through the API from the uploaded object: the screen's "Analyse" by URL sends no
-    // bucket, and the service refuses it ("Choose a bucket to upload to."), see the report.
+    // Analysed from the screen's form: the uploaded clip's access URL, the default account, no
+    // bucket (the Local account's own).
     const [clip] = (await app.api<TransferPage>('transfers.list', { text: 'clip.mp4' })).rows;
-    await app.api<VcaJobView>('vca.create', { source: { transferId: clip?.id } });
+    const [local] = await app.api<AccountView[]>('accounts.list', undefined);
+    const url = objectAccessUrl(local?.downloadDomain ?? '', clip?.key ?? '');
     await page.getByRole('tab', { name: 'Video review' }).click();
+    await page.getByLabel('Video URL').fill(url);
+    await page.getByRole('button', { name: 'Analyse' }).click();
+    await expect.poll(() => page.getByLabel('Video URL').inputValue()).toBe('');
+    expect(await page.getByTestId('vca-create-error').count()).toBe(0);
     const job = page.locator('.vca-job').filter({ hasText: 'clip.mp4' });
     await expect.poll(() => job.locator('.ant-tag').first().textContent(), { timeout: 60_000 }).toBe('Done');
     await job.getByRole('button').click();

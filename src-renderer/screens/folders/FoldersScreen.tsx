@@ -24,7 +24,10 @@ export function FoldersScreen() {
       </Typography.Title>
       <AddFolderForm />
       {loaded && roots.length === 0 ? (
-        <Empty className="empty" description={`${t('folders.empty')}. ${t('folders.emptyHint')}`} />
+        <Empty
+          className="empty"
+          description={t('app.twoSentences', { first: t('folders.empty'), second: t('folders.emptyHint') })}
+        />
       ) : (
         <Space orientation="vertical" style={{ width: '100%' }}>
           {roots.map((root) => (

@@ -6,7 +6,7 @@
 import { InputNumber, Radio, Space, Typography, theme } from 'antd';
 import { useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { firstDayOfWeek } from '../../format/format';
+import { firstDayOfWeek, formatSpeed } from '../../format/format';
 import { HOURS, dayOrder, paint, type Grid, type Level } from './schedule-grid';
 
 const MiB = 1024 * 1024;
@@ -63,7 +63,10 @@ export function ScheduleGrid(props: { grid: Grid; limit: number; onChange: (grid
             value: l,
             label: (
               <span>
-                <span className="swatch" style={{ background: colors[l] }} /> {t(`settings.levels.${l}`)}
+                <span className="swatch" style={{ background: colors[l] }} />{' '}
+                {l === 'limit'
+                  ? t('settings.limitedAt', { rate: formatSpeed(props.limit, lng) })
+                  : t(`settings.levels.${l}`)}
               </span>
             ),
           }))}

@@ -25,7 +25,7 @@ import { formatBytes } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { AccountForm } from './AccountForm';
 import { ScheduleGrid } from './ScheduleGrid';
-import { gridFromSchedule, scheduleFromGrid } from './schedule-grid';
+import { defaultLimitedRate, gridFromSchedule, scheduleFromGrid } from './schedule-grid';
 
 const MiB = 1024 * 1024;
 const BLOCK_SIZES = [4, 8, 16, 32, 64].map((n) => n * MiB);
@@ -112,8 +112,10 @@ function Accounts() {
                     <>
                       <div>{a.uploadUrl}</div>
                       <div>
-                        {t('settings.account.secretKey')}:{' '}
-                        {a.hasSecret ? t('settings.account.secretSet') : t('settings.account.secretNotSet')}
+                        {t('app.labelValue', {
+                          label: t('settings.account.secretKey'),
+                          value: a.hasSecret ? t('settings.account.secretSet') : t('settings.account.secretNotSet'),
+                        })}
                       </div>
                       {test && test !== 'running' && (
                         <ul className="test-results">
@@ -146,7 +148,7 @@ function General({ settings }: { settings: Settings }) {
   const { t, i18n } = useTranslation();
   const actions = useActions();
   const change = (patch: Partial<Settings>) => void actions.settings.change(patch);
-  const { grid, limit } = gridFromSchedule(settings.schedule, settings.bandwidthLimit ?? MiB);
+  const { grid, limit } = gridFromSchedule(settings.schedule, defaultLimitedRate(settings.bandwidthLimit));
   return (
     <>
       <Card size="small" title={t('settings.transfers')} style={{ marginBottom: 16 }}>

@@ -28,6 +28,14 @@ const levelOf = (rule: { action: 'run' | 'pause'; bytesPerSecond?: number }): Le
   rule.action === 'pause' ? 'pause' : rule.bytesPerSecond !== undefined ? 'limit' : 'run';
 
 /**
+ * The rate of the "limited" level when the schedule has none yet: half the user's bandwidth
+ * limit (so limited hours are visibly slower than the rest), or 1 MiB/s without a limit.
+ */
+export function defaultLimitedRate(bandwidthLimit: number | null): number {
+  return bandwidthLimit !== null && bandwidthLimit > 0 ? Math.max(1024, Math.round(bandwidthLimit / 2)) : 1024 * 1024;
+}
+
+/**
  * The grid of a schedule (each hour read at its middle) and its limit: the first limit any
  * rule has, or `defaultLimit`. A schedule with several different limits keeps only that one.
  */

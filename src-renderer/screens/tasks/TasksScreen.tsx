@@ -64,7 +64,10 @@ export function TasksScreen() {
         <OpForm />
       </Space>
       {loaded && tasks.length === 0 ? (
-        <Empty className="empty" description={`${t('tasks.empty')}. ${t('tasks.emptyHint')}`} />
+        <Empty
+          className="empty"
+          description={t('app.twoSentences', { first: t('tasks.empty'), second: t('tasks.emptyHint') })}
+        />
       ) : (
         <Table<FmgrTaskView>
           size="small"

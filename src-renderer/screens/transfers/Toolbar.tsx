@@ -1,10 +1,12 @@
 /** Search, filters (account, source, folder), sort, and the bulk actions on the selection or on all. */
-import { Button, Input, Popconfirm, Select, Space, Typography } from 'antd';
+import { Button, Input, Popconfirm, Select, Space, Typography, type InputRef } from 'antd';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useShallow } from 'zustand/react/shallow';
 import type { TransferSortField } from '../../../src-main/shared/contract';
 import type { TransferSource } from '../../../src-main/shared/models';
 import { formatCount } from '../../format/format';
+import { isMac, useShortcuts } from '../../components/useShortcuts';
 import { useActions, useApp } from '../../store/react';
 import type { BulkVerb } from '../../store/transfers';
 
@@ -18,9 +20,13 @@ export function Toolbar() {
   const accounts = useApp((s) => s.settings.accounts);
   const roots = useApp((s) => s.folders.roots);
   const actions = useActions();
+  const search = useRef<InputRef>(null);
+  useShortcuts('transfers', { search: () => search.current?.focus({ cursor: 'all' }) });
   return (
     <Space wrap className="toolbar">
       <Input.Search
+        ref={search}
+        aria-keyshortcuts={isMac() ? 'Meta+F' : 'Control+F'}
         allowClear
         aria-label={t('transfers.search')}
         placeholder={t('transfers.search')}

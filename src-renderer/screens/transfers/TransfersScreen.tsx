@@ -28,7 +28,9 @@ export function TransfersScreen() {
           <Empty
             className="empty"
             description={
-              filtered ? t('transfers.emptyFiltered') : `${t('transfers.empty')}. ${t('transfers.emptyHint')}`
+              filtered
+                ? t('transfers.emptyFiltered')
+                : t('app.twoSentences', { first: t('transfers.empty'), second: t('transfers.emptyHint') })
             }
           >
             {filtered ? (

@@ -1,70 +1,74 @@
 /**
- * The review of one job: its video, the threshold slider ("0.75 · 312 of 480 above"), accept
- * all above it, and the labels in review order with the cursor the keys move. A decision is
- * sent at once; the cursor then moves to the next label.
+ * The review of one VCA job: the video beside its labels, a threshold slider (labels below
+ * it hidden unless asked for), and the keys of the keymap (components/keymap.ts, scope
+ * 'vca'): j/k move, a accept, r reject, e correct, n next video, Space play/pause,
+ * Ctrl/Cmd+Z undo. A decision is sent at once; the cursor then moves to the next label, and
+ * to the next video once every shown label is decided.
  */
-import { Button, Empty, Input, Modal, Slider, Space, Tag, Typography, theme } from 'antd';
-import { useEffect, useRef, useState } from 'react';
+import { Button, Empty, Input, Modal, Slider, Space, Switch, Typography } from 'antd';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { keyLabel } from '../../components/keymap';
+import { isMac, useShortcuts } from '../../components/useShortcuts';
 import { useActions, useApp } from '../../store/react';
-import { reviewItems } from '../../store/vca';
-
-const isTyping = (el: EventTarget | null) =>
-  el instanceof HTMLElement && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+import { shownItems, thresholdOf } from '../../store/vca';
+import { thresholdCounts } from '../../store/vca-review';
+import { LabelList } from './LabelList';
 
 export function Review() {
   const { t, i18n } = useTranslation();
-  const { token } = theme.useToken();
   const job = useApp((s) => s.vca.jobs.find((j) => j.id === s.vca.currentId));
   const cursor = useApp((s) => s.vca.cursor);
+  const value = useApp((s) =>
+    thresholdOf(
+      s.vca,
+      s.vca.jobs.find((j) => j.id === s.vca.currentId),
+    ),
+  );
+  const showBelow = useApp((s) => s.vca.showBelow);
   const actions = useActions();
-  const [threshold, setThreshold] = useState<number | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
-  const listRef = useRef<HTMLOListElement>(null);
-  const items = reviewItems(job);
-  const value = threshold ?? job?.minConfidence ?? 0.5;
-  const above = items.filter((i) => i.label.confidence >= value).length;
+  const video = useRef<HTMLVideoElement>(null);
+  const items = shownItems(job, value, showBelow);
+  const current = items[cursor];
   const fmt = (n: number) =>
     new Intl.NumberFormat(i18n.language, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n);
+  const text = (v: number) => t('vca.thresholdText', { value: fmt(v), ...thresholdCounts(job, v, showBelow) });
 
-  useEffect(() => setThreshold(null), [job?.id]);
-  useEffect(() => {
-    listRef.current?.querySelector(`[data-index="${cursor}"]`)?.scrollIntoView({ block: 'nearest' });
-  }, [cursor]);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target) || editing !== null) return;
-      const item = reviewItems(job)[cursor];
-      const keys: Record<string, () => void> = {
-        j: () => actions.vca.move(1),
-        k: () => actions.vca.move(-1),
-        a: () => void actions.vca.accept(),
-        r: () => void actions.vca.reject(),
-        e: () => item && setEditing(item.label.correctedText ?? item.label.attribute),
-        n: () => actions.vca.nextVideo(),
-      };
-      const run = keys[e.key];
-      if (run) {
-        e.preventDefault();
-        run();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [actions, job, cursor, editing]);
+  useShortcuts(
+    'vca',
+    {
+      'vca.next': () => actions.vca.move(1),
+      'vca.previous': () => actions.vca.move(-1),
+      'vca.accept': () => void actions.vca.accept(),
+      'vca.reject': () => void actions.vca.reject(),
+      'vca.correct': () => current && setEditing(current.label.correctedText ?? current.label.attribute),
+      'vca.nextVideo': () => actions.vca.nextVideo(),
+      'vca.play': () => {
+        const v = video.current;
+        // A video that cannot load rejects play(); its own controls show why.
+        if (v) void (v.paused ? v.play().catch(() => undefined) : v.pause());
+      },
+      'vca.undo': () => void actions.vca.undo(),
+    },
+    job !== undefined && editing === null,
+  );
 
   if (!job) return <Empty description={t('vca.pickJob')} />;
-  const current = items[cursor];
-  let lastType = '';
   return (
     <div className="vca-review">
       <div className="vca-player">
         {job.sourceUrl ? (
-          <video src={job.sourceUrl} controls preload="metadata" aria-label={job.sourceUrl} />
+          <video ref={video} src={job.sourceUrl} controls preload="metadata" aria-label={job.sourceUrl} />
         ) : (
           <Empty description={t('vca.noVideo')} />
         )}
-        <Typography.Paragraph type="secondary">{t('vca.keys')}</Typography.Paragraph>
+        <Typography.Paragraph type="secondary" data-testid="no-times">
+          {t('vca.noTimes')}
+        </Typography.Paragraph>
+        <Typography.Paragraph type="secondary">
+          {t('vca.keys', { undo: keyLabel('Mod+Z', isMac()) })}
+        </Typography.Paragraph>
       </div>
       <section className="vca-labels" aria-label={t('vca.labels')}>
         <Typography.Text id="vca-threshold-label">{t('vca.threshold')}</Typography.Text>
@@ -73,87 +77,32 @@ export function Review() {
           max={1}
           step={0.01}
           value={value}
-          onChange={setThreshold}
+          onChange={actions.vca.previewThreshold}
           onChangeComplete={(v: number) => void actions.vca.setThreshold(v)}
           ariaLabelForHandle={t('vca.threshold')}
-          ariaValueTextFormatterForHandle={(v) =>
-            t('vca.thresholdText', { value: fmt(v ?? 0), shown: above, total: items.length })
-          }
+          ariaValueTextFormatterForHandle={(v) => text(v ?? 0)}
           tooltip={{ formatter: (v) => fmt(v ?? 0) }}
         />
         <Space wrap>
-          <Typography.Text data-testid="threshold-text">
-            {t('vca.thresholdText', { value: fmt(value), shown: above, total: items.length })}
-          </Typography.Text>
+          <Typography.Text data-testid="threshold-text">{text(value)}</Typography.Text>
+          <Space size="small">
+            <Switch
+              size="small"
+              checked={showBelow}
+              onChange={actions.vca.setShowBelow}
+              aria-labelledby="vca-show-below"
+            />
+            <label id="vca-show-below">{t('vca.showBelow')}</label>
+          </Space>
           <Button onClick={() => void actions.vca.acceptAbove()}>
             {t('vca.acceptAbove', { value: fmt(job.minConfidence) })}
           </Button>
           <Button onClick={() => actions.vca.nextVideo()}>{t('vca.nextVideo')}</Button>
         </Space>
         {items.length === 0 ? (
-          <Empty description={t('vca.noLabels')} />
+          <Empty description={reviewEmpty(t, job.results.length > 0 && !showBelow)} />
         ) : (
-          <ol
-            ref={listRef}
-            className="label-list"
-            role="listbox"
-            aria-label={t('vca.labels')}
-            aria-activedescendant={`label-${cursor}`}
-            tabIndex={0}
-          >
-            {items.map((item, index) => {
-              const header = item.type !== lastType;
-              lastType = item.type;
-              const known = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'].includes(item.type);
-              return (
-                <li key={item.label.id} role="presentation">
-                  {header && (
-                    <div className="label-group" role="presentation">
-                      {known ? t(`vca.types.${item.type}`) : item.type}
-                    </div>
-                  )}
-                  <div
-                    id={`label-${index}`}
-                    role="option"
-                    aria-selected={index === cursor}
-                    data-index={index}
-                    className={index === cursor ? 'label-row current' : 'label-row'}
-                    style={{
-                      // Below the threshold: secondary text (not opacity, which would fade the tags below 4.5:1).
-                      color: item.label.confidence < value ? token.colorTextSecondary : undefined,
-                      borderColor: index === cursor ? token.colorPrimary : 'transparent',
-                    }}
-                    onClick={() => actions.vca.setCursor(index)}
-                  >
-                    <span className="label-text">
-                      {item.label.correctedText ?? item.label.attribute}
-                      {item.label.correctedText && <s> {item.label.attribute}</s>}
-                    </span>
-                    <span
-                      className="confidence"
-                      aria-label={t('vca.confidence', { value: fmt(item.label.confidence) })}
-                    >
-                      <span style={{ width: `${item.label.confidence * 100}%`, background: token.colorPrimary }} />
-                    </span>
-                    <span className="num">{fmt(item.label.confidence)}</span>
-                    <Tag
-                      color={
-                        item.label.decision === 'accepted'
-                          ? 'success'
-                          : item.label.decision === 'rejected'
-                            ? 'error'
-                            : item.label.decision === 'corrected'
-                              ? 'processing'
-                              : 'default'
-                      }
-                    >
-                      {t(`vca.decision.${item.label.decision}`)}
-                    </Tag>
-                  </div>
-                </li>
-              );
-            })}
-          </ol>
+          <LabelList items={items} cursor={cursor} threshold={value} fmt={fmt} />
         )}
       </section>
       <Modal
@@ -163,9 +112,9 @@ export function Review() {
         cancelText={t('app.cancel')}
         onCancel={() => setEditing(null)}
         onOk={() => {
-          const text = (editing ?? '').trim();
+          const corrected = (editing ?? '').trim();
           setEditing(null);
-          if (text) void actions.vca.correct(text);
+          if (corrected) void actions.vca.correct(corrected);
         }}
         destroyOnHidden
       >
@@ -178,4 +127,9 @@ export function Review() {
       </Modal>
     </div>
   );
+}
+
+/** Why no label is listed: all below the threshold (and hidden), or none at all. */
+function reviewEmpty(t: (key: string) => string, hiddenBelow: boolean): string {
+  return hiddenBelow ? t('vca.allBelow') : t('vca.noLabels');
 }

@@ -1,15 +1,14 @@
 /**
  * The Video review screen: VCA jobs (analysing, failed with the reason, done), the review of
  * one job (player beside its labels grouped by type), the review queue's progress, the label
- * browser across jobs, and export. Keys (outside text fields): j/k move, a accept, r reject,
- * e correct, n next video.
+ * browser across jobs, and export. The review's keys are in the keymap (components/keymap.ts).
  */
-import { Button, Empty, Input, List, Progress, Space, Tag, Typography } from 'antd';
-import { useState } from 'react';
+import { Button, Empty, List, Progress, Space, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { VcaJobView } from '../../../src-main/shared/task-views';
 import { useActions, useApp } from '../../store/react';
 import { reviewProgress } from '../../store/vca';
+import { CreateForm } from './CreateForm';
 import { LabelBrowser } from './LabelBrowser';
 import { Review } from './Review';
 
@@ -25,7 +24,6 @@ export function VcaScreen() {
   const loaded = useApp((s) => s.vca.loaded);
   const currentId = useApp((s) => s.vca.currentId);
   const actions = useActions();
-  const [url, setUrl] = useState('');
   const progress = reviewProgress(jobs);
   const exportAll = async (format: 'csv' | 'json') => {
     const ids = jobs.filter((j) => jobPhase(j) === 'done').map((j) => j.id);
@@ -38,23 +36,7 @@ export function VcaScreen() {
         {t('vca.title')}
       </Typography.Title>
       <Space wrap style={{ marginBottom: 12 }}>
-        <Space.Compact>
-          <Input
-            aria-label={t('vca.videoUrl')}
-            placeholder={t('vca.videoUrl')}
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            style={{ width: 320 }}
-            spellCheck={false}
-          />
-          <Button
-            type="primary"
-            disabled={!/^https?:\/\/\S+$/i.test(url.trim())}
-            onClick={() => void actions.vca.create(url.trim()).then((ok) => ok && setUrl(''))}
-          >
-            {t('vca.create')}
-          </Button>
-        </Space.Compact>
+        <CreateForm />
         {progress.total > 0 && (
           <Space>
             <Progress
@@ -74,7 +56,10 @@ export function VcaScreen() {
         </Button>
       </Space>
       {loaded && jobs.length === 0 ? (
-        <Empty className="empty" description={`${t('vca.empty')}. ${t('vca.emptyHint')}`} />
+        <Empty
+          className="empty"
+          description={t('app.twoSentences', { first: t('vca.empty'), second: t('vca.emptyHint') })}
+        />
       ) : (
         <div className="vca-layout">
           <nav aria-label={t('vca.jobs')} className="vca-jobs">
@@ -89,12 +74,7 @@ export function VcaScreen() {
                     className={job.id === currentId ? 'vca-job current' : 'vca-job'}
                     aria-current={job.id === currentId ? 'true' : undefined}
                   >
-                    <Button
-                      type="text"
-                      block
-                      onClick={() => actions.vca.open(job.id)}
-                      style={{ textAlign: 'left', height: 'auto' }}
-                    >
+                    <Button type="text" block className="vca-job-button" onClick={() => actions.vca.open(job.id)}>
                       <div className="vca-job-name">{job.sourceUrl?.split('/').pop() ?? job.jobId}</div>
                       <Tag color={PHASE_COLORS[phase]}>{t(`vca.states.${phase}`)}</Tag>
                       {phase === 'failed' && job.error && (

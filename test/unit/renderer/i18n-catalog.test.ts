@@ -35,4 +35,12 @@ describe('i18n catalogs', () => {
       expect(params(b.get(key)!), key).toEqual(params(text));
     }
   });
+
+  it('writes Chinese with full-width punctuation: no Latin full stop, comma or colon beside a Chinese character', () => {
+    const latin = /[\u3400-\u9fff][.,;:!?]|[.,;:]\s*[\u3400-\u9fff]|[!?][\u3400-\u9fff]/;
+    const bad = [...leaves(zhCN)].filter(([, text]) => latin.test(text)).map(([key, text]) => `${key}: ${text}`);
+    expect(bad).toEqual([]);
+    // Two messages joined into one (an empty state and its hint) end the first with 。 in Chinese.
+    expect(zhCN.app.twoSentences).toBe('{{first}}。{{second}}');
+  });
 });

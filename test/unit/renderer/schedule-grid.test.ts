@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Schedule } from '../../../src-main/shared/schedule';
 import {
   dayOrder,
+  defaultLimitedRate,
   emptyGrid,
   gridFromSchedule,
   paint,
@@ -61,5 +62,14 @@ describe('schedule grid model', () => {
   it('orders the days from the locale first weekday', () => {
     expect(dayOrder(1)).toEqual([1, 2, 3, 4, 5, 6, 0]);
     expect(dayOrder(0)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+});
+
+describe('the limited level of a new schedule', () => {
+  it('defaults to half the bandwidth limit, or 1 MiB/s without one', () => {
+    expect(defaultLimitedRate(4 * MiB)).toBe(2 * MiB);
+    expect(defaultLimitedRate(3)).toBe(1024);
+    expect(defaultLimitedRate(null)).toBe(MiB);
+    expect(gridFromSchedule(null, defaultLimitedRate(10 * MiB)).limit).toBe(5 * MiB);
   });
 });

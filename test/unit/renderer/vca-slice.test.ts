@@ -19,15 +19,16 @@ describe('vca slice: pure parts', () => {
     expect(reviewItems(undefined)).toEqual([]);
   });
 
-  it('counts a video as reviewed when none of its labels is pending, and skips jobs without labels', () => {
+  it('counts a video as reviewed when no label at or above its threshold is pending, and skips jobs without labels', () => {
     const jobs = [
       job(1, [
         ['scenario', 'a', 0.9, 'accepted'],
-        ['entity', 'b', 0.2, 'rejected'],
+        // Below the threshold (0.5) and pending: counts as rejected, needs nobody.
+        ['entity', 'b', 0.2],
       ]),
       job(2, [
         ['scenario', 'a', 0.9, 'accepted'],
-        ['entity', 'b', 0.2],
+        ['entity', 'b', 0.6],
       ]),
       job(3, []),
     ];
