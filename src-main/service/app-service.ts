@@ -173,6 +173,8 @@ export class AppService implements AppApi {
       case 'watch':
         this.noteScan(e.event);
         this.coalescer.rootChanged(e.event.rootId);
+        // 'queued' lists files the transfers batch already carries; the rest is the folder's console.
+        if (e.event.type !== 'queued' && e.event.type !== 'scan-started') this.coalescer.rootActivity(e.event);
         if (e.event.type === 'problem')
           this.coalescer.problem({
             code: e.event.code,

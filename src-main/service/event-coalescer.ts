@@ -1,6 +1,7 @@
 import type {
   AppEvents,
   ProblemView,
+  RootActivityView,
   TransferProgressView,
   TransferTotals,
   TransferView,
@@ -17,7 +18,7 @@ export interface FlushClock {
   clearTimeout(handle: unknown): void;
 }
 
-export type BatchName = 'transfers' | 'roots' | 'fmgr' | 'vca' | 'problems';
+export type BatchName = 'transfers' | 'roots' | 'fmgr' | 'vca' | 'problems' | 'rootActivity';
 export type BatchEvent = { [N in BatchName]: { name: N; payload: AppEvents[N] } }[BatchName];
 
 export interface CoalescerDeps {
@@ -64,6 +65,7 @@ export class EventCoalescer {
   private readonly fmgr = new Map<number, FmgrTaskView>();
   private readonly vca = new Map<number, VcaJobView>();
   private problems: ProblemView[] = [];
+  private activity: RootActivityView[] = [];
   private lastTotals: TransferTotals;
   private transfersDirty = false;
   private timer: unknown;
@@ -126,6 +128,12 @@ export class EventCoalescer {
     this.schedule();
   }
 
+  /** Something a watched folder did (a file finished, a scan ended…): every one arrives, in order. */
+  rootActivity(e: RootActivityView): void {
+    this.activity.push(e);
+    this.schedule();
+  }
+
   /** Bytes per second over every running transfer, from their latest progress. */
   get throughput(): number {
     let n = 0;
@@ -175,6 +183,11 @@ export class EventCoalescer {
       this.problems = [];
       this.d.emit({ name: 'problems', payload: { problems } });
     }
+    if (this.activity.length) {
+      const events = this.activity;
+      this.activity = [];
+      this.d.emit({ name: 'rootActivity', payload: { events } });
+    }
   }
 
   private flushTransfers(): void {
@@ -195,6 +208,7 @@ export class EventCoalescer {
         attempts: 0,
         verified: false,
         remoteHash: null,
+        persistentId: null,
       });
       if (v) changed.push(v);
     }

@@ -16,7 +16,7 @@
  * and comes back only as `hasSecret`.
  */
 import type { ErrorCode } from './errors';
-import type { TransferProgress } from './events';
+import type { TransferProgress, WatchEvent } from './events';
 import type { FmgrOp, FmgrOpName } from './fmgr-ops';
 import type { ConflictPolicy, TransferOptions, TransferSnapshot, TransferSource, TransferState } from './models';
 import type { Schedule } from './schedule';
@@ -73,6 +73,8 @@ export interface TransferView extends TransferSnapshot {
   /** The service's hash equalled the etag computed while reading (false for done-but-unverified). */
   verified: boolean;
   remoteHash: string | null;
+  /** The Fmgr task the upload's policy started (persistentOps), named in the service's reply; it is tracked. */
+  persistentId: string | null;
 }
 
 export interface TransferPage {
@@ -128,9 +130,11 @@ export interface AddTransfersResult {
   /** Transfers queued or continued (their ids; follow them through events). */
   queued: number[];
   /** Files already uploaded with the same size and mtime: nothing to send. */
-  alreadyUploaded: Array<{ path: string; key: string; transferId: number }>;
+  alreadyUploaded: Array<{ path: string; key: string; transferId: number; size: number; etag: string | null }>;
   /** Paths not uploaded, and why (a symbolic link, an unreadable folder…). */
   skipped: Array<{ path: string; code: ErrorCode; reason: string }>;
+  /** Bytes of the queued files as listed: the whole upload's size, known before any starts. */
+  bytesQueued: number;
 }
 
 /** Ids of transfers, or every transfer the verb applies to. */
@@ -199,6 +203,17 @@ export interface FmgrSubmitInput {
 export interface FmgrTrackInput {
   accountId?: number;
   persistentId: string;
+}
+
+/** A task or job looked up by the service's id: the given account's row first, else any account's. */
+export interface FmgrLookupInput {
+  accountId?: number;
+  persistentId: string;
+}
+
+export interface VcaLookupInput {
+  accountId?: number;
+  jobId: string;
 }
 
 export interface TaskListQuery {
@@ -376,13 +391,26 @@ export interface AppApi {
   };
   fmgr: {
     submit: Verb<FmgrSubmitInput, FmgrTaskView>;
+    /**
+     * Starts following a persistentId and polls it at once. A persistentId not tracked before
+     * that the service does not answer for is not kept: error 'not-found' (params.reason says
+     * what the service said).
+     */
     track: Verb<FmgrTrackInput, FmgrTaskView>;
+    /** The tracked task of a persistentId, or null; never starts tracking nor asks the service. */
+    lookup: Verb<FmgrLookupInput, FmgrTaskView | null>;
     list: Verb<TaskListQuery, FmgrTaskView[]>;
     get: Verb<{ id: number }, FmgrTaskView & { history: FmgrStatusSnapshot[] }>;
   };
   vca: {
     create: Verb<VcaCreateInput, VcaJobView>;
+    /**
+     * Starts following a jobId and polls it at once. A jobId not tracked before that the
+     * service does not know is not kept: error 'not-found'.
+     */
     track: Verb<{ accountId?: number; jobId: string; bucket?: string }, VcaJobView>;
+    /** The tracked job of a jobId, or null; never starts tracking nor asks the service. */
+    lookup: Verb<VcaLookupInput, VcaJobView | null>;
     list: Verb<TaskListQuery, VcaJobView[]>;
     get: Verb<{ id: number }, VcaJobView>;
     decide: Verb<VcaDecideInput, VcaJobView>;
@@ -451,8 +479,8 @@ export type ApiOutput<M extends ApiMethod> = MethodFn<M> extends Verb<never, inf
 export const API_VERBS = {
   transfers: ['list', 'get', 'add', 'pause', 'resume', 'cancel', 'retry', 'remove'],
   roots: ['list', 'plan', 'add', 'update', 'pause', 'resume', 'remove', 'rescan', 'previewIgnores'],
-  fmgr: ['submit', 'track', 'list', 'get'],
-  vca: ['create', 'track', 'list', 'get', 'decide', 'acceptAbove', 'setThreshold', 'labels', 'export'],
+  fmgr: ['submit', 'track', 'lookup', 'list', 'get'],
+  vca: ['create', 'track', 'lookup', 'list', 'get', 'decide', 'acceptAbove', 'setThreshold', 'labels', 'export'],
   accounts: ['list', 'save', 'remove', 'test'],
   settings: ['get', 'set'],
   app: ['status', 'openDataFolder', 'supportBundle'],
@@ -479,7 +507,13 @@ export const API_METHODS: readonly ApiMethod[] = (Object.keys(API_VERBS) as ApiA
 // Events
 
 /** Progress of a running transfer, as the transfers batch carries it (one type with the core's events). */
-export type TransferProgressView = TransferProgress;
+export interface TransferProgressView extends TransferProgress {
+  /** Set when a request failed and will be tried again: why (the engine's words) and when. */
+  retry?: { reason: string; nextAttemptAt: number };
+}
+
+/** What a watched folder did, one entry each (the console of `blocklift watch`). */
+export type RootActivityView = WatchEvent;
 
 /** A problem the app met on its own (a VCA job it could not create, a root it could not watch…). */
 export interface ProblemView {
@@ -513,6 +547,8 @@ export interface AppEvents {
   fmgr: { changed: FmgrTaskView[] };
   vca: { changed: VcaJobView[] };
   problems: { problems: ProblemView[] };
+  /** What the watched folders did since the last batch, in order (files finished, rejected, scans, states). */
+  rootActivity: { events: RootActivityView[] };
   settings: Settings;
   accounts: AccountView[];
   /** A batch of manual transfers finished (for notifications): counts by outcome. */
@@ -528,6 +564,7 @@ export const APP_EVENT_NAMES: readonly AppEventName[] = [
   'fmgr',
   'vca',
   'problems',
+  'rootActivity',
   'settings',
   'accounts',
   'batchFinished',

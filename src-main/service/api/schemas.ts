@@ -225,6 +225,7 @@ export const SCHEMAS: { [M in ApiMethod]: z.ZodType<ApiInput<M>, unknown> } = {
     })
     .strict(),
   'fmgr.track': z.object({ accountId: id.optional(), persistentId: nonEmpty(512) }).strict(),
+  'fmgr.lookup': z.object({ accountId: id.optional(), persistentId: nonEmpty(512) }).strict(),
   'fmgr.list': z.object({ tracking: z.array(tracking).max(5).optional(), ...page }).strict(),
   'fmgr.get': z.object({ id }).strict(),
   'vca.create': z
@@ -238,6 +239,7 @@ export const SCHEMAS: { [M in ApiMethod]: z.ZodType<ApiInput<M>, unknown> } = {
     })
     .strict(),
   'vca.track': z.object({ accountId: id.optional(), jobId: nonEmpty(512), bucket: nonEmpty(255).optional() }).strict(),
+  'vca.lookup': z.object({ accountId: id.optional(), jobId: nonEmpty(512) }).strict(),
   'vca.list': z.object({ tracking: z.array(tracking).max(5).optional(), ...page }).strict(),
   'vca.get': z.object({ id }).strict(),
   'vca.decide': z

@@ -8,6 +8,21 @@ import type { ServiceContext } from './context';
 import type { AreaImpl } from './envelope';
 import { AppServiceError, notFound } from './errors';
 
+/** The account whose row a lookup prefers: the given one, else the default (none configured: any row will do). */
+function lookupAccount(ctx: ServiceContext, given: number | undefined): number {
+  if (given !== undefined) return ctx.accountId(given);
+  try {
+    return ctx.accountId(undefined);
+  } catch {
+    return 0;
+  }
+}
+
+/** A remote id the service does not answer for: 'not-found', with what the service said. */
+function notFoundRemote(what: string, remoteId: string, reason: string): AppServiceError {
+  return new AppServiceError('not-found', { what, id: remoteId.trim().slice(0, 512), reason });
+}
+
 /** A page of a tracker's list, filtered by tracking states (newest first). */
 function page<V extends { tracking: string }>(
   list: (opts: { tracking?: never; limit?: number }) => V[],
@@ -39,9 +54,19 @@ export function fmgrArea(ctx: ServiceContext): AreaImpl<'fmgr'> {
       });
     },
     track: async ({ accountId, persistentId }) => {
-      const v = fmgr.track(ctx.accountId(accountId), persistentId);
-      return (await fmgr.pollNow(v.id)) ?? v;
+      const acct = ctx.accountId(accountId);
+      const before = fmgr.find(acct, persistentId.trim());
+      const v = fmgr.track(acct, persistentId);
+      const polled = (await fmgr.pollNow(v.id)) ?? v;
+      // Never seen here and the service gave no state: a typo, or a task of another service.
+      if (!before && polled.state === null && polled.error) {
+        fmgr.forget(polled.id);
+        throw notFoundRemote('Fmgr task', persistentId, polled.error.message);
+      }
+      return polled;
     },
+    lookup: ({ accountId, persistentId }) =>
+      fmgr.findAnyAccount(lookupAccount(ctx, accountId), persistentId.trim()) ?? null,
     list: (q) => page((o) => fmgr.list(o), q),
     get: ({ id }) => {
       const v = must(id);
@@ -89,9 +114,17 @@ export function vcaArea(ctx: ServiceContext): AreaImpl<'vca'> {
       });
     },
     track: async ({ accountId, jobId }) => {
-      const v = vca.track(ctx.accountId(accountId), jobId);
-      return (await vca.pollNow(v.id)) ?? v;
+      const acct = ctx.accountId(accountId);
+      const before = vca.find(acct, jobId.trim());
+      const v = vca.track(acct, jobId);
+      const polled = (await vca.pollNow(v.id)) ?? v;
+      if (!before && polled.error?.code === 'not-found') {
+        vca.forget(polled.id);
+        throw notFoundRemote('VCA job', jobId, polled.error.message);
+      }
+      return polled;
     },
+    lookup: ({ accountId, jobId }) => vca.findAnyAccount(lookupAccount(ctx, accountId), jobId.trim()) ?? null,
     list: (q) => page((o) => vca.list(o), q),
     get: ({ id }) => must(id),
     decide: ({ jobId, labelId, decision, correctedText }) => {

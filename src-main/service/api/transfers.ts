@@ -117,8 +117,15 @@ export function transfersArea(ctx: ServiceContext): AreaImpl<'transfers'> {
       ctx.trackBatch(r.queued);
       return {
         queued: r.queued,
-        alreadyUploaded: r.alreadyUploaded.map((a) => ({ path: a.path, key: a.key, transferId: a.id })),
+        alreadyUploaded: r.alreadyUploaded.map((a) => ({
+          path: a.path,
+          key: a.key,
+          transferId: a.id,
+          size: a.size,
+          etag: a.etag,
+        })),
         skipped: r.skipped.map((s) => ({ path: s.path, code: SKIP_CODES[s.code], reason: s.reason })),
+        bytesQueued: r.bytesQueued,
       };
     },
     pause: (sel) => each(select(sel, [...ACTIVE, 'paused']), (id) => ctx.core.pauses.pause(id, 'user')),

@@ -6,6 +6,7 @@ import type { WatchRootRecord } from '../../store/sync-repo';
 import type { BlockRow, TransferListRow } from '../../store/transfer-query';
 import type { WatchRoot } from '../../sync/watch-root';
 import { normalizeWatchOptions } from '../../sync/options';
+import { persistentIdOfUpload } from '../../tasks/upload-link';
 import type { SyncRepo } from '../../store/sync-repo';
 import type { AccountPrefs } from '../account-prefs';
 
@@ -35,6 +36,7 @@ export function transferView(row: TransferListRow, live: ProgressEvent | undefin
     attempts: r.attempts,
     verified: r.state === 'done' && r.remoteHash !== null && r.remoteHash === r.etag,
     remoteHash: r.remoteHash,
+    persistentId: (r.returnBody && persistentIdOfUpload(r.returnBody)) ?? null,
   };
 }
 

@@ -58,6 +58,7 @@ function makeRow(id: number): TransferView {
     attempts: state === 'failed' ? 3 : 1,
     verified: state === 'done',
     remoteHash: null,
+    persistentId: null,
   };
 }
 
@@ -293,7 +294,7 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
   // Like the headless door: dropped files are staged and queued (here: counted, not stored).
   bridge.stageFiles = async (files) => ({
     ok: true,
-    value: { queued: files.map((_, i) => count + i + 1), alreadyUploaded: [], skipped: [] },
+    value: { queued: files.map((_, i) => count + i + 1), alreadyUploaded: [], skipped: [], bytesQueued: 0 },
   });
   let tick = 0;
   const timer = setInterval(() => {

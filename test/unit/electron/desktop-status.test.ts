@@ -38,6 +38,7 @@ function row(id: number, state: TransferView['state'], message?: string): Transf
     attempts: 1,
     verified: false,
     remoteHash: null,
+    persistentId: null,
   };
 }
 

@@ -26,6 +26,7 @@ export function row(id: number, state: TransferState = 'queued', extra: Partial<
     attempts: 0,
     verified: false,
     remoteHash: null,
+    persistentId: null,
     ...extra,
   };
 }

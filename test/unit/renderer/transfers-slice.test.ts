@@ -217,7 +217,7 @@ describe('transfers slice: dropped files', () => {
         transfers: {
           add: async (input) => (
             added.push(input),
-            { ok: true, value: { queued: [1], alreadyUploaded: [], skipped: [] } }
+            { ok: true, value: { queued: [1], alreadyUploaded: [], skipped: [], bytesQueued: 0 } }
           ),
         },
       },
@@ -246,7 +246,7 @@ describe('transfers slice: dropped files', () => {
       {
         stageFiles: async (files, target) => {
           staged.push({ files, target });
-          return { ok: true, value: { queued: [9], alreadyUploaded: [], skipped: [] } };
+          return { ok: true, value: { queued: [9], alreadyUploaded: [], skipped: [], bytesQueued: 0 } };
         },
       },
     );

@@ -66,6 +66,7 @@ const view = (s: TransferSnapshot): TransferView => ({
   attempts: 0,
   verified: false,
   remoteHash: null,
+  persistentId: null,
 });
 
 describe('event coalescer', () => {
