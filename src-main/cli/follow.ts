@@ -1,6 +1,6 @@
-import type { AppService } from '../service/app-service';
 import type { Result } from '../shared/contract';
 import type { FmgrTaskView, VcaJobView } from '../shared/task-views';
+import type { CliApi } from './app-client';
 import type { CliError } from './cli-error';
 
 interface Followed {
@@ -9,7 +9,7 @@ interface Followed {
 }
 
 export interface FollowOptions<V extends Followed> {
-  service: AppService;
+  service: CliApi;
   /** The event batch that carries the views ('fmgr' tasks or 'vca' jobs). */
   area: 'fmgr' | 'vca';
   id: number;

@@ -1,59 +1,12 @@
-import { AppCore } from '../service/app-core';
-import { AppService } from '../service/app-service';
-import type { Db } from '../store/db';
-import type { FmgrTracker } from '../tasks/fmgr-tracker';
-import { TaskError } from '../tasks/task-error';
-import type { VcaTracker } from '../tasks/vca-tracker';
 import { readAccountFlags, type AccountFlags } from './account-options';
+import { openApp, type CliApi } from './app-client';
 import { CliError } from './cli-error';
 
 /**
- * What the `fmgr` and `vca` commands open: the app service (the verbs) or, for the
- * subcommands that still need the trackers' own lookups, the app core; both with the flags'
- * account as a session account named by the management host (`sessionAccountName`).
+ * What the `fmgr` and `vca` commands open: the running app of the data folder (its door),
+ * or the app service here on the database with the flags' account as a session account
+ * named by the management host (`sessionAccountName`). Either way only the contract's verbs.
  */
-
-/** What the fmgr and vca commands work with; close() releases all of it. */
-export interface TasksContext {
-  flags: AccountFlags;
-  db: Db;
-  /** The session account of the flags (its secret kept in memory only). */
-  accountId: number;
-  fmgr: FmgrTracker;
-  vca: VcaTracker;
-  close(): Promise<void>;
-}
-
-/**
- * Opens the app core on the --db file (no engine run, no embedded emulator, no other task
- * polled) with the flags' account as a session account. `signed`: the call needs AK and SK.
- */
-export async function openTasksContext(opts: Record<string, unknown>, signed: boolean): Promise<TasksContext> {
-  const flags = tasksFlags(opts, signed);
-  const dbFile = flags.db;
-  let core: AppCore;
-  try {
-    core = await AppCore.open({
-      dataDir: flags.dataDir,
-      dbFile,
-      embeddedEmulator: false,
-      startEngine: false,
-      resumeTrackers: false,
-      startWatching: false,
-    });
-  } catch (e) {
-    throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
-  }
-  const accountId = core.useSessionAccount({
-    name: sessionAccountName(flags.mgrUrl),
-    uploadUrl: flags.uploadUrl ?? flags.mgrUrl,
-    mgrUrl: flags.mgrUrl,
-    accessKey: flags.accessKey,
-    secretKey: flags.secretKey,
-    tokenUrl: flags.tokenUrl,
-  });
-  return { flags, db: core.db, accountId, fmgr: core.fmgr, vca: core.vca, close: () => core.close() };
-}
 
 /**
  * The session account of fmgr/vca commands is named by the management host only, normalized
@@ -88,51 +41,42 @@ function tasksFlags(opts: Record<string, unknown>, signed: boolean): AccountFlag
   return { ...flags, mgrUrl: flags.mgrUrl };
 }
 
-/** What a command that calls the app service's verbs works with; close() releases it. */
+/** What a command that calls the app's verbs works with; close() releases it. */
 export interface ServiceContext {
   flags: AccountFlags;
-  service: AppService;
-  /** The session account of the flags (its secret kept in memory only). */
+  api: CliApi;
+  /** The flags' account in the app. */
   accountId: number;
+  /** The running app's door URL when handed to it; null when this process runs the service. */
+  handedTo: string | null;
   close(): Promise<void>;
 }
 
 /**
- * Opens the app service on the --db file (no engine run, no embedded emulator, no other task
- * polled) with the flags' account as a session account. `signed`: the call needs AK and SK.
+ * Opens the running app, or the app service on the --db file (no engine run, no embedded
+ * emulator, no other task polled), with the flags' account. `signed`: the call needs AK and SK.
  */
 export async function openTasksService(opts: Record<string, unknown>, signed: boolean): Promise<ServiceContext> {
   const flags = tasksFlags(opts, signed);
-  let service: AppService;
-  try {
-    service = await AppService.open({
-      dataDir: flags.dataDir,
-      dbFile: flags.db,
+  const app = await openApp(flags, {
+    account: {
+      name: sessionAccountName(flags.mgrUrl),
+      uploadUrl: flags.uploadUrl ?? flags.mgrUrl,
+      mgrUrl: flags.mgrUrl,
+      accessKey: flags.accessKey,
+      secretKey: flags.secretKey,
+      tokenUrl: flags.tokenUrl,
+    },
+    sameAccount: (a) => a.mgrUrl === flags.mgrUrl && (!flags.accessKey || a.accessKey === flags.accessKey),
+    inProcess: {
       embeddedEmulator: false,
       startEngine: false,
       resumeTrackers: false,
       startWatching: false,
       wakeDetector: false,
-    });
-  } catch (e) {
-    throw new CliError(`cannot open the database ${flags.db}: ${(e as Error).message}`);
-  }
-  const accountId = service.useSessionAccount({
-    name: sessionAccountName(flags.mgrUrl),
-    uploadUrl: flags.uploadUrl ?? flags.mgrUrl,
-    mgrUrl: flags.mgrUrl,
-    accessKey: flags.accessKey,
-    secretKey: flags.secretKey,
-    tokenUrl: flags.tokenUrl,
+    },
   });
-  return { flags, service, accountId, close: () => service.close() };
-}
-
-/** Turns a TaskError into the CLI's one-line error. */
-export function cliErrorOf(e: unknown): unknown {
-  if (e instanceof TaskError)
-    return new CliError(e.message, e.code === 'bad-input' || e.code === 'bad-operation' ? 2 : 1);
-  return e;
+  return { flags, api: app.api, accountId: app.accountId!, handedTo: app.handedTo, close: () => app.close() };
 }
 
 /** An AbortSignal that fires on Ctrl-C or after --timeout seconds; dispose() removes both. */

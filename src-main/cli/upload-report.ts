@@ -1,12 +1,12 @@
 import cliProgress from 'cli-progress';
-import type { AlreadyUploaded, SkippedPath } from '../service/add-files';
 import { printable } from '../service/expand-paths';
-import type { TransferSnapshot } from '../shared/models';
+import type { AddTransfersResult, TransferView } from '../shared/contract';
 import { clockTime } from './retry-notices';
 
 /**
  * What `blocklift upload` prints. With --json one JSON object per line on stdout:
- *   finished file  {key, hash, size, status: done|failed|skipped|canceled, verified, path, error?, warning?}
+ *   finished file  {key, hash, size, status: done|failed|skipped|canceled, verified, path, error?, warning?,
+ *                   persistentId? (the Fmgr task the upload's policy started; the app tracks it)}
  *   not sent again {key, hash, size, status: 'unchanged', path, message}
  *   left out       {path, status: 'skipped', reason, code}
  *   retrying       {status: 'retrying', key, path, reason, nextAttemptAt}  (on stderr)
@@ -31,8 +31,6 @@ export class UploadReporter {
     private readonly fileCount: number,
     /** The size of the whole upload in bytes, known before any file starts. */
     private readonly totalBytes: number,
-    /** The hash the service returned for a transfer, null when it returned none. */
-    private readonly remoteHashOf: (id: number) => string | null,
   ) {
     if (!json && process.stderr.isTTY && fileCount > 0) {
       this.bar = new cliProgress.SingleBar(
@@ -54,14 +52,14 @@ export class UploadReporter {
     this.redraw();
   }
 
-  skipped(k: SkippedPath): void {
+  skipped(k: AddTransfersResult['skipped'][number]): void {
     this.line(
       { path: k.path, status: 'skipped', reason: k.reason, code: k.code },
       `skipped  ${printable(k.path)}: ${k.reason}`,
     );
   }
 
-  unchanged(a: AlreadyUploaded): void {
+  unchanged(a: AddTransfersResult['alreadyUploaded'][number]): void {
     const message = 'already uploaded, unchanged (--overwrite sends it again)';
     this.line(
       { key: a.key, hash: a.etag, size: a.size, status: 'unchanged', path: a.path, message },
@@ -85,10 +83,21 @@ export class UploadReporter {
     } else process.stderr.write(`${text}\n`);
   }
 
-  finished(s: TransferSnapshot): void {
+  /** Said once: a transfer waits for the upload schedule (set in the app's Settings). */
+  heldBySchedule(): void {
+    const text = "waiting for the upload schedule's next window (the app's Settings set it)";
+    if (this.json) process.stderr.write(`${JSON.stringify({ status: 'waiting', reason: 'schedule' })}\n`);
+    else if (this.bar) {
+      this.bar.stop();
+      process.stderr.write(`${text}\n`);
+      this.bar.start(Math.max(1, this.totalBytes), this.doneBytes(), this.payload(this.doneBytes()));
+    } else process.stderr.write(`${text}\n`);
+  }
+
+  finished(s: TransferView): void {
     this.finishedCount++;
     this.bytes.set(s.id, s.state === 'done' ? s.size : (this.bytes.get(s.id) ?? 0));
-    const verified = s.state === 'done' && s.etag !== null && this.remoteHashOf(s.id) === s.etag;
+    const verified = s.verified;
     const line = {
       key: s.key,
       hash: s.state === 'done' ? s.etag : null,
@@ -98,9 +107,13 @@ export class UploadReporter {
       path: s.localPath,
       ...(s.lastError ? { error: s.lastError } : {}),
       ...(s.warning ? { warning: s.warning } : {}),
+      ...(s.persistentId ? { persistentId: s.persistentId } : {}),
     };
     const hash = s.state === 'done' ? ` ${s.etag}${verified ? '' : ' NOT VERIFIED'}` : '';
-    const text = `${s.state.padEnd(8)} ${printable(s.key)}${s.state === 'done' || s.size > 0 ? ` (${s.size} bytes)` : ''}${hash}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}`;
+    const task = s.persistentId
+      ? ` (Fmgr task ${printable(s.persistentId)}: blocklift fmgr status ${printable(s.persistentId)})`
+      : '';
+    const text = `${s.state.padEnd(8)} ${printable(s.key)}${s.state === 'done' || s.size > 0 ? ` (${s.size} bytes)` : ''}${hash}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}${task}`;
     this.line(line, text);
     this.redraw();
   }

@@ -31,6 +31,11 @@ export interface AppServiceOptions extends AppCoreOptions {
   door?: DoorCapabilities;
   /** Batching of events: interval (default 100 ms) and clock (tests). */
   events?: { intervalMs?: number; clock?: FlushClock };
+  /**
+   * Also receives what a verb threw that no mapping knows (answered 'internal', written to
+   * the event log): an in-process caller (the CLI) reports it with its stack.
+   */
+  onInternalError?: (method: string, e: unknown) => void;
 }
 
 export type { DoorCapabilities };
@@ -61,11 +66,13 @@ export class AppService implements AppApi {
   private readonly batches: Array<{ left: Set<number>; counts: AppEvents['batchFinished'] }> = [];
   private readonly offCore: () => void;
   private closed: Promise<void> | undefined;
+  private readonly onInternalError: AppServiceOptions['onInternalError'];
 
   private constructor(
     private readonly core: AppCore,
     opts: AppServiceOptions,
   ) {
+    this.onInternalError = opts.onInternalError;
     const prefs = new AccountPrefs(new SettingsRepo(core.db));
     this.coalescer = new EventCoalescer({
       emit: (e) => this.listeners.emit(e),
@@ -223,6 +230,7 @@ export class AppService implements AppApi {
   }
 
   private logInternal(method: string, e: unknown): void {
+    this.onInternalError?.(method, e);
     try {
       this.core.transferStore.logEvent({
         level: 'error',

@@ -119,7 +119,7 @@ export async function expandPaths(
 }
 
 /** The key of a file the person named: the same rules as a watched file's key, refused as a whole. */
-function namedKey(key: string, what: string): string {
+export function namedKey(key: string, what: string): string {
   const r = validateKey(key.normalize('NFC'));
   if (!r.ok) throw new AddFilesError('key-invalid', `${what} "${printable(key)}" cannot be used: ${r.message}`);
   return r.key;

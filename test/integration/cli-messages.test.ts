@@ -67,7 +67,7 @@ describe('blocklift exit codes', () => {
     const r = await cli(['upload', 'nope.bin', '--bucket', emu.bucket, '--json', '--db', 'j.db']);
     expect(r.code).toBe(2);
     expect(jsonLines(r.stdout)).toEqual([
-      { error: { code: 'bad-input', message: 'nope.bin does not exist' }, exitCode: 2 },
+      { error: { code: 'path-not-found', message: 'nope.bin does not exist' }, exitCode: 2 },
     ]);
     const usage = await cli(['upload', 'x', '--json', '--bogus']);
     expect(usage.code).toBe(2);

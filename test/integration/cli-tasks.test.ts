@@ -310,7 +310,7 @@ describe('blocklift vca', () => {
     expect(bucket.stderr).toMatch(/bucket "nope" does not exist/);
     const unknown = await cli(['vca', 'show', 'no-such-job']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stdout).toMatch(/does not know the analysis job "no-such-job"/);
+    expect(unknown.stderr).toMatch(/does not know the analysis job "no-such-job"/);
     const fmt = await cli(['vca', 'export', 'x']);
     expect(fmt.code).toBe(2);
     expect(fmt.stderr).toMatch(/exactly one of --csv or --json/);

@@ -133,8 +133,8 @@ describe('blocklift upload: outcomes', () => {
       expect(lines.filter((l) => l.key).map((l) => [l.key, l.status])).toEqual([['pt/ok.txt', 'done']]);
       const skipped = lines.filter((l) => l.status === 'skipped');
       expect(skipped.map((l) => [path.basename(l.path!), l.code])).toEqual([
-        ['locked', 'unreadable'],
-        ['secret.txt', 'unreadable'],
+        ['locked', 'path-unreadable'],
+        ['secret.txt', 'path-unreadable'],
       ]);
       expect(skipped.every((l) => /permission denied/.test(l.reason!))).toBe(true);
       expect(r.stdout).not.toMatch(/0 bytes/);

@@ -265,6 +265,7 @@ describe('blocklift upload', () => {
             batch: string | null;
             state: string;
           }>;
+          if (t.length !== 1) console.log('ROWS', JSON.stringify(t), r.stderr, r.stdout);
           expect(t).toHaveLength(1); // one transfer, continued run after run
           if (t[0]!.batch) batches.add(t[0]!.batch);
           const rows = db.prepare('SELECT idx, next_offset FROM blocks WHERE transfer_id = ?').all(t[0]!.id) as Array<{

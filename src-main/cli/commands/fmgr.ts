@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
 import { FopsSyntaxError, validateFop, type FmgrOp, type FmgrOpName } from '../../protocol/fops';
 import type { FmgrTaskView } from '../../tasks/fmgr-view';
-import { TaskError } from '../../tasks/task-error';
 import { addAccountOptions, type AccountFlags } from '../account-options';
-import {
-  openTasksService,
-  seconds,
-  waitSignal,
-  cliErrorOf,
-  openTasksContext,
-  type ServiceContext,
-  type TasksContext,
-} from '../tasks-context';
+import { openTasksService, seconds, waitSignal, type ServiceContext } from '../tasks-context';
 import { collect } from '../option-parsers';
 import { printable } from '../../service/expand-paths';
 import { CliError } from '../cli-error';
@@ -41,10 +32,10 @@ async function followPrinting(
   const w = waitSignal(timeoutSeconds);
   try {
     return await followUntilSettled<FmgrTaskView>({
-      service: ctx.service,
+      service: ctx.api,
       area: 'fmgr',
       id: taskId,
-      get: () => ctx.service.fmgr.get({ id: taskId }),
+      get: () => ctx.api.fmgr.get({ id: taskId }),
       signal: w.signal,
       onActive: (v) => {
         const line = v.error ? `error: ${v.error.message}` : (v.state ?? '');
@@ -246,35 +237,23 @@ function exitCodeOf(t: FmgrTaskView): number {
   return t.items.some((i) => [2, 18, 19, 20].includes(i.code)) ? 1 : 0;
 }
 
-/** Prints each state change until the task settles; returns the final view. */
-export async function waitPrinting(
-  ctx: TasksContext,
-  taskId: number,
-  timeoutSeconds: number | undefined,
-): Promise<FmgrTaskView> {
-  let lastState = '';
-  const off = ctx.fmgr.onChange((v) => {
-    if (v.id !== taskId || v.tracking !== 'active') return;
-    const line = v.error ? `error: ${v.error.message}` : (v.state ?? '');
-    if (line === lastState) return;
-    lastState = line;
-    if (ctx.flags.json) process.stdout.write(`${JSON.stringify(v)}\n`);
-    else process.stderr.write(`${v.persistentId}: ${line}\n`);
-  });
-  const w = waitSignal(timeoutSeconds);
-  try {
-    return await ctx.fmgr.waitUntilSettled(taskId, w.signal);
-  } catch (e) {
-    if (e instanceof TaskError && e.code === 'aborted')
-      throw new CliError(
-        `stopped waiting (${String((w.signal.reason as Error | undefined)?.message ?? 'aborted')}); the task goes on at the service, see it with: blocklift fmgr status ${ctx.fmgr.get(taskId)?.persistentId ?? ''}`,
-        1,
-      );
-    throw e;
-  } finally {
-    off();
-    w.dispose();
-  }
+/**
+ * The task of a persistentId, asked about now: one recorded under another account (older
+ * flags) is shown from the app's records when done (that account's secret may not be at
+ * hand to ask again); otherwise it is tracked and polled at once. An id never seen that the
+ * service does not know is not kept (the service's `fmgr.track` says 'not-found').
+ */
+async function statusOf(ctx: ServiceContext, persistentId: string): Promise<FmgrTaskView> {
+  const known = valueOf(await ctx.api.fmgr.lookup({ accountId: ctx.accountId, persistentId }));
+  if (known && known.tracking === 'done' && known.accountId !== ctx.accountId) return known;
+  const r = await ctx.api.fmgr.track({ accountId: known?.accountId ?? ctx.accountId, persistentId });
+  if (!r.ok && r.error.code === 'not-found')
+    throw new CliError(
+      `no task "${printable(persistentId)}" could be found: ${String(r.error.params.reason ?? r.error.message)}; check the persistentId (submitting a task prints it) and --mgr-url`,
+      1,
+      'task-not-found',
+    );
+  return valueOf(r);
 }
 
 export function register(program: Command): void {
@@ -296,7 +275,7 @@ export function register(program: Command): void {
       const ctx = await openTasksService(o, true);
       try {
         const t = valueOf(
-          await ctx.service.fmgr.submit({
+          await ctx.api.fmgr.submit({
             accountId: ctx.accountId,
             ops,
             ...(o.force === true ? { force: true } : {}),
@@ -323,26 +302,11 @@ export function register(program: Command): void {
     .option('--wait', 'follow the task until it ends', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (persistentId: string, o: Record<string, unknown>) => {
-      const ctx = await openTasksContext(o, false);
+      const ctx = await openTasksService(o, false);
       try {
-        // A task recorded under another account (older flags) is shown from the database
-        // when done: that account's secret is not in this process to ask again.
-        const known = ctx.fmgr.findAnyAccount(ctx.accountId, persistentId.trim());
-        const foreignDone = known !== undefined && known.tracking === 'done' && known.accountId !== ctx.accountId;
-        const tracked = foreignDone ? known : ctx.fmgr.track(known?.accountId ?? ctx.accountId, persistentId);
-        let t = foreignDone ? tracked : ((await ctx.fmgr.pollNow(tracked.id)) ?? tracked);
-        if (known === undefined && t.state === null && t.error) {
-          // Never seen here and the service gave no state: a typo or a task of another
-          // service. Nothing is kept, and nothing is waited for.
-          ctx.fmgr.forget(t.id);
-          throw new CliError(
-            `no task "${printable(persistentId)}" could be found: ${t.error.message}; check the persistentId (submitting a task prints it) and --mgr-url`,
-            1,
-            'task-not-found',
-          );
-        }
+        let t = await statusOf(ctx, persistentId);
         if (o.wait === true && t.tracking === 'active')
-          t = await waitPrinting(ctx, t.id, o.timeout as number | undefined);
+          t = await followPrinting(ctx, t, o.timeout as number | undefined);
         print(
           ctx.flags,
           t,
@@ -352,8 +316,6 @@ export function register(program: Command): void {
               : ''),
         );
         process.exitCode = exitCodeOf(t);
-      } catch (e) {
-        throw cliErrorOf(e);
       } finally {
         await ctx.close();
       }

@@ -1,24 +1,26 @@
+import path from 'node:path';
 import type { Command } from 'commander';
-import { UploadClient } from '../../protocol/client';
-import { UploadEngine } from '../../engine/engine';
-import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../../engine/tokens';
 import { PlanError, checkBlockSize } from '../../engine/plan';
-import type { ConflictPolicy, TransferOptions, TransferSnapshot } from '../../shared/models';
-import { AddFilesError, addFiles, type AddFilesResult } from '../../service/add-files';
-import { RetryNotices } from '../retry-notices';
+import type { AddTransfersResult } from '../../shared/contract';
+import type { ConflictPolicy, TransferOptions } from '../../shared/models';
+import { AddFilesError, namedKey } from '../../service/expand-paths';
 import { UploadReporter } from '../upload-report';
-import { openAppDatabase } from '../../store/app-db';
-import { AccountRepo } from '../../store/account-repo';
-import { SqliteTransferStore } from '../../store/transfer-repo';
-import { addAccountOptions, readAccountFlags, requireCredentials, takeQueueLock } from '../account-options';
+import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { openApp, sayHandedOff, type CliApp } from '../app-client';
+import { transferFollower, type FollowOutcome } from '../follow-transfers';
 import { collect, wholeNumber } from '../option-parsers';
+import { valueOf } from '../service-result';
 import { CliError } from '../cli-error';
 
 /**
- * `blocklift upload <path...> --bucket <b>`: uploads files and directory trees through the
- * SQLite queue and the engine. Re-running the same command continues unfinished transfers
- * (same account, bucket, key and local path) from their committed offsets. Exit code 0 when
- * every file is done or skipped, 1 when any failed, 130 when interrupted.
+ * `blocklift upload <path...> --bucket <b>`: files and directory trees through the app's
+ * `transfers.add` (service/add-files.ts decides what is new, continued or unchanged), then
+ * followed through its event batches. When an app runs on the data folder the upload is
+ * handed to it (its settings, schedule and bandwidth apply; Ctrl-C stops following, not the
+ * upload); otherwise the app service runs here, on the database, under the stored schedule
+ * and bandwidth limit (the flags' --concurrency, --chunk-size and --limit tune this run).
+ * Re-running the same command continues unfinished transfers from their committed offsets.
+ * Exit code 0 when every file is done or skipped, 1 when any failed, 130 when interrupted.
  */
 
 const MiB = 1024 * 1024;
@@ -27,8 +29,8 @@ interface UploadFlags {
   bucket?: string;
   key?: string;
   prefix?: string;
-  concurrency: string;
-  blockSize: string;
+  concurrency?: string;
+  blockSize?: string;
   chunkSize?: string;
   overwrite?: boolean;
   conflict?: string;
@@ -46,8 +48,8 @@ export function register(program: Command): void {
     .option('--bucket <b>', 'destination bucket (required)')
     .option('--key <k>', 'object key, for a single file')
     .option('--prefix <p>', 'prefix put before every key (e.g. "photos/")')
-    .option('--concurrency <N>', 'files uploading at once (blocks in flight: twice that)', '4')
-    .option('--block-size <MiB>', 'block size in MiB, a multiple of 4', '4')
+    .option('--concurrency <N>', "files uploading at once (blocks in flight: twice that); default: the app's setting")
+    .option('--block-size <MiB>', "block size in MiB, a multiple of 4; default: the app's setting (4)")
     .option('--chunk-size <KiB>', 'fixed chunk size in KiB (default: adapts between 256 KiB and 4 MiB)')
     .option('--overwrite', 'replace objects that already exist (same as --conflict overwrite)')
     .option('--conflict <policy>', 'when the key exists: skip, overwrite or rename', 'skip')
@@ -65,22 +67,26 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   const acc = readAccountFlags(opts);
   const f = opts as unknown as UploadFlags;
   if (!f.bucket) throw new CliError('--bucket is required');
-  if (!acc.uploadUrl)
-    throw new CliError(
-      '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
-    );
-  requireCredentials(acc);
   if (f.key !== undefined && f.prefix !== undefined) throw new CliError('give --key or --prefix, not both');
-  const concurrency = wholeNumber('--concurrency', f.concurrency, 1, 64);
-  const blockSize = wholeNumber('--block-size', f.blockSize, 4, 1024) * MiB;
+  // Checked here with the service's rules: the contract's input check would only say "too short".
   try {
-    checkBlockSize(blockSize);
+    if (f.key !== undefined) namedKey(f.key, '--key');
+  } catch (e) {
+    if (e instanceof AddFilesError) throw new CliError(e.message);
+    throw e;
+  }
+  const concurrency = f.concurrency === undefined ? undefined : wholeNumber('--concurrency', f.concurrency, 1, 64);
+  const blockSize = f.blockSize === undefined ? undefined : wholeNumber('--block-size', f.blockSize, 4, 1024) * MiB;
+  try {
+    if (blockSize !== undefined) checkBlockSize(blockSize);
   } catch (e) {
     if (e instanceof PlanError) throw new CliError(`--block-size must be a multiple of 4 (MiB), not ${f.blockSize}`);
     throw e;
   }
   const chunkBytes =
-    f.chunkSize === undefined ? undefined : wholeNumber('--chunk-size', f.chunkSize, 64, blockSize / 1024) * 1024;
+    f.chunkSize === undefined
+      ? undefined
+      : wholeNumber('--chunk-size', f.chunkSize, 64, (blockSize ?? 4 * MiB) / 1024) * 1024;
   const conflictText = f.overwrite ? 'overwrite' : (f.conflict ?? 'skip');
   if (!['skip', 'overwrite', 'rename'].includes(conflictText))
     throw new CliError(`--conflict must be skip, overwrite or rename, not "${conflictText}"`);
@@ -106,104 +112,122 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   };
 }
 
-/** Opens the queue for this process: lock first (one uploading process per database), then the database. */
-function openQueue(dbFile: string) {
-  const lock = takeQueueLock(dbFile, 'blocklift upload');
-  try {
-    return { db: openAppDatabase(dbFile), lock };
-  } catch (e) {
-    lock.release();
-    throw new CliError(`cannot open the queue database ${dbFile}: ${(e as Error).message}`, 1);
-  }
-}
-
 type Flags = ReturnType<typeof parseFlags>;
 
-/** The queue (locked), the flags' account and an engine over them, not started; closeAll() releases all. */
-function openSession(flags: Flags) {
+/** The running app of this data folder, or the app service opened here with the flags' engine tuning. */
+function openUploadApp(flags: Flags) {
   const { acc } = flags;
-  const { db, lock } = openQueue(acc.db);
-  // Like curl: HTTP(S)_PROXY and NO_PROXY of the environment (loopback hosts always direct).
-  const proxy = { mode: 'system' } as const;
-  const client = new UploadClient({ uploadUrl: acc.uploadUrl!, proxy });
-  const tokens: TokenProvider = acc.tokenUrl
-    ? new RemoteTokenProvider(acc.tokenUrl, { proxy })
-    : new LocalTokenSigner(acc.accessKey!, acc.secretKey!);
-  const store = new SqliteTransferStore(db);
-  const accountId = new AccountRepo(db).upsert({
-    name: `cli ${acc.uploadUrl}${acc.accessKey ? ` ${acc.accessKey}` : ''}`,
-    uploadUrl: acc.uploadUrl!,
-    mgrUrl: acc.mgrUrl ?? null,
-    downloadDomain: null,
-    accessKey: acc.accessKey ?? null,
-    secretRef: acc.tokenUrl ? null : 'cli: --sk or BLOCKLIFT_SK',
-    tokenUrl: acc.tokenUrl ?? null,
+  const account = acc.uploadUrl
+    ? {
+        name: `cli ${acc.uploadUrl}${acc.accessKey ? ` ${acc.accessKey}` : ''}`,
+        uploadUrl: acc.uploadUrl,
+        mgrUrl: acc.mgrUrl,
+        accessKey: acc.accessKey,
+        secretKey: acc.tokenUrl ? undefined : acc.secretKey,
+        tokenUrl: acc.tokenUrl,
+      }
+    : undefined;
+  const c = flags.concurrency;
+  return openApp(acc, {
+    account,
+    sameAccount: (a) => a.uploadUrl === acc.uploadUrl && (!acc.accessKey || a.accessKey === acc.accessKey),
+    beforeInProcess: () => {
+      if (!acc.uploadUrl)
+        throw new CliError(
+          '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
+        );
+      requireCredentials(acc);
+    },
+    inProcess: {
+      embeddedEmulator: false,
+      // One uploading process per queue database (the core takes the lock, named after us).
+      queueLock: 'blocklift upload',
+      resumeTrackers: false,
+      startWatching: false,
+      wakeDetector: false,
+      // Flags given win for this run; the stored schedule still applies (the smaller limit wins).
+      engine: {
+        ...(c !== undefined ? { limits: { maxFiles: c, maxBlocks: 2 * c, maxBlocksPerFile: 2 * c } } : {}),
+        ...(flags.chunkBytes !== undefined ? { chunkBytes: flags.chunkBytes } : {}),
+        ...(flags.limitBytesPerSec !== null ? { bandwidthBytesPerSec: flags.limitBytesPerSec } : {}),
+      },
+    },
   });
-  const engine = new UploadEngine({
-    store,
-    account: () => ({ client, tokens }),
-    limits: { maxFiles: flags.concurrency, maxBlocks: 2 * flags.concurrency, maxBlocksPerFile: 2 * flags.concurrency },
-    chunkBytes: flags.chunkBytes,
-    defaultBlockSize: flags.blockSize,
-    defaultConflict: flags.options.conflict,
-    bandwidthBytesPerSec: flags.limitBytesPerSec,
-  });
-  const closeAll = async () => {
-    await engine.close();
-    client.close();
-    db.close();
-    lock.release();
-  };
-  return { store, engine, accountId, closeAll };
 }
 
 async function runUpload(paths: string[], opts: Record<string, unknown>): Promise<number> {
   const flags = parseFlags(paths, opts);
-  const { acc } = flags;
-  const { store, engine, accountId, closeAll } = openSession(flags);
-  let added: AddFilesResult;
+  const app = await openUploadApp(flags);
   try {
-    added = await addFiles(
-      { store, queue: engine },
-      {
-        paths,
-        accountId,
-        bucket: flags.bucket,
-        prefix: flags.prefix,
-        key: flags.key,
-        source: 'cli',
-        blockSize: flags.blockSize,
-        options: flags.options,
-      },
-    );
-  } catch (e) {
-    await closeAll();
-    if (e instanceof AddFilesError) throw new CliError(e.message);
-    throw e;
-  }
-  const out = new UploadReporter(
-    acc.json,
-    added.queued.length,
-    added.bytesQueued,
-    (id) => store.getTransfer(id)?.remoteHash ?? null,
-  );
-  for (const k of added.skipped) out.skipped(k);
-  for (const a of added.alreadyUploaded) out.unchanged(a);
-  let results: Map<number, TransferSnapshot>;
-  let interrupted: boolean;
-  try {
-    ({ results, interrupted } = await runQueued(engine, added.queued, out));
+    sayHandedOff(app, 'the upload is');
+    // Subscribed before the add (nothing is missed); the reporter exists once the add says how much.
+    const shown: { out?: UploadReporter } = {};
+    const follower = transferFollower(app, {
+      progress: (id, done) => shown.out?.progress(id, done),
+      retrying: (t, reason, at) => shown.out?.retrying(t, reason, at),
+      finished: (t) => shown.out?.finished(t),
+      heldBySchedule: () => shown.out?.heldBySchedule(),
+    });
+    let added;
+    try {
+      added = valueOf(
+        await app.api.transfers.add({
+          // The running app has a working directory of its own.
+          paths: app.handedTo ? paths.map((p) => path.resolve(p)) : paths,
+          target: {
+            ...(app.accountId !== undefined ? { accountId: app.accountId } : {}),
+            bucket: flags.bucket,
+            ...(flags.prefix ? { prefix: flags.prefix } : {}),
+            ...(flags.key !== undefined ? { key: flags.key } : {}),
+          },
+          options: { ...flags.options, ...(flags.blockSize !== undefined ? { blockSize: flags.blockSize } : {}) },
+          source: 'cli',
+        }),
+        BAD_PATHS,
+      );
+    } catch (e) {
+      follower.stop();
+      throw e;
+    }
+    const out = (shown.out = new UploadReporter(flags.acc.json, added.queued.length, added.bytesQueued));
+    for (const k of added.skipped) out.skipped(k);
+    for (const a of added.alreadyUploaded) out.unchanged(a);
+    let outcome;
+    try {
+      outcome = await follower.follow(added.queued);
+    } finally {
+      out.stop();
+    }
+    return summary(flags, app, added, outcome);
   } finally {
-    await closeAll();
-    out.stop();
+    await app.close();
   }
+}
+
+/** Failures of transfers.add that are the command's input (a path, a key): exit 2, as usage errors. */
+const BAD_PATHS = ['input', 'local', 'not-found'] as const;
+
+function summary(
+  flags: Flags,
+  app: CliApp,
+  added: AddTransfersResult,
+  { results, interrupted, lost }: FollowOutcome,
+): number {
   if (interrupted) {
-    process.stderr.write('blocklift: interrupted; run the same command again to continue\n');
+    process.stderr.write(
+      app.handedTo
+        ? `blocklift: stopped following; the upload goes on in the running app (${app.handedTo})\n`
+        : 'blocklift: interrupted; run the same command again to continue\n',
+    );
     return 130;
   }
+  if (lost) {
+    process.stderr.write('blocklift: the running app stopped before the upload ended; run the same command again\n');
+    return 1;
+  }
   const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
-  const leftOut = added.skipped.filter((k) => k.code !== 'symlink-in-tree').length;
-  if (!acc.json) {
+  const leftOut = added.skipped.filter((k) => k.code !== 'symlink-skipped').length;
+  if (!flags.acc.json) {
     const parts = [
       `${results.size - failed} of ${results.size} file(s) uploaded or skipped`,
       added.alreadyUploaded.length ? `${added.alreadyUploaded.length} already uploaded` : '',
@@ -213,57 +237,4 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
     process.stderr.write(`${parts.filter(Boolean).join(', ')}\n`);
   }
   return failed || leftOut ? 1 : 0;
-}
-
-/** Starts the engine and waits until every id settled (or SIGINT/SIGTERM). */
-async function runQueued(
-  engine: UploadEngine,
-  ids: readonly number[],
-  out: UploadReporter,
-): Promise<{ results: Map<number, TransferSnapshot>; interrupted: boolean }> {
-  const mine = new Set(ids);
-  const results = new Map<number, TransferSnapshot>();
-  let resolveAll!: () => void;
-  const allDone = new Promise<void>((r) => (resolveAll = r));
-  const onSettled = (s: TransferSnapshot) => {
-    if (!mine.has(s.id) || results.has(s.id) || !['done', 'failed', 'skipped', 'canceled'].includes(s.state)) return;
-    results.set(s.id, s);
-    out.finished(s);
-    if (results.size === mine.size) resolveAll();
-  };
-  const offChange = engine.onTransferChange(onSettled);
-  const notices = new RetryNotices();
-  const offProgress = engine.onProgress((p) => {
-    if (!mine.has(p.id)) return;
-    out.progress(p.id, p.bytesDone);
-    const n = notices.accept(p);
-    const s = n && engine.get(n.id);
-    if (n && s) out.retrying(s, n.reason, n.nextAttemptAt);
-  });
-  let interrupted = false;
-  const onSignal = () => {
-    interrupted = true;
-    resolveAll();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    for (const id of ids) {
-      const s = engine.get(id);
-      if (s) out.progress(id, s.bytesDone);
-    }
-    engine.start();
-    for (const id of ids) {
-      const s = engine.get(id);
-      if (s) onSettled(s);
-    }
-    if (mine.size === 0) resolveAll();
-    await allDone;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    offChange();
-    offProgress();
-  }
-  return { results, interrupted };
 }

@@ -1,22 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { VCA_TYPES } from '../../protocol/types';
-import { ReviewInputError, type LabelDecision } from '../../store/tasks/vca-repo';
-import { TaskError } from '../../tasks/task-error';
-import { exportCsv, exportJson } from '../../tasks/vca-export';
-import type { VcaJobView } from '../../tasks/vca-view';
+import type { VcaJobView, VcaLabelDecision } from '../../shared/task-views';
 import { addAccountOptions } from '../account-options';
 import { collect } from '../option-parsers';
 import { CliError } from '../cli-error';
-import {
-  cliErrorOf,
-  openTasksContext,
-  openTasksService,
-  seconds,
-  waitSignal,
-  type ServiceContext,
-  type TasksContext,
-} from '../tasks-context';
+import { openTasksService, seconds, waitSignal, type ServiceContext } from '../tasks-context';
 import { followUntilSettled } from '../follow';
 import { valueOf } from '../service-result';
 
@@ -85,40 +74,17 @@ const exitCodeOf = (j: VcaJobView) =>
   j.code === 2 || j.tracking === 'lost' || j.tracking === 'failed' || j.error ? 1 : 0;
 
 /**
- * The local job (found by jobId in any account of the database, so a job created under other
- * flags is not recorded twice), fetched from the service and stored when missing, refreshed
- * when not finished. A row this call made for a jobId the service does not know is removed
- * again unless `keepUnknown` (show --wait keeps asking); the view is still returned.
+ * The app's job of a jobId (found in any account first, so a job created under other flags
+ * is not recorded twice): one done is shown as recorded; otherwise it is tracked and asked
+ * about at once. A jobId never seen that the service does not know is not kept (the
+ * service's `vca.track` says 'not-found': exit 1 with the service's words).
  */
-async function localJob(ctx: TasksContext, jobId: string, keepUnknown = false): Promise<VcaJobView> {
-  const known = ctx.vca.findAnyAccount(ctx.accountId, jobId.trim());
+async function localJob(ctx: ServiceContext, jobId: string): Promise<VcaJobView> {
+  const known = valueOf(await ctx.api.vca.lookup({ accountId: ctx.accountId, jobId }));
   if (known && known.tracking === 'done') return known;
-  const j = known && known.tracking === 'active' ? known : ctx.vca.track(known?.accountId ?? ctx.accountId, jobId);
-  const polled = (await ctx.vca.pollNow(j.id)) ?? j;
-  if (!known && !keepUnknown && polled.error?.code === 'not-found') ctx.vca.forget(polled.id);
-  return polled;
-}
-
-async function waitPrinting(
-  ctx: TasksContext,
-  jobRow: number,
-  timeoutSeconds: number | undefined,
-): Promise<VcaJobView> {
-  const w = waitSignal(timeoutSeconds);
-  const off = ctx.vca.onChange((v) => {
-    if (v.id === jobRow && v.tracking === 'active' && v.error && !ctx.flags.json)
-      process.stderr.write(`${v.jobId}: error: ${v.error.message}\n`);
-  });
-  try {
-    return await ctx.vca.waitUntilSettled(jobRow, w.signal);
-  } catch (e) {
-    if (e instanceof TaskError && e.code === 'aborted')
-      throw new CliError('stopped waiting; the job goes on, see it with: blocklift vca show <jobId>', 1);
-    throw e;
-  } finally {
-    off();
-    w.dispose();
-  }
+  const r = await ctx.api.vca.track({ accountId: known?.accountId ?? ctx.accountId, jobId });
+  if (!r.ok && r.error.code === 'not-found') throw new CliError(r.error.message, 1, 'job-not-found');
+  return valueOf(r);
 }
 
 /** Follows a job through the service's `vca` batches until it settles; an error while it is active goes to stderr. */
@@ -126,10 +92,10 @@ async function followJob(ctx: ServiceContext, jobRow: number, timeoutSeconds: nu
   const w = waitSignal(timeoutSeconds);
   try {
     return await followUntilSettled<VcaJobView>({
-      service: ctx.service,
+      service: ctx.api,
       area: 'vca',
       id: jobRow,
-      get: () => ctx.service.vca.get({ id: jobRow }),
+      get: () => ctx.api.vca.get({ id: jobRow }),
       signal: w.signal,
       onActive: (v) => {
         if (v.error && !ctx.flags.json) process.stderr.write(`${v.jobId}: error: ${v.error.message}\n`);
@@ -182,7 +148,7 @@ export function register(program: Command): void {
       const ctx = await openTasksService(o, true);
       try {
         const j = valueOf(
-          await ctx.service.vca.create({
+          await ctx.api.vca.create({
             accountId: ctx.accountId,
             source: { url, bucket: String(o.bucket) },
             ...(o.minConfidence !== undefined ? { minConfidence: o.minConfidence as number } : {}),
@@ -207,17 +173,14 @@ export function register(program: Command): void {
     .option('--wait', 'wait until the analysis ends', false)
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long', seconds('--timeout'))
     .action(async (jobId: string, o: Record<string, unknown>) => {
-      const ctx = await openTasksContext(o, false);
+      const ctx = await openTasksService(o, false);
       try {
-        let j = await localJob(ctx, jobId, o.wait === true);
-        if (o.wait === true && j.tracking === 'active')
-          j = await waitPrinting(ctx, j.id, o.timeout as number | undefined);
+        let j = await localJob(ctx, jobId);
+        if (o.wait === true && j.tracking === 'active') j = await followJob(ctx, j.id, o.timeout as number | undefined);
         print(ctx, j);
         if (!ctx.flags.json && j.error && j.tracking === 'active')
           process.stdout.write('  (this command asked once: run it again, or add --wait to keep asking)\n');
         process.exitCode = exitCodeOf(j);
-      } catch (e) {
-        throw cliErrorOf(e);
       } finally {
         await ctx.close();
       }
@@ -234,36 +197,40 @@ export function register(program: Command): void {
     .option('--undo <label>', 'take a decision back (repeatable)', collect)
     .option('--min-confidence <0..1>', 'threshold for labels nobody decided on', threshold)
     .action(async (jobId: string, o: Record<string, unknown>) => {
-      const ctx = await openTasksContext(o, false);
+      const ctx = await openTasksService(o, false);
       try {
         let j = await localJob(ctx, jobId);
         if (j.code !== 3)
           throw new CliError(`job ${j.jobId} has no labels to review (${j.state ?? 'no result yet'})`, 1);
-        const decisions: [string, LabelDecision, string | undefined][] = [
+        const decisions: [string, VcaLabelDecision, string | undefined][] = [
           ...((o.accept as string[] | undefined) ?? []).map(
-            (r) => [r, 'accepted', undefined] as [string, LabelDecision, undefined],
+            (r) => [r, 'accepted', undefined] as [string, VcaLabelDecision, undefined],
           ),
           ...((o.reject as string[] | undefined) ?? []).map(
-            (r) => [r, 'rejected', undefined] as [string, LabelDecision, undefined],
+            (r) => [r, 'rejected', undefined] as [string, VcaLabelDecision, undefined],
           ),
           ...((o.undo as string[] | undefined) ?? []).map(
-            (r) => [r, 'pending', undefined] as [string, LabelDecision, undefined],
+            (r) => [r, 'pending', undefined] as [string, VcaLabelDecision, undefined],
           ),
-          ...((o.correct as string[] | undefined) ?? []).map((r): [string, LabelDecision, string] => {
+          ...((o.correct as string[] | undefined) ?? []).map((r): [string, VcaLabelDecision, string] => {
             const eq = r.lastIndexOf('=');
             if (eq <= 0) throw new CliError(`--correct takes label=text, not "${r}"`);
             return [r.slice(0, eq), 'corrected', r.slice(eq + 1)];
           }),
         ];
         const ids = decisions.map(([ref, d, text]) => [findLabel(j, ref), d, text] as const);
-        ctx.db.transaction(() => {
-          for (const [id, d, text] of ids) j = ctx.vca.decide(id, d, text);
-          if (o.minConfidence !== undefined) j = ctx.vca.setMinConfidence(j.id, o.minConfidence as number);
-        })();
+        for (const [labelId, decision, correctedText] of ids)
+          j = valueOf(
+            await ctx.api.vca.decide({
+              jobId: j.id,
+              labelId,
+              decision,
+              ...(correctedText !== undefined ? { correctedText } : {}),
+            }),
+          );
+        if (o.minConfidence !== undefined)
+          j = valueOf(await ctx.api.vca.setThreshold({ jobId: j.id, minConfidence: o.minConfidence as number }));
         print(ctx, j);
-      } catch (e) {
-        if (e instanceof ReviewInputError) throw new CliError(e.message);
-        throw cliErrorOf(e);
       } finally {
         await ctx.close();
       }
@@ -285,7 +252,7 @@ export function register(program: Command): void {
       const format = o.csv === true ? 'csv' : o.json === true ? 'json' : undefined;
       if (!format || (o.csv === true && o.json === true))
         throw new CliError('vca export needs exactly one of --csv or --json');
-      const ctx = await openTasksContext(o, false);
+      const ctx = await openTasksService(o, false);
       try {
         const rows: number[] = [];
         for (const id of jobIds) {
@@ -300,27 +267,21 @@ export function register(program: Command): void {
           }
           rows.push(j.id);
         }
-        const exported = ctx.vca.exportRows(rows);
-        // On standard output --json means what it means for every command: one object per
-        // line. A file written with --out keeps the JSON array that tools expect of a .json file.
-        const text =
-          format === 'csv'
-            ? exportCsv(exported)
-            : typeof o.out === 'string'
-              ? exportJson(exported)
-              : exported.map((r) => `${JSON.stringify(r)}\n`).join('');
+        const file = valueOf(await ctx.api.vca.export({ jobIds: rows, format }));
+        // --json means what it means for every command: one object per line; and --out
+        // writes exactly what standard output would have shown.
+        const exported = format === 'json' ? (JSON.parse(file.content) as unknown[]) : undefined;
+        const text = exported ? exported.map((r) => `${JSON.stringify(r)}\n`).join('') : file.content;
         if (typeof o.out === 'string') {
           try {
             writeFileSync(o.out, text);
           } catch (e) {
             throw new CliError(`cannot write ${o.out}: ${(e as Error).message}`, 1);
           }
-          process.stderr.write(`${exported.length} labels written to ${o.out}\n`);
+          process.stderr.write(`${exported ? `${exported.length} labels` : 'the labels'} written to ${o.out}\n`);
         } else {
           process.stdout.write(text);
         }
-      } catch (e) {
-        throw cliErrorOf(e);
       } finally {
         await ctx.close();
       }

@@ -18,9 +18,9 @@ function lookupAccount(ctx: ServiceContext, given: number | undefined): number {
   }
 }
 
-/** A remote id the service does not answer for: 'not-found', with what the service said. */
+/** A remote id the service does not answer for: 'not-found', its message what the service said. */
 function notFoundRemote(what: string, remoteId: string, reason: string): AppServiceError {
-  return new AppServiceError('not-found', { what, id: remoteId.trim().slice(0, 512), reason });
+  return new AppServiceError('not-found', { what, id: remoteId.trim().slice(0, 512), reason }, reason);
 }
 
 /** A page of a tracker's list, filtered by tracking states (newest first). */
