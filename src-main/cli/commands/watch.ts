@@ -1,14 +1,16 @@
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import { AppCore } from '../../service/app-core';
+import type { Result, RootActivityView, RootPlan, TransferView } from '../../shared/contract';
 import type { WatchEvent } from '../../shared/events';
 import type { VcaJobView } from '../../shared/task-views';
 import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
-import type { SyncPlan } from '../../sync/plan';
 import { RootRefusedError } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
 import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
-import { QueueInUseError } from '../../service/queue-lock';
+import { openApp, sayHandedOff, type CliApp } from '../app-client';
+import { valueOf } from '../service-result';
 import { collect, wholeNumber } from '../option-parsers';
 import { refuseEmulatorDataDir } from '../../service/emulator-guard';
 import { printable } from '../../service/expand-paths';
@@ -55,7 +57,7 @@ export function register(program: Command): void {
   });
 }
 
-function parseFlags(opts: Record<string, unknown>) {
+function parseFlags(opts: Record<string, unknown>): WatchFlags {
   const acc = readAccountFlags(opts);
   const bucket = typeof opts.bucket === 'string' ? opts.bucket : '';
   if (!bucket) throw new CliError('--bucket is required');
@@ -102,7 +104,7 @@ function parseFlags(opts: Record<string, unknown>) {
 
 const MiB = 1024 * 1024;
 
-function printPlan(plan: SyncPlan, json: boolean, out: NodeJS.WritableStream = process.stdout): void {
+function printPlan(plan: RootPlan, json: boolean, out: NodeJS.WritableStream = process.stdout): void {
   if (json) {
     out.write(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
     return;
@@ -131,7 +133,7 @@ function printPlan(plan: SyncPlan, json: boolean, out: NodeJS.WritableStream = p
  * asks (unless --yes); in a script (no TTY), prints the plan to stderr and goes on.
  * Returns false when the user declined.
  */
-async function confirmNewRoot(plan: SyncPlan, json: boolean, yes: boolean): Promise<boolean> {
+async function confirmNewRoot(plan: RootPlan, json: boolean, yes: boolean): Promise<boolean> {
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   if (!tty) {
     printPlan(plan, json, process.stderr);
@@ -189,112 +191,211 @@ function reportVcaJob(job: VcaJobView, json: boolean): void {
   }
 }
 
-/** Says at once when the engine will retry (an outage must not look like silence), on stderr (a JSON line with --json). */
-function reportRetries(core: AppCore, json: boolean): void {
-  const notices = new RetryNotices();
-  core.engine.onProgress((p) => {
-    const n = notices.accept(p);
-    const s = n && core.engine.get(n.id);
-    if (!n || !s) return;
-    if (json) {
-      const at = new Date(n.nextAttemptAt).toISOString();
-      const line = { status: 'retrying', key: s.key, path: s.localPath, reason: n.reason, nextAttemptAt: at };
-      process.stderr.write(`${JSON.stringify(line)}\n`);
-    } else
-      process.stderr.write(
-        `blocklift: retrying ${printable(s.key)}: ${n.reason}; next attempt at ${clockTime(n.nextAttemptAt)}\n`,
-      );
+interface WatchFlags {
+  acc: ReturnType<typeof readAccountFlags>;
+  bucket: string;
+  downloadDomain: string | undefined;
+  prefix: string;
+  options: ReturnType<typeof normalizeWatchOptions>;
+  backend: WatcherBackend;
+  concurrency: number;
+}
+
+/** The running app of the data folder, or the app service here with only this folder watched. */
+function openWatchApp(f: WatchFlags, dryRun: boolean): Promise<CliApp> {
+  const { acc } = f;
+  return openApp(acc, {
+    account: acc.uploadUrl
+      ? {
+          name: `cli ${acc.uploadUrl}${acc.accessKey ? ` ${acc.accessKey}` : ''}`,
+          uploadUrl: acc.uploadUrl,
+          mgrUrl: acc.mgrUrl,
+          downloadDomain: f.downloadDomain,
+          accessKey: acc.accessKey,
+          secretKey: acc.tokenUrl ? undefined : acc.secretKey,
+          tokenUrl: acc.tokenUrl,
+        }
+      : undefined,
+    sameAccount: (a) => a.uploadUrl === acc.uploadUrl && (!acc.accessKey || a.accessKey === acc.accessKey),
+    beforeInProcess: () => {
+      if (dryRun) return;
+      if (!acc.uploadUrl)
+        throw new CliError(
+          '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
+        );
+      requireCredentials(acc);
+    },
+    inProcess: {
+      embeddedEmulator: false,
+      startEngine: !dryRun,
+      // Only the given folder is watched (other stored roots are not started).
+      startWatching: false,
+      // One uploading process per queue database (the core takes the lock); a dry run uploads nothing.
+      queueLock: dryRun ? false : 'blocklift watch',
+      watcherBackend: f.backend,
+      engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
+    },
   });
 }
 
+/** Whether the app already watches this folder (then no plan-and-confirm). */
+async function watchedAlready(app: CliApp, folder: string): Promise<boolean> {
+  let real = path.resolve(folder);
+  try {
+    real = realpathSync(real);
+  } catch {
+    // the app says what is wrong with the folder
+  }
+  return valueOf(await app.api.roots.list()).some((r) => r.path === real || r.path === path.resolve(folder));
+}
+
 /**
- * Runs the watch over the app core (service/app-core.ts) on the --db file, with the flags'
- * account as a session account (its secret kept in memory, never written) and no embedded
- * emulator. Only the given folder is watched (other stored roots are not started).
+ * Prints what the app reports about this folder, from its event batches: finished files,
+ * rejections, scans and states (`rootActivity`), a retry during an outage, a video's
+ * analysis when it ends; in this process also the app's own problems. Events of the folder
+ * seen before its id is known are kept and printed once it is. Returns the unsubscribe.
+ */
+function printActivity(app: CliApp, json: boolean, bucket: string): { setRoot(id: number): void; stop(): void } {
+  let rootId: number | undefined;
+  const early: RootActivityView[] = [];
+  const views = new Map<number, TransferView>();
+  const notices = new RetryNotices();
+  const saidVca = new Set<number>();
+  const off = app.api.on((e) => {
+    if (e.name === 'rootActivity') {
+      for (const a of e.payload.events)
+        if (rootId === undefined) early.push(a);
+        else if (a.rootId === rootId) report(a, json);
+    } else if (e.name === 'transfers') {
+      for (const v of e.payload.changed) views.set(v.id, v);
+      for (const p of e.payload.progress) {
+        const v = views.get(p.id);
+        if (!v || v.rootId !== rootId) continue;
+        const n = notices.accept(p);
+        if (n) reportRetry(v, n.reason, n.nextAttemptAt, json);
+      }
+    } else if (e.name === 'vca') {
+      for (const j of e.payload.changed)
+        if (
+          j.tracking !== 'active' &&
+          !saidVca.has(j.id) &&
+          (!app.handedTo || (j.origin === 'watch' && j.bucket === bucket))
+        ) {
+          saidVca.add(j.id);
+          reportVcaJob(j, json);
+        }
+    } else if (e.name === 'problems' && !app.handedTo) {
+      // The folder's own problems come as rootActivity; these are the app's.
+      for (const p of e.payload.problems) if (p.rootId === undefined) process.stderr.write(`blocklift: ${p.message}\n`);
+    }
+  });
+  return {
+    setRoot: (id) => {
+      rootId = id;
+      for (const a of early.splice(0)) if (a.rootId === id) report(a, json);
+    },
+    stop: off,
+  };
+}
+
+/** Says at once when the engine will retry (an outage must not look like silence), on stderr (a JSON line with --json). */
+function reportRetry(v: TransferView, reason: string, nextAttemptAt: number, json: boolean): void {
+  if (json) {
+    const at = new Date(nextAttemptAt).toISOString();
+    const line = { status: 'retrying', key: v.key, path: v.localPath, reason, nextAttemptAt: at };
+    process.stderr.write(`${JSON.stringify(line)}\n`);
+  } else
+    process.stderr.write(
+      `blocklift: retrying ${printable(v.key)}: ${reason}; next attempt at ${clockTime(nextAttemptAt)}\n`,
+    );
+}
+
+/** Refusals of the folder are the command's input: exit 2, with a hint when it is Blocklift's own data folder. */
+function refusal(r: Result<unknown>, dataDir: string): void {
+  if (r.ok || (r.error.code !== 'root-refused' && r.error.code !== 'path-not-found')) return;
+  const code = r.error.params.refusal;
+  const hint =
+    code === 'root-inside-data-folder' || code === 'root-is-data-folder'
+      ? ` (Blocklift's data folder ${dataDir}; give --data a folder outside what you watch)`
+      : '';
+  throw new CliError(`${r.error.message}${hint}`);
+}
+
+/**
+ * Runs the watch through the app's verbs: the app running on the data folder when there is
+ * one (the folder is then watched by it, also after this command ends), else the app
+ * service here on the --db file, with the flags' account as a session account (its secret
+ * kept in memory, never written) and no embedded emulator.
  */
 async function runWatch(folder: string, opts: Record<string, unknown>): Promise<number> {
   const f = parseFlags(opts);
-  const dbFile = f.acc.db;
-  if (!f.acc.uploadUrl && !opts.dryRun)
-    throw new CliError(
-      '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
-    );
-  if (!opts.dryRun) requireCredentials(f.acc);
+  const dryRun = opts.dryRun === true;
   try {
     await refuseEmulatorDataDir(folder, f.acc.dataDir);
   } catch (e) {
     if (e instanceof RootRefusedError) throw new CliError(e.message);
     throw e;
   }
-  let core: AppCore;
+  const app = await openWatchApp(f, dryRun);
+  const shown = printActivity(app, f.acc.json, f.bucket);
   try {
-    core = await AppCore.open({
-      dataDir: f.acc.dataDir,
-      dbFile,
-      embeddedEmulator: false,
-      startEngine: false,
-      startWatching: false,
-      // One uploading process per queue database (the core takes the lock); a dry run uploads nothing.
-      queueLock: opts.dryRun ? false : 'blocklift watch',
-      watcherBackend: f.backend,
-      engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
-    });
-  } catch (e) {
-    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
-    throw new CliError(`cannot open the database ${dbFile}: ${(e as Error).message}`);
-  }
-  try {
-    const input = { folder, prefix: f.prefix, options: { ...f.options } };
-    if (opts.dryRun) {
-      const { plan } = await core.watch.plan(input);
+    const input = { path: path.resolve(folder), bucket: f.bucket, prefix: f.prefix, options: { ...f.options } };
+    const planned = await app.api.roots.plan(input);
+    refusal(planned, f.acc.dataDir);
+    const plan = valueOf(planned);
+    if (dryRun) {
       printPlan(plan, f.acc.json);
       return 0;
     }
-    const accountId = core.useSessionAccount({
-      name: `cli ${f.acc.uploadUrl}${f.acc.accessKey ? ` ${f.acc.accessKey}` : ''}`,
-      uploadUrl: f.acc.uploadUrl!,
-      mgrUrl: f.acc.mgrUrl,
-      downloadDomain: f.downloadDomain,
-      accessKey: f.acc.accessKey,
-      secretKey: f.acc.tokenUrl ? undefined : f.acc.secretKey,
-      tokenUrl: f.acc.tokenUrl,
-    });
-    reportRetries(core, f.acc.json);
-    core.on((e) => {
-      if (e.type === 'watch') report(e.event, f.acc.json);
-      else if (e.type === 'vca-job-changed' && e.job.tracking !== 'active') reportVcaJob(e.job, f.acc.json);
-      else if (e.type === 'problem') process.stderr.write(`blocklift: ${e.problem.message}\n`);
-    });
-    const { plan, isNew } = await core.watch.plan(input);
-    if (isNew && !(await confirmNewRoot(plan, f.acc.json, opts.yes === true))) {
+    sayHandedOff(app, 'the folder is');
+    if (!(await watchedAlready(app, folder)) && !(await confirmNewRoot(plan, f.acc.json, opts.yes === true))) {
       process.stderr.write('blocklift: not started; nothing was queued\n');
       return 1;
     }
-    let stop!: () => void;
-    const stopped = new Promise<void>((r) => (stop = r));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const ended = stopSignal(app);
     try {
-      core.engine.start();
-      await core.watch.addRoot({ ...input, accountId, bucket: f.bucket });
-      await stopped;
+      const added = await app.api.roots.add({
+        ...input,
+        ...(app.accountId !== undefined ? { accountId: app.accountId } : {}),
+      });
+      refusal(added, f.acc.dataDir);
+      shown.setRoot(valueOf(added).id);
+      const why = await ended.promise;
+      if (why === 'lost') {
+        process.stderr.write('blocklift: the running app stopped; run the same command again to go on watching\n');
+        return 1;
+      }
     } finally {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      ended.dispose();
     }
     // Watching ends only when interrupted: 130, as for any interrupted command.
-    process.stderr.write('blocklift: interrupted; the same command continues from the index\n');
+    process.stderr.write(
+      app.handedTo
+        ? `blocklift: stopped following; the running app (${app.handedTo}) goes on watching the folder (remove it there to stop)\n`
+        : 'blocklift: interrupted; the same command continues from the index\n',
+    );
     return 130;
-  } catch (e) {
-    if (e instanceof RootRefusedError) {
-      const hint =
-        e.code === 'root-inside-data-folder' || e.code === 'root-is-data-folder'
-          ? ` (Blocklift's data folder ${f.acc.dataDir}; give --data a folder outside what you watch)`
-          : '';
-      throw new CliError(`${e.message}${hint}`);
-    }
-    throw e;
   } finally {
-    await core.close();
+    shown.stop();
+    await app.close();
   }
+}
+
+/** Resolves on Ctrl-C / SIGTERM, or when the running app goes away; holds the process open meanwhile. */
+function stopSignal(app: CliApp): { promise: Promise<'signal' | 'lost'>; dispose(): void } {
+  let done!: (why: 'signal' | 'lost') => void;
+  const promise = new Promise<'signal' | 'lost'>((r) => (done = r));
+  const onSignal = () => done('signal');
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  app.onLost(() => done('lost'));
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  return {
+    promise,
+    dispose: () => {
+      clearInterval(keepAlive);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }
