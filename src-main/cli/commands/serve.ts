@@ -3,7 +3,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import { defaultDataDir } from '../../service/data-dir';
+import { databaseFile, defaultDataDir } from '../../service/data-dir';
+import { writeDoorFile } from '../../service/door-file';
 import { APP_VERSION } from '../../shared/version';
 import { CliError } from '../cli-error';
 import { wholeNumber } from '../option-parsers';
@@ -91,6 +92,8 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
       throw new CliError(`port ${port} is in use (another blocklift serve?); choose one with --port, or --port 0`);
     throw e;
   }
+  // The command line finds this app here and hands its work to it (door-file.ts); 0600: it holds the token.
+  const removeDoorFile = writeDoorFile(dataDir, { url: door.url, token: door.token, db: databaseFile(dataDir) });
   const log = new RotatingLog({ dataDir });
   const unfollow = log.follow((l) => service.on(l));
   log.write('info', `serve ${APP_VERSION} started at ${door.url} (token not logged)`);
@@ -102,6 +105,7 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
     process.once('SIGTERM', resolve);
   });
   process.stderr.write(`blocklift serve: ${signal}, letting in-flight chunks commit…\n`);
+  removeDoorFile();
   await door.close();
   unfollow();
   await service.close();

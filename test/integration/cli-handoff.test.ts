@@ -1,0 +1,152 @@
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TransferPage } from '../../src-main/shared/contract';
+import { DOOR_FILE, readDoorFile } from '../../src-main/service/door-file';
+import { startServe, type ServeApp } from '../e2e/serve-app';
+import { jsonLines, runCli } from '../helpers/cli';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
+
+/**
+ * Issue 11, "one data folder means the CLI and a running app meet on one queue": a real
+ * `blocklift serve` and a real `blocklift upload` child on one data folder. The upload is
+ * handed to the app (it shows in the app's queue and completes there); a door file left by
+ * an app that is gone, or that does not answer, is ignored and the CLI uploads itself.
+ */
+
+let emu: TestEmulator;
+let tmp: string;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-handoff-')));
+});
+afterAll(async () => {
+  await emu?.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+interface Line {
+  key?: string;
+  status: string;
+  verified?: boolean;
+}
+
+function flagsEnv(dataDir: string): Record<string, string> & { BLOCKLIFT_DATA: string } {
+  return {
+    BLOCKLIFT_DATA: dataDir,
+    BLOCKLIFT_UPLOAD_URL: emu.uploadUrl,
+    BLOCKLIFT_AK: emu.config.accessKey,
+    BLOCKLIFT_SK: emu.config.secretKey,
+    HOME: tmp,
+  };
+}
+
+describe('blocklift upload with a running app on the same data folder', () => {
+  let app: ServeApp | undefined;
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('hands the upload to the app: it is in the app queue, done there; with no account flags the app default account is used', async () => {
+    app = await startServe();
+    const door = readDoorFile(app.dataDir);
+    expect(door).toMatchObject({ pid: expect.any(Number), db: path.join(app.dataDir, 'blocklift.db') });
+    expect(statSync(path.join(app.dataDir, DOOR_FILE)).mode & 0o777).toBe(0o600);
+
+    const work = path.join(tmp, 'work');
+    await mkdir(work, { recursive: true });
+    await writeFile(path.join(work, 'a.txt'), 'to the running app');
+    // No account flags: the app's own default account (its embedded emulator's Local one).
+    const plain = await runCli(['upload', 'a.txt', '--bucket', 'local', '--key', 'handed/a.txt', '--json'], {
+      cwd: work,
+      env: { BLOCKLIFT_DATA: app.dataDir, HOME: tmp },
+    });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toContain(`handed to the Blocklift app running at ${door!.url}`);
+    expect(jsonLines<Line>(plain.stdout)).toEqual([
+      expect.objectContaining({ key: 'handed/a.txt', status: 'done', verified: true }),
+    ]);
+    const page = await app.api<TransferPage>('transfers.list', { text: 'handed/a.txt' });
+    expect(page.rows.map((r) => [r.key, r.state, r.source, r.localPath])).toEqual([
+      ['handed/a.txt', 'done', 'cli', path.join(work, 'a.txt')],
+    ]);
+
+    // With the flags of another service: the account is added to the app, the upload goes there.
+    await writeFile(path.join(work, 'b.txt'), 'through an account of the flags');
+    const flagged = await runCli(['upload', 'b.txt', '--bucket', emu.bucket, '--key', 'handed/b.txt', '--json'], {
+      cwd: work,
+      env: flagsEnv(app.dataDir),
+    });
+    expect(flagged.code, flagged.stderr).toBe(0);
+    expect(jsonLines<Line>(flagged.stdout)).toEqual([expect.objectContaining({ key: 'handed/b.txt', status: 'done' })]);
+    expect(await readFile(emu.objects.contentPath(emu.bucket, 'handed/b.txt')!, 'utf8')).toBe(
+      'through an account of the flags',
+    );
+    const again = await app.api<TransferPage>('transfers.list', { text: 'handed/b.txt' });
+    expect(again.rows.map((r) => [r.state, r.source])).toEqual([['done', 'cli']]);
+
+    const dataDir = app.dataDir;
+    await app.close();
+    app = undefined;
+    expect(existsSync(path.join(dataDir, DOOR_FILE))).toBe(false);
+  }, 180_000);
+});
+
+/** A process id that no longer runs: a child that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  const pid = child.pid!;
+  await new Promise((r) => child.once('exit', r));
+  return pid;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+describe('a stale door file', () => {
+  it('of a process that is gone, or of one whose door does not answer, is ignored: the CLI uploads itself', async () => {
+    const dataDir = path.join(tmp, 'stale-data');
+    await mkdir(dataDir, { recursive: true });
+    const work = path.join(tmp, 'stale-work');
+    await mkdir(work, { recursive: true });
+    const db = path.join(dataDir, 'blocklift.db');
+    const port = await closedPort();
+    const cases = [
+      { name: 'gone', pid: await deadPid() },
+      // Alive (this test runner) but no door there.
+      { name: 'silent', pid: process.pid },
+    ];
+    for (const c of cases) {
+      await writeFile(
+        path.join(dataDir, DOOR_FILE),
+        JSON.stringify({ url: `http://127.0.0.1:${port}`, token: 'stale', pid: c.pid, db }),
+        { mode: 0o600 },
+      );
+      await writeFile(path.join(work, `${c.name}.txt`), c.name);
+      const r = await runCli(
+        ['upload', `${c.name}.txt`, '--bucket', emu.bucket, '--key', `stale/${c.name}.txt`, '--json'],
+        {
+          cwd: work,
+          env: flagsEnv(dataDir),
+        },
+      );
+      expect(r.code, `${c.name}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).not.toContain('handed to');
+      expect(jsonLines<Line>(r.stdout)).toEqual([
+        expect.objectContaining({ key: `stale/${c.name}.txt`, status: 'done' }),
+      ]);
+      expect(existsSync(db)).toBe(true);
+    }
+  }, 120_000);
+});
