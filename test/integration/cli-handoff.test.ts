@@ -5,7 +5,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransferPage } from '../../src-main/shared/contract';
+import type { TransferPage, WatchRootView } from '../../src-main/shared/contract';
+import type { FmgrTaskView } from '../../src-main/shared/task-views';
 import { DOOR_FILE, readDoorFile } from '../../src-main/service/door-file';
 import { startServe, type ServeApp } from '../e2e/serve-app';
 import { jsonLines, runCli } from '../helpers/cli';
@@ -36,6 +37,15 @@ interface Line {
   verified?: boolean;
 }
 
+/** Waits (generously: a busy machine) until `pred` holds. */
+async function until(pred: () => Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 function flagsEnv(dataDir: string): Record<string, string> & { BLOCKLIFT_DATA: string } {
   return {
     BLOCKLIFT_DATA: dataDir,
@@ -52,7 +62,7 @@ describe('blocklift upload with a running app on the same data folder', () => {
     await app?.close();
   });
 
-  it('hands the upload to the app: it is in the app queue, done there; with no account flags the app default account is used', async () => {
+  it('upload, fmgr and watch hand their work to the app: it is in the app queue, done there (no account flags: the app default account); Ctrl-C of watch leaves the folder watched by the app', async () => {
     app = await startServe();
     const door = readDoorFile(app.dataDir);
     expect(door).toMatchObject({ pid: expect.any(Number), db: path.join(app.dataDir, 'blocklift.db') });
@@ -89,6 +99,45 @@ describe('blocklift upload with a running app on the same data folder', () => {
     );
     const again = await app.api<TransferPage>('transfers.list', { text: 'handed/b.txt' });
     expect(again.rows.map((r) => [r.state, r.source])).toEqual([['done', 'cli']]);
+
+    // fmgr: the task is submitted and followed by the app (it is in the app's task list).
+    const copy = await runCli(
+      ['fmgr', 'copy', '--from', `${emu.bucket}:handed/b.txt`, '--bucket', emu.bucket, '--key', 'handed/c.txt'],
+      { cwd: work, env: { ...flagsEnv(app.dataDir), BLOCKLIFT_MGR_URL: emu.mgrUrl } },
+    );
+    expect(copy.code, copy.stderr).toBe(0);
+    const tasks = await app.api<FmgrTaskView[]>('fmgr.list', {});
+    expect(tasks.map((t) => t.persistentId)).toContain(copy.stdout.trim());
+
+    // watch: the folder is added to the app; Ctrl-C stops following, the app goes on watching.
+    const folder = path.join(tmp, 'watched');
+    await mkdir(folder, { recursive: true });
+    await writeFile(path.join(folder, 'one.txt'), 'one');
+    let out = '';
+    const watched = await runCli(
+      ['watch', folder, '--bucket', 'local', '--prefix', 'w/', '--stability-ms', '0', '--json'],
+      {
+        cwd: work,
+        env: { BLOCKLIFT_DATA: app.dataDir, HOME: tmp },
+        onSpawn: (child) =>
+          child.stdout!.on('data', (d: Buffer) => {
+            out += String(d);
+            if (out.includes('"status":"uploaded"')) child.kill('SIGINT');
+          }),
+      },
+    );
+    expect(watched.code, watched.stderr).toBe(130);
+    expect(jsonLines<Line & { key: string }>(watched.stdout)).toEqual([
+      expect.objectContaining({ key: 'w/one.txt', status: 'uploaded' }),
+    ]);
+    expect(watched.stderr).toMatch(/goes on watching the folder/);
+    const roots = await app.api<WatchRootView[]>('roots.list');
+    expect(roots.map((r) => r.path)).toEqual([folder]);
+    await writeFile(path.join(folder, 'two.txt'), 'two');
+    await until(async () => {
+      const page = await app!.api<TransferPage>('transfers.list', { text: 'w/two.txt' });
+      return page.rows.some((r) => r.state === 'done');
+    }, 'the app uploads a file the folder got after the command ended');
 
     const dataDir = app.dataDir;
     await app.close();
