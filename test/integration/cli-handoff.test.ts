@@ -114,6 +114,7 @@ describe('blocklift upload with a running app on the same data folder', () => {
     await mkdir(folder, { recursive: true });
     await writeFile(path.join(folder, 'one.txt'), 'one');
     let out = '';
+    let interrupted = false;
     const watched = await runCli(
       ['watch', folder, '--bucket', 'local', '--prefix', 'w/', '--stability-ms', '0', '--json'],
       {
@@ -122,7 +123,7 @@ describe('blocklift upload with a running app on the same data folder', () => {
         onSpawn: (child) =>
           child.stdout!.on('data', (d: Buffer) => {
             out += String(d);
-            if (out.includes('"status":"uploaded"')) child.kill('SIGINT');
+            if (!interrupted && out.includes('"status":"uploaded"')) interrupted = child.kill('SIGINT');
           }),
       },
     );

@@ -223,6 +223,10 @@ describe('blocklift vca', () => {
     ]);
     const json = await cli(['vca', 'export', job.jobId, '--json']);
     expect(jsonRows<{ label: string }>(json.stdout).map((r) => r.label)).toEqual(['beach, sunny', 'Acme Corp']);
+    // --out writes exactly what standard output shows.
+    const jsonOut = path.join(dir, 'labels.jsonl');
+    expect((await cli(['vca', 'export', job.jobId, '--json', '--out', jsonOut])).code).toBe(0);
+    expect(await readFile(jsonOut, 'utf8')).toBe(json.stdout);
   });
 
   it('show and export a job that is not in the local database: fetched from the service and stored', async () => {
