@@ -32,7 +32,15 @@ export function transferFollower(app: CliApp, out: TransferWatcher) {
   const notices = new RetryNotices();
   let mine: Set<number> | undefined;
   let scheduleSaid = false;
+  let interrupted = false;
   let wake = () => {};
+  // From the subscription on (the add included): Ctrl-C ends following, never the process mid-call.
+  const onSignal = () => {
+    interrupted = true;
+    wake();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const settle = (v: TransferView) => {
     views.set(v.id, v);
     if (!mine?.has(v.id) || results.has(v.id)) return;
@@ -45,7 +53,7 @@ export function transferFollower(app: CliApp, out: TransferWatcher) {
     out.finished(v);
     if (results.size === mine.size) wake();
   };
-  const off = app.api.on((e) => {
+  const unsubscribe = app.api.on((e) => {
     if (e.name !== 'transfers') return;
     for (const v of e.payload.changed) settle(v);
     if (!mine) return;
@@ -58,17 +66,17 @@ export function transferFollower(app: CliApp, out: TransferWatcher) {
     }
   });
 
+  const off = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    unsubscribe();
+  };
+
   async function follow(ids: readonly number[]): Promise<FollowOutcome> {
     mine = new Set(ids);
-    let interrupted = false;
     let lost = false;
     const done = new Promise<void>((r) => (wake = r));
-    const onSignal = () => {
-      interrupted = true;
-      wake();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    if (interrupted) wake();
     app.onLost(() => {
       lost = true;
       wake();
@@ -77,6 +85,7 @@ export function transferFollower(app: CliApp, out: TransferWatcher) {
     const keepAlive = setInterval(() => {}, 1 << 30);
     try {
       for (const id of ids) {
+        if (interrupted) break;
         const v = valueOf(await app.api.transfers.get({ id }));
         out.progress(id, v.bytesDone);
         settle(v);
@@ -84,8 +93,6 @@ export function transferFollower(app: CliApp, out: TransferWatcher) {
       if (results.size < mine.size) await done;
     } finally {
       clearInterval(keepAlive);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       off();
     }
     return { results, interrupted, lost };

@@ -62,7 +62,7 @@ describe('blocklift upload with a running app on the same data folder', () => {
     await app?.close();
   });
 
-  it('upload, fmgr and watch hand their work to the app: it is in the app queue, done there (no account flags: the app default account); Ctrl-C of watch leaves the folder watched by the app', async () => {
+  it('upload, fmgr and watch hand their work to the app: it is in the app queue, done there (no account flags: the app default account); Ctrl-C stops following, not the work: the upload ends in the app, the folder stays watched by it', async () => {
     app = await startServe();
     const door = readDoorFile(app.dataDir);
     expect(door).toMatchObject({ pid: expect.any(Number), db: path.join(app.dataDir, 'blocklift.db') });
@@ -99,6 +99,28 @@ describe('blocklift upload with a running app on the same data folder', () => {
     );
     const again = await app.api<TransferPage>('transfers.list', { text: 'handed/b.txt' });
     expect(again.rows.map((r) => [r.state, r.source])).toEqual([['done', 'cli']]);
+
+    // Ctrl-C stops following, not the upload: it is the app's and ends there.
+    await app.api('settings.set', { bandwidthLimit: 64 * 1024 });
+    await writeFile(path.join(work, 'slow.bin'), Buffer.alloc(2 * 1024 * 1024, 9));
+    let err = '';
+    let stopped = false;
+    const slow = await runCli(['upload', 'slow.bin', '--bucket', 'local', '--key', 'handed/slow.bin'], {
+      cwd: work,
+      env: { BLOCKLIFT_DATA: app.dataDir, HOME: tmp },
+      onSpawn: (child) =>
+        child.stderr!.on('data', (d: Buffer) => {
+          err += String(d);
+          if (!stopped && err.includes('handed to')) stopped = child.kill('SIGINT');
+        }),
+    });
+    expect(slow.code, slow.stderr).toBe(130);
+    expect(slow.stderr).toMatch(/stopped following; the upload goes on in the running app/);
+    await app.api('settings.set', { bandwidthLimit: null });
+    await until(async () => {
+      const page = await app!.api<TransferPage>('transfers.list', { text: 'handed/slow.bin' });
+      return page.rows.some((r) => r.state === 'done');
+    }, 'the app finishes the upload the command stopped following');
 
     // fmgr: the task is submitted and followed by the app (it is in the app's task list).
     const copy = await runCli(

@@ -159,7 +159,6 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
   const flags = parseFlags(paths, opts);
   const app = await openUploadApp(flags);
   try {
-    sayHandedOff(app, 'the upload is');
     // Subscribed before the add (nothing is missed); the reporter exists once the add says how much.
     const shown: { out?: UploadReporter } = {};
     const follower = transferFollower(app, {
@@ -168,6 +167,7 @@ async function runUpload(paths: string[], opts: Record<string, unknown>): Promis
       finished: (t) => shown.out?.finished(t),
       heldBySchedule: () => shown.out?.heldBySchedule(),
     });
+    sayHandedOff(app, 'the upload is');
     let added;
     try {
       added = valueOf(
