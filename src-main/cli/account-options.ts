@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { QueueInUseError, lockQueue, type QueueLock } from '../service/queue-lock';
 import { databaseFile, defaultDataDir } from '../service/data-dir';
 import { CliError } from './cli-error';
 
@@ -79,15 +77,4 @@ export function requireCredentials(flags: AccountFlags): void {
   );
   if (missing.length)
     throw new CliError(`missing ${missing.join(' and ')}; or give --token-url to get tokens from a token provider`);
-}
-
-/** Takes the queue lock of `dbFile` for `command`; another live holder is a CliError (exit 1) naming it. */
-export function takeQueueLock(dbFile: string, command: string): QueueLock {
-  mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
-  try {
-    return lockQueue(dbFile, command);
-  } catch (e) {
-    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
-    throw new CliError(`cannot lock the queue database ${dbFile}: ${(e as Error).message}`, 1);
-  }
 }
