@@ -1,97 +1,43 @@
-import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
-import { UploadEngine, type AccountAccess, type EngineOptions } from '../engine/engine';
-import type { StartEmulatorOptions } from '../emulator/server';
+import type { AccountAccess, UploadEngine } from '../engine/engine';
 import type { AppEvent, CoreProblem } from '../shared/events';
-import { AccountRepo } from '../store/account-repo';
-import { openAppDatabase } from '../store/app-db';
+import type { AccountRepo } from '../store/account-repo';
 import type { Db } from '../store/db';
-import { SettingsRepo } from '../store/settings-repo';
-import { SyncRepo } from '../store/sync-repo';
-import { SqliteTransferStore } from '../store/transfer-repo';
-import { VcaRequestsRepo } from '../store/vca-requests-repo';
-import { TransferQueryRepo } from '../store/transfer-query';
+import type { SyncRepo } from '../store/sync-repo';
+import type { TransferQueryRepo } from '../store/transfer-query';
+import type { SqliteTransferStore } from '../store/transfer-repo';
 import type { RemoteOps } from '../sync/remote-ops';
 import type { Schedule, ScheduleState } from '../sync/schedule';
-import { WatchManager } from '../sync/watch-manager';
-import { RUNNING_STATES } from '../engine/snapshot';
-import type { WatcherBackend } from '../sync/watcher';
-import { FmgrTracker } from '../tasks/fmgr-tracker';
-import { createNotificationHandler } from '../tasks/notify-receiver';
-import type { PollPolicy } from '../tasks/poll-policy';
-import { VcaTracker } from '../tasks/vca-tracker';
-import { AccountAccessCache } from './accounts';
-import { AccountPrefs } from './account-prefs';
-import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
+import type { WatchManager } from '../sync/watch-manager';
+import type { FmgrTracker } from '../tasks/fmgr-tracker';
+import type { VcaTracker } from '../tasks/vca-tracker';
+import type { MgrAccount } from '../tasks/deps';
 import { Emitter } from '../base/emitter';
 import { setUnexpectedErrorHandler } from '../base/unexpected-error';
-import type { MgrAccount } from '../tasks/deps';
-import { HeadlessSecretStore, SECRETS_DIR, type SecretStore } from './secrets';
-import { trackedRemoteOps } from './tracked-remote-ops';
-import { UploadFollowUp } from './upload-follow-up';
-import { VcaRequestQueue } from './vca-requests';
-import { startWakeDetector, type WakeDetectorOptions } from './wake-detector';
-import { Pauses } from './pauses';
-import { SCHEDULE_SETTING, SettingsStore } from './settings-store';
-import { UploadSchedule } from './upload-schedule';
-import { lockQueue, type QueueLock } from './queue-lock';
+import type { AccountAccessCache } from './accounts';
+import type { AppCoreOptions } from './app-core-options';
+import * as coreAccounts from './core-accounts';
+import {
+  applySettingsAtOpen,
+  closeCoreParts,
+  closeCoreResources,
+  openCoreResources,
+  startCoreParts,
+  type CoreResources,
+} from './core-lifecycle';
+import { buildCoreParts, wireCoreEvents, type CoreParts } from './core-parts';
+import type { EmbeddedEmulator } from './embedded';
+import type { SecretStore } from './secrets';
+import { SCHEDULE_SETTING, type SettingsStore } from './settings-store';
+import type { Pauses } from './pauses';
+import type { UploadSchedule } from './upload-schedule';
+import type { UploadFollowUp } from './upload-follow-up';
+import type { VcaRequestQueue } from './vca-requests';
+import { startWakeDetector } from './wake-detector';
 
 export { SCHEDULE_SETTING };
-
-export interface AppCoreOptions {
-  /** The app's data folder: database, Local account key file, embedded emulator data. */
-  dataDir: string;
-  /** Default <dataDir>/blocklift.db. */
-  dbFile?: string;
-  /**
-   * true: always start the embedded emulator and its Local account; false: never;
-   * undefined ('auto'): start it when no account other than Local is configured.
-   */
-  embeddedEmulator?: boolean;
-  /** Options of the embedded emulator (tests shorten its delays). */
-  emulatorOptions?: Partial<StartEmulatorOptions>;
-  /** The URL the service can reach the app's notification handler at; submissions carry notify URLs below it. */
-  publicBaseUrl?: string;
-  watcherBackend?: WatcherBackend;
-  /** Default: HeadlessSecretStore (env:, file:, memory:). The Electron layer passes its own. */
-  secrets?: SecretStore;
-  /** Where an account's `system` proxy is read from (HTTP_PROXY, HTTPS_PROXY, NO_PROXY); default process.env. */
-  proxyEnv?: Readonly<Record<string, string | undefined>>;
-  /**
-   * Engine tuning for this run only (CLI flags); it wins over the stored settings. A
-   * `bandwidthBytesPerSec` here is the user's limit for this run (the schedule's still applies).
-   */
-  engine?: Omit<EngineOptions, 'store' | 'account'>;
-  /** The clock the upload schedule is read with (tests move it). */
-  scheduleClock?: () => Date;
-  pollPolicy?: PollPolicy;
-  /** Start uploading queued transfers at open (default true); a dry run passes false and never starts it. */
-  startEngine?: boolean;
-  /** Resume polling the tracked Fmgr tasks and VCA jobs at open (default true); a one-shot command passes false. */
-  resumeTrackers?: boolean;
-  /**
-   * What this process runs, named in the queue lock (`<db>.lock`, queue-lock.ts) another
-   * process that wants the queue is refused with. Default: the lock is taken as 'the Blocklift
-   * app' when the engine starts at open, and not at all otherwise; a caller that starts the
-   * engine later (`blocklift watch`) names itself here; false: never (readers). open()
-   * rejects with QueueInUseError, before the database is opened, when another live process
-   * holds it; close() releases it.
-   */
-  queueLock?: string | false;
-  /** Start the stored watch roots at open (default true). */
-  startWatching?: boolean;
-  /** How long a watch root waits for an Fmgr delete/copy/move (default 10 minutes). */
-  remoteOpTimeoutMs?: number;
-  /** Sleep/wake detection (tests inject clock and timer); false turns it off. Default on. */
-  wakeDetector?: Omit<WakeDetectorOptions, 'onWake'> | false;
-  /**
-   * Receives every event from the start, before open() resolves: trackers and VCA requests
-   * resumed at open may emit (even reach done) while the stored roots are still starting, and a
-   * listener added with `on` after open() would miss those.
-   */
-  onEvent?: (e: AppEvent) => void;
-}
+export type { AppCoreOptions };
+export type { SessionAccountInput } from './core-accounts';
 
 /**
  * Service-internal: front ends use `AppService` (app-service.ts), which holds its AppCore
@@ -103,15 +49,20 @@ export interface AppCoreOptions {
  * and, with no account configured, the embedded emulator and its Local account. Everything
  * the UI, the headless server and the CLI see goes through `on` as one typed event stream.
  *
- * Wiring it owns: a finished upload's mkfile reply → FmgrTracker.trackUpload (persistentOps);
- * an uploaded video of a VCA-enabled root → a stored VCA request → VcaTracker.create; local delete and
- * rename of a watch root → tracked Fmgr tasks (tracked-remote-ops.ts).
+ * Its parts are built in core-parts.ts (with the wiring between them: a finished upload's
+ * mkfile reply → FmgrTracker.trackUpload; an uploaded video of a VCA-enabled root → a stored
+ * VCA request → VcaTracker.create; local delete and rename of a watch root → tracked Fmgr
+ * tasks), opened and closed in the order of core-lifecycle.ts.
  *
  * Lifecycle: `AppCore.open()` resolves once the engine runs, the trackers resumed and the
  * stored roots started (first scans done). `close()` disposes everything open() opened, in
  * reverse order, and is idempotent; nothing is left running after it resolves.
  */
 export class AppCore {
+  readonly db: Db;
+  readonly dataDir: string;
+  readonly secrets: SecretStore;
+  readonly embedded: EmbeddedEmulator | undefined;
   readonly accounts: AccountRepo;
   readonly engine: UploadEngine;
   readonly watch: WatchManager;
@@ -136,139 +87,60 @@ export class AppCore {
 
   private readonly events = new Emitter<AppEvent>('app core event listener');
   private readonly closing = new AbortController();
+  private readonly access: AccountAccessCache;
+  private readonly parts: CoreParts;
   private readonly followUp: UploadFollowUp;
-  private readonly unsubscribers: Array<() => void> = [];
+  private readonly unsubscribers: Array<() => void>;
   private restoreUnexpected: (() => void) | undefined;
   private closed: Promise<void> | undefined;
   private publicBaseUrl: string | undefined;
   private stopWake: (() => void) | undefined;
 
   private constructor(
-    readonly db: Db,
-    readonly dataDir: string,
-    readonly secrets: SecretStore,
-    private readonly access: AccountAccessCache,
-    readonly embedded: EmbeddedEmulator | undefined,
+    private readonly resources: CoreResources,
     opts: AppCoreOptions,
-    private readonly lock: QueueLock | undefined,
   ) {
+    ({ db: this.db, dataDir: this.dataDir, secrets: this.secrets, embedded: this.embedded } = resources);
+    this.access = resources.access;
     this.publicBaseUrl = opts.publicBaseUrl;
     if (opts.onEvent) this.events.add(opts.onEvent);
-    this.accounts = new AccountRepo(db);
-    this.settingsStore = new SettingsStore(new SettingsRepo(db));
-    const store = new SqliteTransferStore(db);
-    this.transferStore = store;
-    this.transferRows = new TransferQueryRepo(db);
-    const settings = this.settingsStore.get();
-    this.engine = new UploadEngine({
-      ...this.settingsStore.engineOptions(settings),
-      ...opts.engine,
-      store,
-      account: (id) => access.upload(id),
-    });
-    this.pauses = new Pauses({
-      queue: this.engine,
-      control: this.engine,
-      repo: this.transferRows,
-      scheduleHolds: () => this.uploadSchedule.holds(),
-    });
-    this.uploadSchedule = new UploadSchedule({
-      queue: this.engine,
-      control: this.engine,
-      pauses: this.pauses,
-      repo: this.transferRows,
-      now: opts.scheduleClock,
-    });
-    const trackerDeps = {
-      db,
-      account: (id: number) => access.mgr(id),
+    const p = buildCoreParts({
+      db: this.db,
+      dataDir: this.dataDir,
+      access: this.access,
+      opts,
       publicBaseUrl: () => this.publicBaseUrl,
-      ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}),
-    };
-    this.fmgr = new FmgrTracker(trackerDeps);
-    this.vca = new VcaTracker(trackerDeps);
-    this.remoteOps = trackedRemoteOps(this.fmgr, { timeoutMs: opts.remoteOpTimeoutMs, signal: this.closing.signal });
-    const syncRepo = new SyncRepo(db);
-    this.syncRepo = syncRepo;
-    this.vcaRequests = new VcaRequestQueue({
-      repo: new VcaRequestsRepo(db),
-      accounts: this.accounts,
-      vca: this.vca,
-      problem: (p) => this.problem(p),
+      problem: (pr) => this.problem(pr),
       signal: this.closing.signal,
-      ...(opts.pollPolicy ? { policy: opts.pollPolicy } : {}),
     });
-    this.watch = new WatchManager({
-      repo: syncRepo,
-      queue: this.engine,
-      control: { pause: (id) => this.pauses.pause(id, 'root'), resume: (id) => this.pauses.resume(id, 'root') },
-      remote: this.remoteOps,
-      dataDir,
-      backend: opts.watcherBackend,
-    });
-    this.followUp = new UploadFollowUp({
-      accounts: this.accounts,
-      roots: syncRepo,
-      transfers: store,
-      fmgr: this.fmgr,
-      vcaRequests: this.vcaRequests,
-      problem: (p) => this.problem(p),
-    });
-    this.notificationHandler = createNotificationHandler({
-      publicBaseUrl: () => this.publicBaseUrl,
-      accountByAccessKey: (ak) => access.byAccessKey(ak),
-      fmgr: this.fmgr,
-      vca: this.vca,
-    });
-    const emit = (e: AppEvent) => this.events.emit(e);
-    this.unsubscribers.push(
-      this.engine.onTransferChange((t) => {
-        emit({ type: 'transfer-changed', transfer: t });
-        if (t.state === 'done') this.followUp.transferDone(t.id);
-      }),
-      this.engine.onProgress((p) => emit({ type: 'transfer-progress', progress: p })),
-      this.watch.on((e) => {
-        emit({ type: 'watch', event: e });
-        if (e.type === 'file-done' && e.vcaRequested) this.followUp.videoUploaded(e.rootId, e.key);
-      }),
-      this.fmgr.onChange((t) => emit({ type: 'fmgr-task-changed', task: t })),
-      this.vca.onChange((j) => emit({ type: 'vca-job-changed', job: j })),
-    );
+    this.parts = p;
+    this.accounts = p.accounts;
+    this.settingsStore = p.settingsStore;
+    this.transferStore = p.transferStore;
+    this.transferRows = p.transferRows;
+    this.engine = p.engine;
+    this.pauses = p.pauses;
+    this.uploadSchedule = p.uploadSchedule;
+    this.fmgr = p.fmgr;
+    this.vca = p.vca;
+    this.remoteOps = p.remoteOps;
+    this.syncRepo = p.syncRepo;
+    this.vcaRequests = p.vcaRequests;
+    this.watch = p.watch;
+    this.followUp = p.followUp;
+    this.notificationHandler = p.notificationHandler;
+    this.unsubscribers = wireCoreEvents(p, (e) => this.events.emit(e));
   }
 
-  /** Opens the database, the embedded emulator when due, the engine, trackers and watch roots. */
+  /** Opens the database, the embedded emulator when due, the engine, trackers and watch roots (core-lifecycle.ts). */
   static async open(opts: AppCoreOptions): Promise<AppCore> {
-    const dataDir = path.resolve(opts.dataDir);
-    const dbFile = opts.dbFile ?? path.join(dataDir, 'blocklift.db');
-    const lockAs = opts.queueLock ?? (opts.startEngine !== false && 'the Blocklift app');
-    if (lockAs) mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
-    const lock = lockAs ? lockQueue(dbFile, lockAs) : undefined;
-    let db: Db;
-    try {
-      db = openAppDatabase(dbFile);
-    } catch (e) {
-      lock?.release();
-      throw e;
-    }
-    let embedded: EmbeddedEmulator | undefined;
+    const resources = await openCoreResources(opts);
     let core: AppCore | undefined;
-    const secrets = opts.secrets ?? new HeadlessSecretStore(process.env, path.join(dataDir, SECRETS_DIR));
-    const prefs = new AccountPrefs(new SettingsRepo(db));
-    const access = new AccountAccessCache(new AccountRepo(db), secrets, (id) => prefs.proxyOf(id), opts.proxyEnv);
     try {
-      const accounts = new AccountRepo(db);
-      const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
-      if (wantEmbedded) embedded = await startEmbedded(dataDir, accounts, opts.emulatorOptions);
-      core = new AppCore(db, dataDir, secrets, access, embedded, opts, lock);
+      core = new AppCore(resources, opts);
       core.restoreUnexpected = core.reportUnexpectedErrors();
-      core.applySettingsAtOpen(opts);
-      if (opts.startEngine !== false) core.engine.start();
-      if (opts.resumeTrackers !== false) {
-        core.fmgr.resume();
-        core.vca.resume();
-        core.followUp.resume();
-      }
-      if (opts.startWatching !== false) await core.watch.startAll();
+      applySettingsAtOpen(core.parts, opts, (p) => core?.problem(p));
+      await startCoreParts(core.parts, opts);
       if (opts.wakeDetector !== false) {
         const c = core;
         c.stopWake = startWakeDetector({ ...opts.wakeDetector, onWake: () => void c.rescanAll() });
@@ -276,12 +148,7 @@ export class AppCore {
       return core;
     } catch (e) {
       if (core) await core.close();
-      else {
-        access.close();
-        await embedded?.emulator.close();
-        db.close();
-        lock?.release();
-      }
+      else await closeCoreResources(resources);
       throw e;
     }
   }
@@ -314,31 +181,18 @@ export class AppCore {
     this.publicBaseUrl = url;
   }
 
-  /**
-   * An account given for this run only (CLI flags): upserted by name, its secret kept in
-   * memory (a `memory:` reference in the row), never written to disk. Returns its id.
-   */
-  useSessionAccount(a: {
-    name: string;
-    uploadUrl: string;
-    mgrUrl?: string;
-    downloadDomain?: string;
-    accessKey?: string;
-    secretKey?: string;
-    tokenUrl?: string;
-  }): number {
-    const secretRef = a.secretKey ? this.secrets.remember(a.name, a.secretKey) : null;
-    const id = this.accounts.upsert({
-      name: a.name,
-      uploadUrl: a.uploadUrl,
-      mgrUrl: a.mgrUrl ?? null,
-      downloadDomain: a.downloadDomain ?? null,
-      accessKey: a.accessKey ?? null,
-      secretRef,
-      tokenUrl: a.tokenUrl ?? null,
-    });
-    this.access.forget(id);
-    return id;
+  /** An account given for this run only (core-accounts.ts). Returns its id. */
+  useSessionAccount(a: coreAccounts.SessionAccountInput): number {
+    return coreAccounts.useSessionAccount(this.accountDeps(), a);
+  }
+
+  /** After an account row changed: the next request of the engine and the trackers uses the row (core-accounts.ts). */
+  accountChanged(accountId: number): void {
+    coreAccounts.accountChanged(this.accountDeps(), accountId);
+  }
+
+  private accountDeps(): coreAccounts.CoreAccountsDeps {
+    return { accounts: this.accounts, secrets: this.secrets, access: this.access, engine: this.engine };
   }
 
   /**
@@ -374,37 +228,6 @@ export class AppCore {
   }
 
   /**
-   * At open, before the engine starts: the user's bandwidth limit and the stored schedule,
-   * applied together (the effective limit is the smaller). What a killed run left running
-   * counts as queued first, so a pause window holds it before it can start.
-   */
-  private applySettingsAtOpen(opts: AppCoreOptions): void {
-    const s = this.settingsStore.get();
-    const userLimit =
-      opts.engine?.bandwidthBytesPerSec !== undefined ? opts.engine.bandwidthBytesPerSec : s.bandwidthLimit;
-    if (opts.startEngine !== false) this.transferStore.moveStates(RUNNING_STATES, 'queued');
-    try {
-      this.uploadSchedule.start(s.schedule, userLimit);
-    } catch (e) {
-      this.uploadSchedule.start(null, userLimit);
-      this.problem({
-        code: 'invalid-schedule',
-        message: `The stored upload schedule is not valid and was not applied (${e instanceof Error ? e.message : String(e)}); set it again in Settings.`,
-      });
-    }
-  }
-
-  /**
-   * After an account row changed (URLs, keys, secret): the next request of the engine and
-   * of the trackers builds new clients from the row. Transfers running now keep theirs
-   * until they end; every later one, and every poll, uses the new ones.
-   */
-  accountChanged(accountId: number): void {
-    this.access.forget(accountId);
-    this.engine.forgetAccount(accountId);
-  }
-
-  /**
    * While the core is open, an error nobody awaited (a listener that threw, a background
    * promise that rejected) becomes a problem event: the doors log it and show it. Returns
    * the function that puts the previous handler back.
@@ -431,19 +254,14 @@ export class AppCore {
   private async doClose(): Promise<void> {
     this.closing.abort();
     this.stopWake?.();
-    this.uploadSchedule.close();
-    await this.watch.close();
-    await this.engine.close();
-    this.followUp.dispose();
-    await this.followUp.settle();
-    for (const off of this.unsubscribers) off();
-    await this.fmgr.dispose();
-    await this.vca.dispose();
+    await closeCoreParts(this.parts, () => {
+      for (const off of this.unsubscribers) off();
+    });
     this.access.close();
     await this.embedded?.emulator.close();
     this.restoreUnexpected?.();
     this.events.clear();
     this.db.close();
-    this.lock?.release();
+    this.resources.lock?.release();
   }
 }
