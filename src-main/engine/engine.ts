@@ -5,15 +5,15 @@ import type { ProgressEvent, TransferControl, TransferQueue } from './api';
 import { EndBatch } from './end-batch';
 import { StopRequest, TransferFailure } from './errors';
 import { FileUpload } from './file-upload';
-import { DEFAULT_BLOCK_SIZE_BYTES, checkBlockSize } from './plan';
+import { checkBlockSize } from './plan';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
 import { RUNNING_STATES, toSnapshot } from './snapshot';
 import type { UploadOutcome } from './upload-deps';
-import { UploadResources, type EngineOptions } from './upload-resources';
+import { UploadResources, type EngineOptions, type EngineTuning } from './upload-resources';
 
 export type { ProgressEvent };
-export type { AccountAccess, EngineOptions } from './upload-resources';
+export type { AccountAccess, EngineOptions, EngineTuning } from './upload-resources';
 
 /** How long close() lets chunks in flight finish before aborting them. */
 const CLOSE_GRACE_MS = 3000;
@@ -43,12 +43,17 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private pumpQueued = false;
   private readonly now: () => number;
 
-  constructor(private readonly opts: EngineOptions) {
+  constructor(opts: EngineOptions) {
     this.store = opts.store;
     this.resources = new UploadResources(opts);
     this.ends = new EndBatch(this.store, () => this.pump());
     this.now = opts.now ?? Date.now;
-    checkBlockSize(opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES);
+  }
+
+  /** Tuning while uploads run, nothing restarted (UploadResources.reconfigure); a higher limit starts queued transfers now. */
+  reconfigure(change: EngineTuning): void {
+    this.resources.reconfigure(change);
+    this.pump();
   }
 
   /** Resumes what a previous run left unfinished and starts uploading. Idempotent. */
@@ -63,10 +68,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     for (const r of requests) {
       if (r.blockSize !== undefined) checkBlockSize(r.blockSize);
     }
-    const ids = this.store.insertTransfers(requests, {
-      blockSize: this.opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES,
-      conflict: this.opts.defaultConflict ?? 'skip',
-    });
+    const ids = this.store.insertTransfers(requests, { ...this.resources.defaults });
     for (const id of ids) this.emitChange(id);
     this.pump();
     return ids;

@@ -112,12 +112,30 @@ export class Scheduler {
   limits: SchedulerLimits;
 
   constructor(limits: Partial<SchedulerLimits> = {}) {
-    this.limits = { ...DEFAULT_LIMITS, ...limits };
-    for (const [k, v] of Object.entries(this.limits)) {
-      if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`${k} must be a whole number of 1 or more, not ${v}`);
-    }
+    this.limits = checkLimits({ ...DEFAULT_LIMITS, ...limits });
     this.blocks = new PrioritySemaphore(this.limits.maxBlocks);
     this.bytes = new PrioritySemaphore(this.limits.maxBytesInFlight);
     this.requests = new PrioritySemaphore(this.limits.maxRequests);
   }
+
+  /**
+   * Changes limits while uploads run (settings changed). Work already admitted keeps going
+   * (a lower limit admits nothing new until the count is below it); a higher one admits
+   * waiters at once. `maxFiles` and `maxSmallFiles` are read by the engine's next admission,
+   * `maxBlocksPerFile` by each file's next round of blocks. Throws RangeError for a bad value
+   * and then changes nothing.
+   */
+  setLimits(patch: Partial<SchedulerLimits>): void {
+    this.limits = checkLimits({ ...this.limits, ...patch });
+    this.blocks.setCapacity(this.limits.maxBlocks);
+    this.bytes.setCapacity(this.limits.maxBytesInFlight);
+    this.requests.setCapacity(this.limits.maxRequests);
+  }
+}
+
+function checkLimits(limits: SchedulerLimits): SchedulerLimits {
+  for (const [k, v] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`${k} must be a whole number of 1 or more, not ${v}`);
+  }
+  return limits;
 }

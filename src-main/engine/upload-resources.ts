@@ -3,7 +3,13 @@ import type { ConflictPolicy } from '../shared/models';
 import { BufferPool } from './buffers';
 import { TransferFailure } from './errors';
 import { BandwidthLimiter } from './limiter';
-import { ChunkSizer, INITIAL_CHUNK_SIZE_BYTES, chunkLimitBytes } from './plan';
+import {
+  ChunkSizer,
+  DEFAULT_BLOCK_SIZE_BYTES,
+  INITIAL_CHUNK_SIZE_BYTES,
+  checkBlockSize,
+  chunkLimitBytes,
+} from './plan';
 import type { EngineStore } from './ports';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
 import { Scheduler, type SchedulerLimits } from './scheduler';
@@ -50,6 +56,15 @@ export interface EngineOptions {
   now?: () => number;
 }
 
+/** What `UploadEngine.reconfigure` changes while uploads run; a missing field stays as it is. */
+export interface EngineTuning {
+  limits?: Partial<SchedulerLimits>;
+  /** Fixed chunk size; null: adaptive again. */
+  chunkBytes?: number | null;
+  defaultBlockSize?: number;
+  defaultConflict?: ConflictPolicy;
+}
+
 /**
  * What the engine's uploads share, built once from its options: the scheduler, the
  * bandwidth limiter, the read buffers, the CRC mode, and each account's client and token
@@ -59,24 +74,23 @@ export class UploadResources {
   readonly scheduler: Scheduler;
   readonly limiter: BandwidthLimiter;
   /** Set with opts.chunkBytes; else each transfer gets its own adaptive sizer (sizerFor). */
-  private readonly fixedSizer: ChunkSizer | undefined;
+  private fixedSizer: ChunkSizer | undefined;
   private readonly buffers: BufferPool;
   private readonly accounts = new Map<number, AccountAccess>();
   private readonly crcMode = { trackBlockCrc: false };
   private readonly turns = new TurnBudget(SYNC_READ_BYTES_PER_TURN);
+  /** What a transfer enqueued without its own gets (reconfigure changes them). */
+  readonly defaults: { blockSize: number; conflict: ConflictPolicy };
 
   constructor(private readonly opts: EngineOptions) {
+    this.defaults = {
+      blockSize: opts.defaultBlockSize ?? DEFAULT_BLOCK_SIZE_BYTES,
+      conflict: opts.defaultConflict ?? 'skip',
+    };
+    checkBlockSize(this.defaults.blockSize);
     this.scheduler = new Scheduler(opts.limits);
     this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
-    this.fixedSizer =
-      opts.chunkBytes !== undefined
-        ? new ChunkSizer({
-            initialBytes: opts.chunkBytes,
-            minBytes: opts.chunkBytes,
-            maxBytes: opts.chunkBytes,
-            fixed: true,
-          })
-        : undefined;
+    this.fixedSizer = fixedSizer(opts.chunkBytes);
     this.buffers = new BufferPool(
       this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES,
       this.scheduler.limits.maxBlocks,
@@ -86,6 +100,23 @@ export class UploadResources {
   /** Files up to this size go through form upload (EngineOptions.formUploadMaxBytes). */
   get formUploadMaxBytes(): number {
     return this.opts.formUploadMaxBytes ?? DEFAULT_FORM_UPLOAD_MAX_BYTES;
+  }
+
+  /**
+   * Tuning while uploads run. Limits apply at the next admission (what is admitted keeps
+   * going). A file already uploading keeps the sizer it took at its start (its blocks in
+   * flight finish with their sizes); files that start later use the new chunk size (null:
+   * adaptive again). Block size and conflict policy reach transfers enqueued from now on.
+   * Everything is checked before anything changes (PlanError, RangeError).
+   */
+  reconfigure(change: EngineTuning): void {
+    if (change.defaultBlockSize !== undefined) checkBlockSize(change.defaultBlockSize);
+    if (change.chunkBytes != null && (!Number.isSafeInteger(change.chunkBytes) || change.chunkBytes < 1))
+      throw new RangeError(`chunkBytes must be a whole number of 1 or more, not ${change.chunkBytes}`);
+    if (change.limits) this.scheduler.setLimits(change.limits);
+    if (change.chunkBytes !== undefined) this.fixedSizer = fixedSizer(change.chunkBytes ?? undefined);
+    if (change.defaultBlockSize !== undefined) this.defaults.blockSize = change.defaultBlockSize;
+    if (change.defaultConflict !== undefined) this.defaults.conflict = change.defaultConflict;
   }
 
   /** Forgets an account's cached client and token source; the next depsFor resolves it again. */
@@ -129,4 +160,10 @@ export class UploadResources {
     const max = chunkLimitBytes(blockSizeBytes, this.opts.maxChunkBytes);
     return new ChunkSizer({ initialBytes: Math.min(INITIAL_CHUNK_SIZE_BYTES, max), maxBytes: max });
   }
+}
+
+/** The one sizer every transfer shares when the chunk size is fixed; undefined: adaptive per transfer. */
+function fixedSizer(chunkBytes: number | undefined): ChunkSizer | undefined {
+  if (chunkBytes === undefined) return undefined;
+  return new ChunkSizer({ initialBytes: chunkBytes, minBytes: chunkBytes, maxBytes: chunkBytes, fixed: true });
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccountAccess, UploadEngine } from '../engine/engine';
+import type { Settings } from '../shared/contract';
 import type { AppEvent, CoreProblem } from '../shared/events';
 import type { AccountRepo } from '../store/account-repo';
 import type { Db } from '../store/db';
@@ -28,7 +29,7 @@ import {
 import { buildCoreParts, wireCoreEvents, type CoreParts } from './core-parts';
 import type { EmbeddedEmulator } from './embedded';
 import type { SecretStore } from './secrets';
-import { SCHEDULE_SETTING, type SettingsStore } from './settings-store';
+import { SCHEDULE_SETTING, engineTuning, type SettingsStore } from './settings-store';
 import type { Pauses } from './pauses';
 import type { UploadSchedule } from './upload-schedule';
 import type { UploadFollowUp } from './upload-follow-up';
@@ -95,6 +96,8 @@ export class AppCore {
   private closed: Promise<void> | undefined;
   private publicBaseUrl: string | undefined;
   private stopWake: (() => void) | undefined;
+  /** This run's own engine tuning (CLI flags): it keeps winning over settings changed while open. */
+  private readonly runEngine: AppCoreOptions['engine'];
 
   private constructor(
     private readonly resources: CoreResources,
@@ -103,6 +106,7 @@ export class AppCore {
     ({ db: this.db, dataDir: this.dataDir, secrets: this.secrets, embedded: this.embedded } = resources);
     this.access = resources.access;
     this.publicBaseUrl = opts.publicBaseUrl;
+    this.runEngine = opts.engine;
     if (opts.onEvent) this.events.add(opts.onEvent);
     const p = buildCoreParts({
       db: this.db,
@@ -193,6 +197,15 @@ export class AppCore {
 
   private accountDeps(): coreAccounts.CoreAccountsDeps {
     return { accounts: this.accounts, secrets: this.secrets, access: this.access, engine: this.engine };
+  }
+
+  /**
+   * Applies the engine's settings now, with no restart (settings.set): concurrency, chunk
+   * size, block size and conflict policy (UploadEngine.reconfigure); this run's CLI tuning
+   * still wins. In-flight blocks finish with their old sizes; new files use the new ones.
+   */
+  tuneEngine(s: Settings): void {
+    this.engine.reconfigure(engineTuning(s, this.runEngine));
   }
 
   /**

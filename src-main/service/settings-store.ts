@@ -1,4 +1,4 @@
-import type { EngineOptions } from '../engine/engine';
+import type { EngineOptions, EngineTuning } from '../engine/engine';
 import { DEFAULT_BLOCK_SIZE_BYTES } from '../engine/plan';
 import type { Settings, SettingsPatch } from '../shared/contract';
 import type { Schedule } from '../shared/schedule';
@@ -64,11 +64,26 @@ export class SettingsStore {
 
   /** Engine options from the settings (the caller's own options win: a CLI flag for one run). */
   engineOptions(s: Settings): Omit<EngineOptions, 'store' | 'account'> {
+    const t = engineTuning(s);
     return {
-      limits: { maxFiles: s.concurrency.files, maxBlocksPerFile: s.concurrency.blocksPerFile },
-      defaultBlockSize: s.blockSize,
-      defaultConflict: s.conflict,
-      ...(s.chunkSize !== null ? { chunkBytes: s.chunkSize } : {}),
+      limits: t.limits,
+      defaultBlockSize: t.defaultBlockSize,
+      defaultConflict: t.defaultConflict,
+      ...(t.chunkBytes !== null ? { chunkBytes: t.chunkBytes } : {}),
     };
   }
+}
+
+/**
+ * What the settings tune in a running engine (UploadEngine.reconfigure): concurrency, chunk
+ * size, block size and conflict policy. `run` is this run's own tuning (CLI flags), which
+ * wins over the stored settings field by field.
+ */
+export function engineTuning(s: Settings, run: Partial<EngineOptions> = {}): Required<EngineTuning> {
+  return {
+    limits: { maxFiles: s.concurrency.files, maxBlocksPerFile: s.concurrency.blocksPerFile, ...run.limits },
+    chunkBytes: run.chunkBytes ?? s.chunkSize,
+    defaultBlockSize: run.defaultBlockSize ?? s.blockSize,
+    defaultConflict: run.defaultConflict ?? s.conflict,
+  };
 }

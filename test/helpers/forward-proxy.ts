@@ -8,15 +8,23 @@ export interface ForwardProxy {
   url: string;
   /** Requests it forwarded (absolute-URI requests and CONNECT tunnels). */
   count: number;
+  /** The absolute-URI requests it forwarded, in order: path and body size (Content-Length). */
+  requests: ReadonlyArray<{ method: string; path: string; bodyBytes: number }>;
   close(): Promise<void>;
 }
 
 /** A tiny HTTP forward proxy on 127.0.0.1: absolute-URI requests and CONNECT, counting each. */
 export async function startForwardProxy(): Promise<ForwardProxy> {
   const state = { count: 0 };
+  const requests: Array<{ method: string; path: string; bodyBytes: number }> = [];
   const server = http.createServer((req, res) => {
     state.count++;
     const target = new URL(req.url ?? '/');
+    requests.push({
+      method: req.method ?? '',
+      path: target.pathname,
+      bodyBytes: Number(req.headers['content-length'] ?? 0),
+    });
     const host = target.hostname === FAKE_HOST ? '127.0.0.1' : target.hostname;
     const up = http.request(
       { host, port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers },
@@ -46,6 +54,7 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
     get count() {
       return state.count;
     },
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

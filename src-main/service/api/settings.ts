@@ -10,9 +10,13 @@ import { writeSupportBundle } from '../support-bundle';
 /**
  * Settings: one owner per setting. The stored values are the SettingsStore's; the
  * bandwidth limit and the schedule are applied now by the UploadSchedule (the effective
- * limit is the smaller of the user's and the schedule's); block size and conflict policy
- * apply to the next transfers added; concurrency and chunk size when the app starts next.
+ * limit is the smaller of the user's and the schedule's); concurrency, chunk size, block
+ * size and conflict policy reach the running engine at once (core.tuneEngine): in-flight
+ * blocks finish with their old sizes, the next files use the new ones.
  */
+/** The settings the running engine is tuned with. */
+const ENGINE_SETTINGS = ['concurrency', 'chunkSize', 'blockSize', 'conflict'] as const;
+
 export function settingsArea(ctx: ServiceContext): AreaImpl<'settings'> {
   return {
     get: () => ctx.core.settingsStore.get(),
@@ -23,6 +27,7 @@ export function settingsArea(ctx: ServiceContext): AreaImpl<'settings'> {
       const after = ctx.core.settingsStore.set(patch);
       if (patch.schedule !== undefined) ctx.core.uploadSchedule.setSchedule(after.schedule);
       if (patch.bandwidthLimit !== undefined) ctx.core.uploadSchedule.setUserLimit(after.bandwidthLimit);
+      if (ENGINE_SETTINGS.some((k) => patch[k] !== undefined)) ctx.core.tuneEngine(after);
       ctx.emit('settings', after);
       return after;
     },

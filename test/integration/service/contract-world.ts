@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AppService, type AppServiceOptions } from '../../../src-main/service/app-service';
-import type { AppEventMessage, Result, TransferView } from '../../../src-main/shared/contract';
+import type { AppEventMessage, Result, TransferTotals, TransferView } from '../../../src-main/shared/contract';
 import { FAST_EMULATOR, FAST_POLICY } from './harness';
 
 /** The app as a front end sees it: only the contract (verbs, Results, batched events). */
@@ -42,6 +42,23 @@ export class ContractWorld {
     let v: TransferView | undefined;
     for (const e of this.events) if (e.name === 'transfers') v = e.payload.changed.find((t) => t.id === id) ?? v;
     return v;
+  }
+
+  /** The totals per state of the latest transfers batch. */
+  lastTotals(): TransferTotals | undefined {
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i]!;
+      if (e.name === 'transfers') return e.payload.totals;
+    }
+    return undefined;
+  }
+
+  /** The latest bytes done of a transfer the batches' progress carried. */
+  lastProgress(id: number): number | undefined {
+    let n: number | undefined;
+    for (const e of this.events)
+      if (e.name === 'transfers') n = e.payload.progress.find((p) => p.id === id)?.bytesDone ?? n;
+    return n;
   }
 
   /** Waits for a batch after which `pred` holds (checked on every event). */

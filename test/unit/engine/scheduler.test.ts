@@ -73,4 +73,23 @@ describe('Scheduler', () => {
     expect(() => new Scheduler({ maxBlocks: 0 })).toThrow(RangeError);
     expect(new Scheduler({ maxFiles: 2 }).limits.maxFiles).toBe(2);
   });
+
+  it('setLimits changes limits live: a waiter is admitted at once, a bad value changes nothing', async () => {
+    const s = new Scheduler({ maxBlocks: 1, maxFiles: 2 });
+    const first = await s.blocks.acquire();
+    const second = s.blocks.acquire();
+    s.setLimits({ maxBlocks: 2, maxBlocksPerFile: 3 });
+    const release = await second;
+    expect(s.blocks.inUse).toBe(2);
+    expect(s.limits).toMatchObject({ maxBlocks: 2, maxBlocksPerFile: 3, maxFiles: 2 });
+    expect(() => s.setLimits({ maxFiles: 0, maxBlocks: 5 })).toThrow(RangeError);
+    expect(s.limits).toMatchObject({ maxBlocks: 2, maxFiles: 2 });
+    // Lowered below what is held: nothing is taken back, nothing new is admitted until below it.
+    s.setLimits({ maxBlocks: 1 });
+    const third = s.blocks.acquire();
+    first();
+    release();
+    await third;
+    expect(s.blocks.inUse).toBe(1);
+  });
 });
