@@ -27,6 +27,7 @@ import {
   type CoreResources,
 } from './core-lifecycle';
 import { buildCoreParts, wireCoreEvents, type CoreParts } from './core-parts';
+import type { CredentialHolds } from './credential-holds';
 import type { EmbeddedEmulator } from './embedded';
 import type { SecretStore } from './secrets';
 import { SCHEDULE_SETTING, engineTuning, type SettingsStore } from './settings-store';
@@ -85,6 +86,8 @@ export class AppCore {
   readonly transferStore: SqliteTransferStore;
   /** Watched folders and their file index. */
   readonly syncRepo: SyncRepo;
+  /** Transfers of an account whose credentials the service refused, held with reason `error` (credential-holds.ts). */
+  readonly credentialHolds: CredentialHolds;
 
   private readonly events = new Emitter<AppEvent>('app core event listener');
   private readonly closing = new AbortController();
@@ -132,6 +135,7 @@ export class AppCore {
     this.vcaRequests = p.vcaRequests;
     this.watch = p.watch;
     this.followUp = p.followUp;
+    this.credentialHolds = p.credentialHolds;
     this.notificationHandler = p.notificationHandler;
     this.unsubscribers = wireCoreEvents(p, (e) => this.events.emit(e));
   }
@@ -187,7 +191,10 @@ export class AppCore {
 
   /** An account given for this run only (core-accounts.ts). Returns its id. */
   useSessionAccount(a: coreAccounts.SessionAccountInput): number {
-    return coreAccounts.useSessionAccount(this.accountDeps(), a);
+    const id = coreAccounts.useSessionAccount(this.accountDeps(), a);
+    // The flags given again: what a refusal of the account's credentials held may go on.
+    this.credentialHolds.release(id);
+    return id;
   }
 
   /** After an account row changed: the next request of the engine and the trackers uses the row (core-accounts.ts). */

@@ -198,8 +198,8 @@ export class AppService implements AppApi {
         this.coalescer.vcaChanged(e.job);
         break;
       case 'problem': {
-        const { code, message, ...about } = e.problem;
-        this.coalescer.problem({ code, message, params: {}, at: Date.now(), ...about });
+        const { code, message, params, ...about } = e.problem;
+        this.coalescer.problem({ code, message, params: params ?? {}, at: Date.now(), ...about });
         break;
       }
     }

@@ -33,7 +33,9 @@ export function accountChanged(d: CoreAccountsDeps, accountId: number): void {
 
 /**
  * An account given for this run only (CLI flags): upserted by name, its secret kept in
- * memory (a `memory:` reference in the row), never written to disk. Returns its id.
+ * memory (a `memory:` reference in the row), never written to disk. Like any account change,
+ * the next request of the engine and the trackers uses it (flags given again with another
+ * secret replace the cached clients). Returns its id.
  */
 export function useSessionAccount(d: CoreAccountsDeps, a: SessionAccountInput): number {
   const secretRef = a.secretKey ? d.secrets.remember(a.name, a.secretKey) : null;
@@ -46,6 +48,6 @@ export function useSessionAccount(d: CoreAccountsDeps, a: SessionAccountInput): 
     secretRef,
     tokenUrl: a.tokenUrl ?? null,
   });
-  d.access.forget(id);
+  accountChanged(d, id);
   return id;
 }

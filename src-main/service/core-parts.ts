@@ -15,6 +15,7 @@ import { createNotificationHandler } from '../tasks/notify-receiver';
 import { VcaTracker } from '../tasks/vca-tracker';
 import type { AccountAccessCache } from './accounts';
 import type { AppCoreOptions } from './app-core-options';
+import { CredentialHolds } from './credential-holds';
 import { Pauses } from './pauses';
 import { SettingsStore } from './settings-store';
 import { trackedRemoteOps } from './tracked-remote-ops';
@@ -44,6 +45,8 @@ export interface CoreParts {
   vcaRequests: VcaRequestQueue;
   watch: WatchManager;
   followUp: UploadFollowUp;
+  /** Transfers of an account whose credentials the service refused, held with reason `error`. */
+  credentialHolds: CredentialHolds;
   /** Mount under the public base URL's path: POST …/notify/fmgr and …/notify/vca. */
   notificationHandler: (req: IncomingMessage, res: ServerResponse) => void;
 }
@@ -124,6 +127,12 @@ export function buildCoreParts(d: CorePartsDeps): CoreParts {
     vcaRequests,
     problem: d.problem,
   });
+  const credentialHolds = new CredentialHolds({
+    repo: transferRows,
+    pauses,
+    accountName: (id) => accounts.get(id)?.name,
+    problem: d.problem,
+  });
   const notificationHandler = createNotificationHandler({
     publicBaseUrl: d.publicBaseUrl,
     accountByAccessKey: (ak) => access.byAccessKey(ak),
@@ -145,20 +154,23 @@ export function buildCoreParts(d: CorePartsDeps): CoreParts {
     vcaRequests,
     watch,
     followUp,
+    credentialHolds,
     notificationHandler,
   };
 }
 
 /**
  * The core's one event stream from its parts, and the wiring between them: a finished
- * upload → its follow-up (persistentOps task), an uploaded video of a VCA root → a VCA
- * request. Returns the unsubscribe functions.
+ * upload → its follow-up (persistentOps task), a refusal of an account's credentials → a
+ * hold of its transfers, an uploaded video of a VCA root → a VCA request. Returns the
+ * unsubscribe functions.
  */
 export function wireCoreEvents(p: CoreParts, emit: (e: AppEvent) => void): Array<() => void> {
   return [
     p.engine.onTransferChange((t) => {
       emit({ type: 'transfer-changed', transfer: t });
       if (t.state === 'done') p.followUp.transferDone(t.id);
+      p.credentialHolds.transferChanged(t);
     }),
     p.engine.onProgress((pr) => emit({ type: 'transfer-progress', progress: pr })),
     p.watch.on((e) => {

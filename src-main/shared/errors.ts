@@ -41,6 +41,10 @@ export const ERROR_CATALOG = {
     en: 'The Local account belongs to the embedded emulator and cannot be changed.',
   },
   'secret-store-unavailable': { kind: 'local', en: 'The secret could not be stored safely: {reason}' },
+  'account-credentials-refused': {
+    kind: 'service',
+    en: 'The service refused the credentials of the account {account} ({detail}); its uploads are held until the account is saved again or passes a test.',
+  },
   // The service.
   'service-unreachable': { kind: 'service', en: 'The service at {url} cannot be reached: {reason}' },
   'service-auth-failed': { kind: 'service', en: 'The service refused the credentials ({status}): {message}' },
@@ -53,6 +57,19 @@ export const ERROR_CATALOG = {
   // The queue.
   'queue-in-use': { kind: 'conflict', en: 'The queue database is in use by process {pid}; wait for it or stop it.' },
   'database-error': { kind: 'local', en: 'The queue database failed: {detail}' },
+  // The headless door's own refusals (before any verb runs).
+  'door-token-missing': {
+    kind: 'input',
+    en: 'This request carries no valid access token: open the address that blocklift serve printed (it carries the token).',
+  },
+  'door-host-refused': {
+    kind: 'input',
+    en: 'Requests for the host {host} are not served here; use the address that blocklift serve printed.',
+  },
+  'door-origin-refused': {
+    kind: 'input',
+    en: "Requests from the page {origin} are refused; only Blocklift's own page may connect.",
+  },
   // Everything else: a bug.
   internal: { kind: 'internal', en: 'Something went wrong inside Blocklift: {detail}. The event log has the details.' },
 } as const satisfies Record<string, { kind: ErrorKind; en: string }>;

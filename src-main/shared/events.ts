@@ -82,6 +82,8 @@ export interface CoreProblem {
   transferId?: number;
   rootId?: number;
   key?: string;
+  /** The values of the code's message template (shared/errors.ts), for a UI to translate it. */
+  params?: Record<string, string | number>;
 }
 
 export type AppEvent =

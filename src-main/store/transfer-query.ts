@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { TransferRecord } from '../engine/ports';
 import type { PauseReason, TransferQuery, TransferSortField, TransferTotals } from '../shared/contract';
-import { TRANSFER_STATES, type TransferState } from '../shared/models';
+import { TRANSFER_STATES, type TransferSource, type TransferState } from '../shared/models';
 import type { Db } from './db';
 import { SqliteTransferStore } from './transfer-repo';
 
@@ -192,6 +192,33 @@ export class TransferQueryRepo {
         .all(...states) as number[];
     const stmt = this.db.prepare(`SELECT id FROM transfers WHERE id = ? AND ${inStates}`).pluck();
     return ids.filter((id) => stmt.get(id, ...states) !== undefined);
+  }
+
+  /**
+   * Ids of one account's transfers in `states` whose source is not `exceptSource`; only those
+   * paused for `pausedBy` when given (credential holds).
+   */
+  accountTransfers(q: {
+    accountId: number;
+    states: readonly TransferState[];
+    exceptSource?: TransferSource;
+    pausedBy?: PauseReason;
+  }): number[] {
+    if (q.states.length === 0) return [];
+    const terms = ['account_id = ?', `state IN (${q.states.map(() => '?').join(',')})`];
+    const params: unknown[] = [q.accountId, ...q.states];
+    if (q.exceptSource !== undefined) {
+      terms.push('source <> ?');
+      params.push(q.exceptSource);
+    }
+    if (q.pausedBy !== undefined) {
+      terms.push('paused_by = ?');
+      params.push(q.pausedBy);
+    }
+    return this.db
+      .prepare(`SELECT id FROM transfers WHERE ${terms.join(' AND ')} ORDER BY id`)
+      .pluck()
+      .all(...params) as number[];
   }
 
   /** Deletes finished transfer rows (their blocks go with them); returns the ids removed. */

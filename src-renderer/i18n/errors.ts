@@ -39,6 +39,8 @@ export const errorsZhCN: Record<MessageCode, string> = {
   'account-in-use': '账户 {{name}} 正被 {{count}} 个传输或文件夹使用。',
   'account-local-readonly': '本地账户属于内置模拟器，不能修改。',
   'secret-store-unavailable': '无法安全地保存密钥：{{reason}}',
+  'account-credentials-refused':
+    '服务拒绝了账户 {{account}} 的凭证（{{detail}}）；该账户的上传已暂停，重新保存账户或测试通过后继续。',
   'service-unreachable': '无法连接服务 {{url}}：{{reason}}',
   'service-auth-failed': '服务拒绝了凭证（{{status}}）：{{message}}',
   'service-error': '服务返回 {{status}}：{{message}}',
@@ -49,6 +51,9 @@ export const errorsZhCN: Record<MessageCode, string> = {
   'transfer-failed': '{{key}} 上传失败：{{message}}',
   'queue-in-use': '队列数据库正被进程 {{pid}} 使用；请等待或停止该进程。',
   'database-error': '队列数据库出错：{{detail}}',
+  'door-token-missing': '此请求没有有效的访问令牌：请打开 blocklift serve 启动时打印的地址（其中带有令牌）。',
+  'door-host-refused': '此处不提供主机 {{host}} 的请求；请使用 blocklift serve 启动时打印的地址。',
+  'door-origin-refused': '来自页面 {{origin}} 的请求被拒绝；只有 Blocklift 自己的页面可以连接。',
   internal: 'Blocklift 内部出错：{{detail}}。详情见事件日志。',
   'bridge-closed': '与 Blocklift 的连接已断开，正在自动重连。请稍后重试。',
 };

@@ -75,8 +75,10 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
       if (input.proxy) ctx.prefs.setProxy(id, input.proxy);
       if (input.isDefault === true) ctx.prefs.setDefault(id);
       else if (input.isDefault === false && ctx.prefs.defaultId === id) ctx.prefs.setDefault(undefined);
-      // The very next request of the engine and of the trackers uses the new row.
+      // The very next request of the engine and of the trackers uses the new row, and what a
+      // refusal of its credentials held goes on with it.
       ctx.core.accountChanged(id);
+      ctx.core.credentialHolds.release(id);
       changed();
       return views().find((v) => v.id === id)!;
     },
@@ -120,6 +122,7 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
           }),
         );
       }
+      if (checks.every((c) => c.ok)) ctx.core.credentialHolds.release(id);
       return { checks };
     },
   };
