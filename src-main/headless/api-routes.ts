@@ -1,6 +1,6 @@
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
-import { callFromDoor, type DoorBackend } from '../service/door-backend';
+import { callFromDoor, refusal, type DoorBackend } from '../service/door-backend';
 import { API_METHODS, APP_EVENT_NAMES, type AppEventMessage, type AppEventName } from '../shared/contract';
 import { API_HTTP_PREFIX, API_WS_PATH, type ClientMessage, type ServerMessage } from '../shared/wire';
 import { originAllowed } from './access';
@@ -28,7 +28,9 @@ export async function registerApiRoutes(app: FastifyInstance, opts: ApiRouteOpti
       websocket: true,
       preValidation: async (req, reply) => {
         if (!originAllowed(req.headers.origin, req.headers.host, opts.devOrigins))
-          await reply.code(403).type('text/plain').send('This page may not open the Blocklift WebSocket.\n');
+          await reply
+            .code(403)
+            .send(refusal('door-origin-refused', { origin: String(req.headers.origin ?? '(none)').slice(0, 200) }));
       },
     },
     (socket) => serveSocket(socket, opts),

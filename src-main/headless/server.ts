@@ -6,7 +6,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { DoorBackend } from '../service/door-backend';
+import { refusal, type DoorBackend } from '../service/door-backend';
 import { TOKEN_COOKIE, TOKEN_QUERY } from '../shared/wire';
 import { hostAllowed, isLoopbackHost, newToken, tokenMatches } from './access';
 import { registerApiRoutes } from './api-routes';
@@ -141,10 +141,13 @@ interface GuardContext {
   devRendererUrl: string | undefined;
 }
 
-/** The token and Host checks of every request (access.ts); a first visit's token becomes a cookie. */
+/**
+ * The token and Host checks of every request (access.ts); a first visit's token becomes a
+ * cookie. A refusal is the JSON error envelope (`door-host-refused` 403, `door-token-missing` 401).
+ */
 async function guard(req: FastifyRequest, reply: FastifyReply, ctx: GuardContext): Promise<void> {
   if (!hostAllowed({ loopbackOnly: ctx.loopbackOnly, port: ctx.port() }, req.headers.host)) {
-    await reply.code(403).type('text/plain').send('This address is not served here.\n');
+    await reply.code(403).send(refusal('door-host-refused', { host: String(req.headers.host ?? '').slice(0, 200) }));
     return;
   }
   const query = req.query as Record<string, string | undefined>;
@@ -161,10 +164,7 @@ async function guard(req: FastifyRequest, reply: FastifyReply, ctx: GuardContext
   }
   const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
   if (tokenMatches(ctx.token, req.cookies[TOKEN_COOKIE]) || tokenMatches(ctx.token, bearer)) return;
-  await reply
-    .code(401)
-    .type('text/plain')
-    .send('Blocklift: open the URL that `blocklift serve` printed (it carries the access token).\n');
+  await reply.code(401).send(refusal('door-token-missing'));
 }
 
 async function registerRenderer(app: FastifyInstance, rendererDir: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { AppApi, AppError, AppEventMessage, Result } from '../shared/contract';
+import { ERROR_CATALOG, formatMessage, type ErrorCode } from '../shared/errors';
 
 /**
  * What a door (the Electron IPC handlers, the headless HTTP/WebSocket router) serves: the
@@ -30,4 +31,9 @@ export async function callFromDoor(backend: DoorBackend, method: unknown, input:
 
 export function failure(code: AppError['code'], message: string, params: AppError['params'] = {}): Result<never> {
   return { ok: false, error: { code, message, params } };
+}
+
+/** A door's own refusal (before any verb runs) as the envelope, its message from the catalog. */
+export function refusal(code: ErrorCode, params: AppError['params'] = {}): Result<never> {
+  return failure(code, formatMessage(ERROR_CATALOG[code].en, params), params);
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DoorConfigError, startHeadlessDoor, type HeadlessDoor } from '../../../src-main/headless/server';
-import { API_METHODS } from '../../../src-main/shared/contract';
+import { API_METHODS, type Result } from '../../../src-main/shared/contract';
 import { API_HTTP_PREFIX, API_WS_PATH, TOKEN_COOKIE } from '../../../src-main/shared/wire';
 import { AppService } from '../../../src-main/service/app-service';
 
@@ -68,6 +68,10 @@ describe('headless door access', () => {
     ] as const) {
       const res = await fetch(`${door.url}${p}`, { method });
       expect(res.status, p).toBe(401);
+      expect(res.headers.get('content-type'), p).toMatch(/^application\/json/);
+      const body = (await res.json()) as Result<never>;
+      expect(body, p).toMatchObject({ ok: false, error: { code: 'door-token-missing', params: {} } });
+      expect(!body.ok && body.error.message, p).toMatch(/access token/);
     }
     const wrong = await fetch(`${door.url}/`, { headers: { cookie: `${TOKEN_COOKIE}=not-the-token` } });
     expect(wrong.status).toBe(401);
@@ -115,19 +119,28 @@ describe('headless door access', () => {
 
   it('refuses a Host header that is not loopback (DNS rebinding) even with the token', async () => {
     const { request } = await import('node:http');
-    const status = await new Promise<number>((resolve, reject) => {
+    const reply = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
       const req = request(
         `${door.url}/`,
         { headers: { host: `evil.example:${door.port}`, cookie: `${TOKEN_COOKIE}=${door.token}` } },
         (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }),
+          );
         },
       );
       req.on('error', reject);
       req.end();
     });
-    expect(status).toBe(403);
+    expect(reply.status).toBe(403);
+    expect(reply.type).toMatch(/^application\/json/);
+    expect(JSON.parse(reply.body)).toMatchObject({
+      ok: false,
+      error: { code: 'door-host-refused', params: { host: `evil.example:${door.port}` } },
+    });
   });
 
   it('accepts a WebSocket only with the token and the door’s own Origin', async () => {
@@ -137,6 +150,37 @@ describe('headless door access', () => {
     expect(await upgradeStatus(wsUrl, { origin: own })).toBe(401);
     expect(await upgradeStatus(wsUrl, { origin: 'http://evil.example', cookie })).toBe(403);
     expect(await upgradeStatus(wsUrl, { cookie })).toBe(403);
+  });
+
+  it('answers a refused WebSocket upgrade with the JSON error envelope', async () => {
+    const cookie = `${TOKEN_COOKIE}=${door.token}`;
+    const refusedBody = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const ws = new WebSocket(wsUrl, { headers });
+        ws.once('open', () => {
+          ws.close();
+          reject(new Error('the upgrade was accepted'));
+        });
+        ws.once('unexpected-response', (_req, res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body });
+            ws.terminate();
+          });
+        });
+        ws.once('error', (e) => reject(e));
+      });
+    const foreign = await refusedBody({ origin: 'http://evil.example', cookie });
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body)).toMatchObject({
+      ok: false,
+      error: { code: 'door-origin-refused', params: { origin: 'http://evil.example' } },
+    });
+    const noToken = await refusedBody({ origin: door.url });
+    expect(noToken.status).toBe(401);
+    expect(JSON.parse(noToken.body)).toMatchObject({ ok: false, error: { code: 'door-token-missing' } });
   });
 
   it('refuses to listen beyond loopback unless asked explicitly (--host)', async () => {
