@@ -45,3 +45,13 @@ export const silentLogger: Logger = {
   warn: () => undefined,
   error: () => undefined,
 };
+
+/** `logger` with `prefix` before every message (which part of the app speaks). */
+export function prefixedLogger(logger: Logger, prefix: string): Logger {
+  return {
+    debug: (m, f) => logger.debug(prefix + m, f),
+    info: (m, f) => logger.info(prefix + m, f),
+    warn: (m, f) => logger.warn(prefix + m, f),
+    error: (m, f) => logger.error(prefix + m, f),
+  };
+}

@@ -1,4 +1,5 @@
 import { Notification, shell } from 'electron';
+import type { Logger } from '../base/logger';
 import { DEFAULT_BUCKET } from '../emulator/server';
 import { AppService } from '../service/app-service';
 import type { SecretStore } from '../service/secrets';
@@ -15,10 +16,15 @@ export interface DesktopApp {
 }
 
 /** Opens the app service for the desktop door: safeStorage secrets, and the door's own abilities (open a folder). */
-export async function openDesktopApp(opts: { dataDir: string; secrets: SecretStore }): Promise<DesktopApp> {
+export async function openDesktopApp(opts: {
+  dataDir: string;
+  secrets: SecretStore;
+  logger?: Logger;
+}): Promise<DesktopApp> {
   const service = await AppService.open({
     dataDir: opts.dataDir,
     secrets: opts.secrets,
+    logger: opts.logger,
     door: {
       door: 'electron',
       openFolder: async (folder) => {

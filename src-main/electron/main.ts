@@ -46,6 +46,7 @@ async function start(paths: string[]): Promise<void> {
   log.write('info', `desktop app ${app.getVersion()} starting`);
   desktop = await openDesktopApp({
     dataDir,
+    logger: log.logger(),
     secrets: new SafeStorageSecretStore(path.join(dataDir, 'secrets.json')),
   });
   serveRenderer(path.join(root, 'dist', 'renderer'));

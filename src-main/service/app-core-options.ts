@@ -1,3 +1,4 @@
+import type { Logger } from '../base/logger';
 import type { EngineOptions } from '../engine/engine';
 import type { StartEmulatorOptions } from '../emulator/server';
 import type { AppEvent } from '../shared/events';
@@ -53,6 +54,12 @@ export interface AppCoreOptions {
   remoteOpTimeoutMs?: number;
   /** Sleep/wake detection (tests inject clock and timer); false turns it off. Default on. */
   wakeDetector?: Omit<WakeDetectorOptions, 'onWake'> | false;
+  /**
+   * Where parts with no reply or event to carry a report write it (the embedded emulator's
+   * internal errors), never process.stderr. The doors pass their log file's
+   * (`RotatingLog.logger()`); default: the app's log file, <dataDir>/logs/blocklift.log.
+   */
+  logger?: Logger;
   /**
    * Receives every event from the start, before open() resolves: trackers and VCA requests
    * resumed at open may emit (even reach done) while the stored roots are still starting, and a

@@ -11,6 +11,7 @@ import { AccountPrefs } from './account-prefs';
 import type { AppCoreOptions } from './app-core-options';
 import type { CoreParts } from './core-parts';
 import { LOCAL_ACCOUNT_NAME, startEmbedded, type EmbeddedEmulator } from './embedded';
+import { lazyLogFile } from './log-file';
 import { lockQueue, type QueueLock } from './queue-lock';
 import { HeadlessSecretStore, SECRETS_DIR, type SecretStore } from './secrets';
 
@@ -53,7 +54,8 @@ export async function openCoreResources(opts: AppCoreOptions): Promise<CoreResou
   try {
     const accounts = new AccountRepo(db);
     const wantEmbedded = opts.embeddedEmulator ?? accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME);
-    const embedded = wantEmbedded ? await startEmbedded(dataDir, accounts, opts.emulatorOptions) : undefined;
+    const logger = opts.logger ?? lazyLogFile(dataDir);
+    const embedded = wantEmbedded ? await startEmbedded(dataDir, accounts, opts.emulatorOptions, logger) : undefined;
     return { dataDir, db, secrets, access, embedded, lock };
   } catch (e) {
     access.close();

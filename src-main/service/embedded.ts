@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { prefixedLogger, silentLogger, type Logger } from '../base/logger';
 import { DEFAULT_BUCKET, startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../emulator/server';
 import type { AccountRepo } from '../store/account-repo';
 import { readSecretFile, SecretError } from './secrets';
@@ -47,15 +48,19 @@ export function localSecret(dataDir: string): { file: string; secret: string } {
  * <dataDir>/emulator, and creates or updates the "Local" account pointing at it (upload and
  * management URL; download domain = its download URL of the bucket, so access URLs of
  * uploaded objects work). The account row holds `file:<key file>`, never the secret.
+ * What it reports (internal errors, a background task that stopped) goes to `logger`.
  * The caller owns the emulator and closes it.
  */
 export async function startEmbedded(
   dataDir: string,
   accounts: AccountRepo,
   overrides: Partial<StartEmulatorOptions> = {},
+  logger: Logger = silentLogger,
 ): Promise<EmbeddedEmulator> {
   const { file, secret } = localSecret(dataDir);
   const emulator = await startEmulator({
+    // What the emulator reports goes to the app's log, never to the app's stderr.
+    logger: prefixedLogger(logger, 'embedded emulator: '),
     ...overrides,
     port: 0,
     host: '127.0.0.1',

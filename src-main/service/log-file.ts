@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { formatLogLine, type Logger, type LogFields } from '../base/logger';
 import type { AppEventMessage } from '../shared/contract';
 
 /** The log folder inside the data folder, and the current file's name. */
@@ -52,6 +53,18 @@ export class RotatingLog {
     }
   }
 
+  /**
+   * This log as a Logger (base/logger.ts), for parts that report with no reply or event to
+   * carry it (the embedded emulator): one line per entry with its fields; debug is dropped.
+   */
+  logger(prefix = ''): Logger {
+    const at =
+      (level: 'info' | 'warn' | 'error') =>
+      (message: string, fields?: LogFields): void =>
+        this.write(level, formatLogLine(prefix, 'info', message, fields));
+    return { debug: () => undefined, info: at('info'), warn: at('warn'), error: at('error') };
+  }
+
   /** Writes every problem event batch of a service; returns the unsubscribe function. */
   follow(on: (listener: (e: AppEventMessage) => void) => () => void): () => void {
     return on((e) => {
@@ -89,4 +102,23 @@ function renameIfExists(from: string, to: string): void {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
+}
+
+/**
+ * The app's log file as a Logger, the file opened at the first line (a run that logs nothing
+ * creates no log folder). What the core uses when its door passed no logger of its own.
+ */
+export function lazyLogFile(dataDir: string): Logger {
+  let log: Logger | undefined;
+  const at =
+    (level: keyof Logger) =>
+    (message: string, fields?: LogFields): void => {
+      try {
+        log ??= new RotatingLog({ dataDir }).logger();
+      } catch {
+        return; // no log folder (read-only disk): logging never breaks the app
+      }
+      log[level](message, fields);
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

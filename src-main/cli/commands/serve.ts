@@ -60,10 +60,13 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
   const { DoorConfigError, startHeadlessDoor } = await import('../../headless/server');
   // Notify URLs of the tasks the app submits point at this door (its receiver is mounted at /notify/).
   const { QueueInUseError } = await import('../../service/queue-lock');
+  // Before the service: the embedded emulator reports into it from its start.
+  const log = new RotatingLog({ dataDir });
   let service;
   try {
     service = await AppService.open({
       dataDir,
+      logger: log.logger(),
       door: { door: 'headless' },
       publicBaseUrl: `http://127.0.0.1:${port}`,
     });
@@ -94,7 +97,6 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
   }
   // The command line finds this app here and hands its work to it (door-file.ts); 0600: it holds the token.
   const removeDoorFile = writeDoorFile(dataDir, { url: door.url, token: door.token, db: databaseFile(dataDir) });
-  const log = new RotatingLog({ dataDir });
   const unfollow = log.follow((l) => service.on(l));
   log.write('info', `serve ${APP_VERSION} started at ${door.url} (token not logged)`);
   process.stdout.write(
