@@ -98,6 +98,15 @@ export class RootIndexer {
         if (rejected) settle.push(rejected);
         continue;
       }
+      if (cls === 'changed' && row) {
+        const same = await this.sameBytesAsUploaded(row, f);
+        if (same) {
+          counts.unchangedFiles++;
+          counts.unchangedBytes += f.size;
+          settle.push(same);
+          continue;
+        }
+      }
       if (cls === 'new' && (await this.tryRename(f, mapped.key))) {
         counts.renamedFiles++;
         continue;
@@ -112,6 +121,41 @@ export class RootIndexer {
       if (i + INDEX_BATCH_FILES < toQueue.length) await yieldToLoop();
     }
     return counts;
+  }
+
+  /**
+   * A file whose size and mtime differ from its row but whose bytes are what was uploaded: rewritten with the
+   * same content, or (the case that matters) rewritten while its upload ran, so the upload sent the new bytes
+   * but the row still holds the old version's mtime. Uploading it again would store the same version twice.
+   * Hashes the file only when its size is the uploaded one; returns the row that records it as uploaded.
+   */
+  private async sameBytesAsUploaded(row: SyncFileRecord, f: ScannedFile): Promise<SyncFileRecord | undefined> {
+    let uploaded: { etag: string; size: number; key: string } | undefined;
+    if (row.state === 'uploaded' && row.etag !== null && row.remoteKey !== null)
+      uploaded = { etag: row.etag, size: row.size, key: row.remoteKey };
+    else if (row.state === 'queued' && row.transferId !== null) {
+      const t = this.d.queue.get(row.transferId);
+      if (t?.state === 'done' && t.etag !== null) uploaded = { etag: t.etag, size: t.size, key: t.key };
+    }
+    if (!uploaded || uploaded.size !== f.size) return undefined;
+    let etag: string;
+    try {
+      etag = (await etagOfFile(this.abs(f.relPath))).etag;
+    } catch {
+      return undefined; // unreadable now: the upload path reports it
+    }
+    if (etag !== uploaded.etag) return undefined;
+    return {
+      ...row,
+      size: f.size,
+      mtimeMs: f.mtimeMs,
+      state: 'uploaded',
+      etag,
+      remoteKey: uploaded.key,
+      errorCode: null,
+      errorMessage: null,
+      missingSince: null,
+    };
   }
 
   /** The row of an unchanged file that was missing or queued, as it stands now (uploaded or skipped). */
@@ -346,7 +390,8 @@ export class RootIndexer {
     const f = hit.file;
     const next: SyncFileRecord =
       t.state === 'done'
-        ? { ...f, state: 'uploaded', etag: t.etag, remoteKey: t.key, errorCode: null, errorMessage: null }
+        ? // t.size: the bytes the upload sent (a file rewritten during its upload is sent as rewritten)
+          { ...f, size: t.size, state: 'uploaded', etag: t.etag, remoteKey: t.key, errorCode: null, errorMessage: null }
         : t.state === 'failed'
           ? {
               ...f,

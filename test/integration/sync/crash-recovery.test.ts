@@ -1,6 +1,6 @@
-import { utimes, writeFile } from 'node:fs/promises';
+import { stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AccountRepo } from '../../../src-main/store/account-repo';
 import { SyncHarness } from './harness';
 
@@ -56,5 +56,40 @@ describe('root indexer: recovery of a batch cut by a crash', () => {
     await h.settle();
     expect(h.takeUploads()).toEqual(['up/a.jpg']);
     expect(h.repo!.getFile(root.id, 'a.jpg')?.state).toBe('uploaded');
+  });
+
+  it('a file rewritten before its queued upload ran is uploaded once, with the new bytes', async () => {
+    // As after a crash: the row was queued for one version, the file was rewritten while the app was down,
+    // and the upload (which reads the file when it starts) sends the new bytes. The row still held the
+    // old version's size and mtime, so the check after the upload took the file for changed again.
+    const abs = path.join(h.folder, 'a.jpg');
+    const old = new Date(Date.now() - 120_000);
+    await writeFile(abs, 'first version');
+    await utimes(abs, old, old);
+    const root = await h.openRun({ backend: 'parcel', startEngine: false });
+    await root.start();
+    await root.whenSettled();
+    const queued = h.repo!.getFile(root.id, 'a.jpg');
+    expect(queued).toMatchObject({ state: 'queued' });
+
+    await writeFile(abs, 'the second, longer version of the file');
+    const later = new Date(Date.now() - 60_000);
+    await utimes(abs, later, later);
+    const second = await stat(abs);
+    await root.rescan();
+    await root.whenSettled();
+    h.engine!.start();
+    await vi.waitFor(
+      () => {
+        const row = h.repo!.getFile(root.id, 'a.jpg');
+        expect(row).toMatchObject({ state: 'uploaded', size: second.size, mtimeMs: second.mtimeMs });
+      },
+      { timeout: 45_000, interval: 100 },
+    );
+    await root.whenSettled();
+    await h.settle();
+    const transfers = h.db!.prepare('SELECT state FROM transfers WHERE local_path = ?').all(abs);
+    expect(transfers).toEqual([{ state: 'done' }]);
+    expect(h.takeUploads()).toEqual(['up/a.jpg']);
   });
 });
