@@ -1,17 +1,25 @@
 import { onUnexpectedError } from '../base/unexpected-error';
 import type { EngineStore } from './ports';
 
+/** How a run's end was recorded (the engine's finish says; undefined when it threw). */
+export type EndRecorded = 'recorded' | 'disk-full' | 'failed' | undefined;
+
+interface Pending {
+  write: () => EndRecorded;
+  result: EndRecorded;
+}
+
 /**
  * Records how runs ended in one transaction for all the runs that ended in the same turn of
  * the event loop (small files end many at a time: one commit instead of one per file).
- * `record` resolves once its write ran; it never rejects. Should the transaction fail as a
- * whole, each record is run again on its own (the engine's finish reports its own failures
- * and its writes are idempotent). `afterWrites` runs after the writes, in the same
- * transaction: the engine starts the runs' successors there, so their launch writes share
- * the commit too.
+ * `record` resolves with its write's result once it ran; it never rejects. Should the
+ * transaction fail as a whole, each record is run again on its own (the engine's finish
+ * reports its own failures and its writes are idempotent). `afterWrites` runs after the
+ * writes, in the same transaction: the engine starts the runs' successors there, so their
+ * launch writes share the commit too.
  */
 export class EndBatch {
-  private pending: Array<() => void> = [];
+  private pending: Pending[] = [];
   private flushed: Promise<void> | undefined;
 
   constructor(
@@ -19,17 +27,19 @@ export class EndBatch {
     private readonly afterWrites: () => void = () => undefined,
   ) {}
 
-  record(write: () => void): Promise<void> {
-    this.pending.push(write);
+  async record(write: () => EndRecorded): Promise<EndRecorded> {
+    const p: Pending = { write, result: undefined };
+    this.pending.push(p);
     this.flushed ??= new Promise<void>((resolve) => setImmediate(() => resolve(this.flush())));
-    return this.flushed;
+    await this.flushed;
+    return p.result;
   }
 
   private flush(): void {
     const writes = this.pending;
     this.pending = [];
     this.flushed = undefined;
-    const all = [...writes, this.afterWrites];
+    const all = [...writes, { write: () => (this.afterWrites(), undefined), result: undefined }];
     try {
       this.store.batch(() => all.forEach(guarded));
     } catch {
@@ -38,11 +48,12 @@ export class EndBatch {
   }
 }
 
-function guarded(write: () => void): void {
+function guarded(p: Pending): void {
   try {
-    write();
+    p.result = p.write();
   } catch (e) {
     // the engine's finish already reports what it can; nothing here may reject a run's promise
+    p.result = undefined;
     onUnexpectedError(e, 'engine: recording how a transfer ended');
   }
 }

@@ -2,8 +2,8 @@ import { statSync } from 'node:fs';
 import { Emitter } from '../base/emitter';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
-import { EndBatch } from './end-batch';
-import { StopRequest, TransferFailure } from './errors';
+import { EndBatch, type EndRecorded } from './end-batch';
+import { DISK_FULL_RETRY_MS, StopRequest, TransferFailure, diskFullFailure, isDiskFull, sleep } from './errors';
 import { FileUpload } from './file-upload';
 import { checkBlockSize } from './plan';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';
@@ -274,6 +274,11 @@ export class UploadEngine implements TransferQueue, TransferControl {
     });
   }
 
+  /**
+   * Runs a transfer to its end. A full disk holds it instead of failing it: the run is tried
+   * again every DISK_FULL_RETRY_MS (from the blocks the database kept) until the disk has
+   * room, the user stops it or the engine closes; the same holds for recording the end.
+   */
   private async runOne(
     rec: TransferRecord,
     ctrl: AbortController,
@@ -281,9 +286,57 @@ export class UploadEngine implements TransferQueue, TransferControl {
     tracker: ProgressTracker,
     release: () => void,
   ): Promise<void> {
-    let outcome: UploadOutcome | undefined;
-    let failure: TransferFailure | undefined;
-    let stopTo: StopRequest['to'] | undefined;
+    let end = await this.attempt(rec, ctrl, hard, tracker);
+    while (end.failure?.code === 'disk-full' && !this.closed) {
+      if (!(await this.holdOnDiskFull(rec.id, tracker, end.failure, ctrl.signal))) {
+        end = { stopTo: (ctrl.signal.reason as StopRequest).to };
+        break;
+      }
+      end = await this.attempt(this.store.getTransfer(rec.id) ?? rec, ctrl, hard, tracker);
+    }
+    if (end.failure?.code === 'disk-full') end = { stopTo: 'queued' };
+    for (;;) {
+      const recorded = await this.ends.record(() => {
+        let r: EndRecorded;
+        try {
+          r = this.finish(rec, tracker, end.outcome, end.failure, end.stopTo);
+          return r;
+        } finally {
+          // The slot is freed with the final write (EndBatch pumps in its transaction), not
+          // while a full disk keeps that write from happening.
+          if (r! !== 'disk-full' || this.closed) release();
+        }
+      });
+      if (recorded !== 'disk-full' || this.closed) return;
+      await this.holdOnDiskFull(rec.id, tracker, diskFullFailure(null), new AbortController().signal);
+    }
+  }
+
+  /** Tells listeners a full disk holds the transfer, waits; false when stopped meanwhile. */
+  private async holdOnDiskFull(
+    id: number,
+    tracker: ProgressTracker,
+    failure: TransferFailure,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const reason = `disk-full: ${failure.message} → retry`;
+    this.onRetry(id, tracker, reason, DISK_FULL_RETRY_MS);
+    this.safeLog('warn', 'retry', reason, id);
+    try {
+      await sleep(DISK_FULL_RETRY_MS, signal);
+      return true;
+    } catch {
+      return !(signal.reason instanceof StopRequest);
+    }
+  }
+
+  /** One try of a transfer's upload: its outcome, its failure, or where a stop sent it. */
+  private async attempt(
+    rec: TransferRecord,
+    ctrl: AbortController,
+    hard: AbortController,
+    tracker: ProgressTracker,
+  ): Promise<{ outcome?: UploadOutcome; failure?: TransferFailure; stopTo?: StopRequest['to'] }> {
     try {
       this.setState(rec.id, { state: 'uploading', lastError: null, warning: null });
       let phase: TransferState = 'uploading';
@@ -306,32 +359,30 @@ export class UploadEngine implements TransferQueue, TransferControl {
           this.safeLog('warn', 'retry', reason, rec.id);
         },
       });
-      outcome = await upload.run({ soft: ctrl.signal, hard: hard.signal });
+      return { outcome: await upload.run({ soft: ctrl.signal, hard: hard.signal }) };
     } catch (e) {
-      if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) stopTo = ctrl.signal.reason.to;
-      else if (e instanceof TransferFailure) failure = e;
-      else
-        failure = new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, {
+      if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) return { stopTo: ctrl.signal.reason.to };
+      if (isDiskFull(e)) return { failure: e instanceof TransferFailure ? e : diskFullFailure(e) };
+      if (e instanceof TransferFailure) return { failure: e };
+      return {
+        failure: new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, {
           cause: e,
-        });
+        }),
+      };
     }
-    await this.ends.record(() => {
-      try {
-        this.finish(rec, tracker, outcome, failure, stopTo);
-      } finally {
-        release();
-      }
-    });
   }
 
-  /** Records how a run ended; a failing store write here is logged, never thrown. */
+  /**
+   * Records how a run ended; a failing store write here is logged, never thrown. Returns
+   * 'disk-full' when the disk had no room for it (the caller tries again).
+   */
   private finish(
     rec: TransferRecord,
     tracker: ProgressTracker,
     outcome: UploadOutcome | undefined,
     failure: TransferFailure | undefined,
     stopTo: StopRequest['to'] | undefined,
-  ): void {
+  ): 'recorded' | 'disk-full' | 'failed' {
     const t = this.now();
     try {
       if (stopTo) {
@@ -358,8 +409,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
         });
         this.safeLog('error', 'transfer-failed', failure.message, rec.id);
       }
+      return 'recorded';
     } catch (e) {
-      // The database refused the write (disk full?): tell listeners what we know anyway.
+      if (isDiskFull(e)) return 'disk-full';
+      // The database refused the write (read-only?): tell listeners what we know anyway.
       const snap = this.get(rec.id);
       if (snap) {
         const lastError = failure
@@ -367,6 +420,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
           : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
         this.changes.emit({ ...snap, state: 'failed', lastError });
       }
+      return 'failed';
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * A transfer's failure as the engine records it: a stable code to branch on and a message
  * a person can act on. Codes: file-missing, file-unreadable, file-changed, file-vanished,
- * hash-mismatch, db-write-failed, bad-reply, plus the retry policy's codes (retry.ts).
+ * hash-mismatch, db-write-failed, disk-full (held and retried, never a failed state),
+ * bad-reply, plus the retry policy's codes (retry.ts).
  */
 export class TransferFailure extends Error {
   override readonly name = 'TransferFailure';
@@ -42,14 +43,42 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Runs a store write; a failure (disk full, read-only) fails the transfer with a clear code. */
+/** How often a transfer held by a full disk tries again. */
+export const DISK_FULL_RETRY_MS = 2000;
+
+const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'disk-full']);
+
+/** Whether `e` (or an error it wraps) says the disk is full: SQLite's SQLITE_FULL, a write's ENOSPC or EDQUOT. */
+export function isDiskFull(e: unknown): boolean {
+  let x: unknown = e;
+  for (let depth = 0; depth < 8 && typeof x === 'object' && x !== null; depth++) {
+    if (DISK_FULL_CODES.has(String((x as { code?: unknown }).code))) return true;
+    x = (x as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The failure that holds a transfer while the database's disk is full (the engine retries it). */
+export function diskFullFailure(e: unknown): TransferFailure {
+  return new TransferFailure(
+    'disk-full',
+    'the disk holding the queue database is full; the upload waits and goes on when space is freed',
+    { cause: e },
+  );
+}
+
+/**
+ * Runs a store write; a failure fails the transfer with a clear code: disk-full (the engine
+ * holds the transfer and retries) or db-write-failed (read-only, held by another process).
+ */
 export function storeWrite(fn: () => void): void {
   try {
     fn();
   } catch (e) {
+    if (isDiskFull(e)) throw diskFullFailure(e);
     throw new TransferFailure(
       'db-write-failed',
-      `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); ${/^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: string }).code)) ? 'another process holds it (two uploads on one database?)' : 'is its disk full or read-only?'}`,
+      `could not save upload progress to the database (${(e as { code?: string }).code ?? (e as Error).message}); ${/^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: string }).code)) ? 'another process holds it (two uploads on one database?)' : 'is it read-only?'}`,
       { cause: e },
     );
   }

@@ -285,31 +285,59 @@ describe('engine resilience', () => {
     },
   );
 
-  it('a full database fails the transfer with db-write-failed instead of crashing', async () => {
-    rig = await startRig({ engine: { chunkBytes: 256 * 1024 } });
-    const r = rig;
-    // A sparse 1 GiB file: 256 block rows do not fit in the pages the database already has.
-    const { truncateSync, closeSync, openSync } = await import('node:fs');
-    closeSync(openSync(path.join(r.dir, 'full.bin'), 'w'));
-    truncateSync(path.join(r.dir, 'full.bin'), 1024 * MiB);
-    const [id] = r.engine.enqueue([req(r, 'full.bin')]);
-    // The transfer row exists; now the database file may not grow and every free byte is
-    // used, so the engine's next writes (its blocks) hit SQLITE_FULL.
-    r.db.pragma(`max_page_count = ${r.db.pragma('page_count', { simple: true }) as number}`);
-    const fill = r.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
-    let n = 0;
-    for (let size = 4096; size >= 1;) {
-      try {
-        fill.run(`filler-${n++}`, 'x'.repeat(size));
-      } catch {
-        size = Math.floor(size / 2);
+  it(
+    'a full database holds the transfer (retried every ~2 s as disk-full), and it finishes when space returns',
+    { timeout: 180_000 },
+    async () => {
+      rig = await startRig({ engine: { chunkBytes: 256 * 1024 } });
+      const r = rig;
+      const data = await r.file('full.bin', 12 * MiB + 3);
+      const retries: Array<{ reason: string; nextAttemptAt: number; at: number }> = [];
+      const states: string[] = [];
+      const offP = r.engine.onProgress((p) => p.retry && retries.push({ ...p.retry, at: Date.now() }));
+      const offC = r.engine.onTransferChange((t) => states.push(t.state));
+      // A paused transfer whose block rows will use up the blocks table's last page.
+      const [pad] = r.store.insertTransfers([req(r, 'full.bin', 'pad')], { blockSize: 4 * MiB, conflict: 'skip' });
+      r.store.updateTransfer(pad!, { state: 'paused' });
+      const [id] = r.engine.enqueue([req(r, 'full.bin')]);
+      // The transfer row exists and its run has started; now every free byte of the database
+      // is used and its file may not grow: the engine's next writes (the transfer's blocks)
+      // hit SQLITE_FULL, as on a full disk.
+      r.db.pragma(`max_page_count = ${r.db.pragma('page_count', { simple: true }) as number}`);
+      const fillSettings = r.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
+      for (let n = 0, size = 4096; size >= 1; n++) {
+        try {
+          fillSettings.run(`filler-${n}`, 'x'.repeat(size));
+        } catch {
+          size = Math.floor(size / 2);
+        }
       }
-    }
-    const s = await r.settled(id!);
-    expect(s.state).toBe('failed');
-    expect(s.lastError?.code).toBe('db-write-failed');
-    expect(s.lastError?.message).toMatch(/disk full/);
-  });
+      const fillBlocks = r.db.prepare('INSERT INTO blocks (transfer_id, idx, size) VALUES (?, ?, 1)');
+      for (let i = 0; ; i++) {
+        try {
+          fillBlocks.run(pad, i);
+        } catch {
+          break;
+        }
+      }
+      await expect.poll(() => retries.length, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+      expect(retries[0]!.reason).toMatch(/^disk-full: .*database is full.* → retry$/);
+      // About 2 s apart (a hold, not a busy loop), never failed.
+      expect(retries[1]!.at - retries[0]!.at).toBeGreaterThanOrEqual(1500);
+      expect(retries[0]!.nextAttemptAt - retries[0]!.at).toBeGreaterThan(1000);
+      expect(states).not.toContain('failed');
+      expect(r.engine.get(id!)!.state).not.toBe('failed');
+      // Space returns.
+      r.db.pragma('max_page_count = 1073741823');
+      const s = await r.settled(id!);
+      offP();
+      offC();
+      expect(s.state).toBe('done');
+      expect(states).not.toContain('failed');
+      expect(sha1(await r.download('full.bin'))).toBe(sha1(data));
+      expect(r.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    },
+  );
 
   it('progress events are throttled to about 10 a second per transfer, with speed and ETA', async () => {
     rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 16 * MiB } });
