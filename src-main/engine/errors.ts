@@ -1,3 +1,7 @@
+import { isDiskFull } from '../base/disk-full';
+
+export { isDiskFull };
+
 /**
  * A transfer's failure as the engine records it: a stable code to branch on and a message
  * a person can act on. Codes: file-missing, file-unreadable, file-changed, file-vanished,
@@ -45,18 +49,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** How often a transfer held by a full disk tries again. */
 export const DISK_FULL_RETRY_MS = 2000;
-
-const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'disk-full']);
-
-/** Whether `e` (or an error it wraps) says the disk is full: SQLite's SQLITE_FULL, a write's ENOSPC or EDQUOT. */
-export function isDiskFull(e: unknown): boolean {
-  let x: unknown = e;
-  for (let depth = 0; depth < 8 && typeof x === 'object' && x !== null; depth++) {
-    if (DISK_FULL_CODES.has(String((x as { code?: unknown }).code))) return true;
-    x = (x as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 /** The failure that holds a transfer while the database's disk is full (the engine retries it). */
 export function diskFullFailure(e: unknown): TransferFailure {

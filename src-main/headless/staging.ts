@@ -5,8 +5,10 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
+import { isDiskFull } from '../base/disk-full';
 import { failure, type DoorBackend } from '../service/door-backend';
 import type { AddTransfersInput, TransferTarget } from '../shared/contract';
+import { ERROR_CATALOG, formatMessage } from '../shared/errors';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../shared/wire';
 
 /** Transfer states after which a staged copy is no longer needed. */
@@ -53,9 +55,15 @@ export class StagedFiles {
     return path.join(dir, ...parts);
   }
 
+  /** Streams a body to its staged path; a write that fails leaves no partial file behind. */
   async write(file: string, body: Readable): Promise<void> {
-    await mkdir(path.dirname(file), { recursive: true });
-    await pipeline(body, createWriteStream(file));
+    try {
+      await mkdir(path.dirname(file), { recursive: true });
+      await pipeline(body, createWriteStream(file));
+    } catch (e) {
+      await unlink(file).catch(() => undefined);
+      throw e;
+    }
   }
 
   async commit(batch: string, target: TransferTarget, options: AddTransfersInput['options']) {
@@ -102,7 +110,15 @@ export function registerStagingRoutes(app: FastifyInstance, staged: StagedFiles)
       const file = staged.pathOf(batch, decodeURIComponent(rel));
       if (!file)
         return reply.code(400).send(failure('invalid-input', 'The staged file name is not valid.', { detail: rel }));
-      await staged.write(file, req.body as Readable);
+      try {
+        await staged.write(file, req.body as Readable);
+      } catch (e) {
+        if (!isDiskFull(e)) throw e;
+        // 507 Insufficient Storage: the browser keeps the file and can send it again later.
+        req.raw.resume();
+        const params = { path: staged.dir };
+        return reply.code(507).send(failure('disk-full', formatMessage(ERROR_CATALOG['disk-full'].en, params), params));
+      }
       return { ok: true, value: { staged: true } };
     });
   });

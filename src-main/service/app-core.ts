@@ -137,7 +137,7 @@ export class AppCore {
     this.followUp = p.followUp;
     this.credentialHolds = p.credentialHolds;
     this.notificationHandler = p.notificationHandler;
-    this.unsubscribers = wireCoreEvents(p, (e) => this.events.emit(e));
+    this.unsubscribers = wireCoreEvents(p, (e) => this.events.emit(e), this.db.name);
   }
 
   /** Opens the database, the embedded emulator when due, the engine, trackers and watch roots (core-lifecycle.ts). */

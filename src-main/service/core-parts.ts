@@ -21,6 +21,7 @@ import { SettingsStore } from './settings-store';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
 import { UploadSchedule } from './upload-schedule';
+import { DiskFullProblems } from './disk-full-problems';
 import { VcaRequestQueue } from './vca-requests';
 
 /** The parts of the app core, built over one open database (service-internal). */
@@ -165,14 +166,18 @@ export function buildCoreParts(d: CorePartsDeps): CoreParts {
  * hold of its transfers, an uploaded video of a VCA root → a VCA request. Returns the
  * unsubscribe functions.
  */
-export function wireCoreEvents(p: CoreParts, emit: (e: AppEvent) => void): Array<() => void> {
+export function wireCoreEvents(p: CoreParts, emit: (e: AppEvent) => void, dbFile: string): Array<() => void> {
+  const diskFull = new DiskFullProblems(dbFile, (problem) => emit({ type: 'problem', problem }));
   return [
     p.engine.onTransferChange((t) => {
       emit({ type: 'transfer-changed', transfer: t });
       if (t.state === 'done') p.followUp.transferDone(t.id);
       p.credentialHolds.transferChanged(t);
     }),
-    p.engine.onProgress((pr) => emit({ type: 'transfer-progress', progress: pr })),
+    p.engine.onProgress((pr) => {
+      emit({ type: 'transfer-progress', progress: pr });
+      diskFull.progress(pr);
+    }),
     p.watch.on((e) => {
       emit({ type: 'watch', event: e });
       if (e.type === 'file-done' && e.vcaRequested) p.followUp.videoUploaded(e.rootId, e.key);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { DiskFullProblems } from '../../../src-main/service/disk-full-problems';
+import type { CoreProblem } from '../../../src-main/shared/events';
+
+const progress = (id: number, reason?: string) => ({
+  id,
+  bytesDone: 0,
+  size: 10,
+  speed: 0,
+  etaSeconds: null,
+  ...(reason ? { retry: { reason, nextAttemptAt: 0 } } : {}),
+});
+
+describe('DiskFullProblems', () => {
+  it('names the database in a disk-full problem, at most once per interval, only for disk-full holds', () => {
+    let t = 1_000;
+    const seen: CoreProblem[] = [];
+    const d = new DiskFullProblems(
+      '/data/blocklift.db',
+      (p) => seen.push(p),
+      () => t,
+      30_000,
+    );
+    d.progress(progress(1));
+    d.progress(progress(1, 'bput 503: busy → retry'));
+    expect(seen).toEqual([]);
+    d.progress(progress(7, 'disk-full: the disk holding the queue database is full → retry'));
+    expect(seen).toEqual([
+      {
+        code: 'disk-full',
+        message: 'The disk holding /data/blocklift.db is full; free space and the upload continues.',
+        params: { path: '/data/blocklift.db' },
+        transferId: 7,
+      },
+    ]);
+    t += 2_000;
+    d.progress(progress(8, 'disk-full: again → retry'));
+    expect(seen).toHaveLength(1);
+    t += 30_000;
+    d.progress(progress(8, 'disk-full: again → retry'));
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.transferId).toBe(8);
+  });
+});
