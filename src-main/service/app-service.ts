@@ -25,6 +25,7 @@ import { transfersArea } from './api/transfers';
 import { transferView, type RootScanInfo } from './api/views';
 import { AppCore, type AppCoreOptions } from './app-core';
 import { EventCoalescer, type FlushClock } from './event-coalescer';
+import { startHealthMonitor } from './process-health';
 
 export interface AppServiceOptions extends AppCoreOptions {
   /** What the door can do that the service cannot (open a folder…). */
@@ -115,6 +116,7 @@ export class AppService implements AppApi {
     // Events the core emits while it opens (resumed trackers, VCA requests) are kept and
     // handed to the service once it exists, so none is lost between open and subscribe.
     let early: AppEvent[] | undefined = [];
+    startHealthMonitor();
     const core = await AppCore.open({ ...opts, onEvent: (e) => early?.push(e) });
     const service = new AppService(core, opts);
     const kept = early;

@@ -358,6 +358,16 @@ export interface AppStatus {
   /** Door abilities a screen may offer. */
   can: { openDataFolder: boolean; openPath: boolean; localPaths: boolean };
   firstRun: boolean;
+  /** The main process's event-loop delay and memory (service/process-health.ts). */
+  health: ProcessHealth;
+}
+
+/** Event-loop delay percentiles (ms) over the last one to two minutes (`windowMs`), and memory. */
+export interface ProcessHealth {
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  windowMs: number;
+  rssBytes: number;
+  heapUsedBytes: number;
 }
 
 // ---------------------------------------------------------------------------------------

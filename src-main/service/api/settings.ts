@@ -6,6 +6,7 @@ import { checkSchedule } from '../../sync/schedule';
 import { checkBlockSize } from '../../engine/plan';
 import { LOCAL_ACCOUNT_NAME } from '../embedded';
 import { writeSupportBundle } from '../support-bundle';
+import { processHealth } from '../process-health';
 
 /**
  * Settings: one owner per setting. The stored values are the SettingsStore's; the
@@ -61,6 +62,7 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
           core.accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME) &&
           core.syncRepo.listRoots().length === 0 &&
           Object.values(totals).every((n) => n === 0),
+        health: processHealth(),
       };
     },
     openDataFolder: async () => {

@@ -177,6 +177,12 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
           schedule: { running: true, bytesPerSecond: null, nextChangeAt: null },
           can: { openDataFolder: false, openPath: false, localPaths: false },
           firstRun: true,
+          health: {
+            eventLoopDelayMs: { p50: 10.1, p99: 12.3, max: 20.5 },
+            windowMs: 60_000,
+            rssBytes: 150 * 1024 * 1024,
+            heapUsedBytes: 60 * 1024 * 1024,
+          },
         },
       }),
     },

@@ -129,5 +129,13 @@ describe('tasks, queue verbs and settings, through the contract', () => {
     const status = value(await svc.app.status());
     expect(status).toMatchObject({ door: 'in-process', paused: null, can: { openDataFolder: false } });
     expect(status.emulator?.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    // The process's health: event-loop delay measured since the service opened, and memory.
+    const h = status.health;
+    expect(h.rssBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(h.heapUsedBytes).toBeGreaterThan(0);
+    expect(h.windowMs).toBeGreaterThan(0);
+    expect(h.eventLoopDelayMs.max).toBeGreaterThanOrEqual(h.eventLoopDelayMs.p99);
+    expect(h.eventLoopDelayMs.p99).toBeGreaterThanOrEqual(h.eventLoopDelayMs.p50);
+    expect(h.eventLoopDelayMs.p50).toBeGreaterThan(0);
   });
 });
