@@ -1,3 +1,6 @@
+/** How often work held by a full disk (a transfer, a watched file) is tried again. */
+export const DISK_FULL_RETRY_MS = 2000;
+
 const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', 'disk-full']);
 
 /**

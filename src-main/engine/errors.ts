@@ -1,6 +1,6 @@
-import { isDiskFull } from '../base/disk-full';
+import { DISK_FULL_RETRY_MS, isDiskFull } from '../base/disk-full';
 
-export { isDiskFull };
+export { DISK_FULL_RETRY_MS, isDiskFull };
 
 /**
  * A transfer's failure as the engine records it: a stable code to branch on and a message
@@ -46,9 +46,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-/** How often a transfer held by a full disk tries again. */
-export const DISK_FULL_RETRY_MS = 2000;
 
 /** The failure that holds a transfer while the database's disk is full (the engine retries it). */
 export function diskFullFailure(e: unknown): TransferFailure {

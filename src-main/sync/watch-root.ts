@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Emitter } from '../base/emitter';
+import { DISK_FULL_RETRY_MS, isDiskFull } from '../base/disk-full';
 import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
@@ -59,6 +60,8 @@ export class WatchRoot {
   private chain: Promise<unknown> = Promise.resolve();
   private pendingEvents: Array<{ type: WatchEvent['type']; relPath: string }> = [];
   private housekeeping: NodeJS.Timeout | undefined;
+  /** Timers of stable files held by a full disk, cleared at close. */
+  private readonly diskFullRetries = new Set<NodeJS.Timeout>();
   private unsubscribeQueue: () => void;
   private busy = 0;
   /** Whether missing rows may be finalized yet (missing-hold.ts). */
@@ -204,6 +207,8 @@ export class WatchRoot {
     this.unsubscribeQueue();
     if (this.housekeeping) clearInterval(this.housekeeping);
     this.housekeeping = undefined;
+    for (const t of this.diskFullRetries) clearTimeout(t);
+    this.diskFullRetries.clear();
     await this.stopWatching();
     await this.chain;
     this.setState('closed', null);
@@ -237,13 +242,37 @@ export class WatchRoot {
       stat: async (rel) => this.observeFile(rel),
       onReady: (files) =>
         runDetached(
-          this.serial(() =>
-            this.indexer.admit(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs }))),
-          ),
+          this.admitStable(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs }))),
           'watch root: admit stable files',
         ),
     });
     return this.stability;
+  }
+
+  /**
+   * Indexes and queues files that stopped changing. A full disk (under the database) holds
+   * them: a problem says so, and they are tried again every DISK_FULL_RETRY_MS until there is
+   * room or the root closes.
+   */
+  private async admitStable(files: Array<{ relPath: string; size: number; mtimeMs: number }>): Promise<void> {
+    try {
+      await this.serial(() => this.indexer.admit(files));
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      if (this.stateValue === 'closed') return;
+      this.emit({
+        type: 'problem',
+        rootId: this.id,
+        relPath: files[0]?.relPath ?? '',
+        code: 'disk-full',
+        message: `${files.length} file(s) wait: the disk holding the database is full; they are queued once space is freed`,
+      });
+      const t = setTimeout(() => {
+        this.diskFullRetries.delete(t);
+        runDetached(this.admitStable(files), 'watch root: admit files held by a full disk');
+      }, DISK_FULL_RETRY_MS);
+      this.diskFullRetries.add(t);
+    }
   }
 
   private absOf(rel: string): string {

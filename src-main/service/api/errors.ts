@@ -1,3 +1,4 @@
+import { isDiskFull } from '../../base/disk-full';
 import { ZodError } from 'zod';
 import { PlanError } from '../../engine/plan';
 import { ServiceError } from '../../protocol/errors';
@@ -118,6 +119,7 @@ export function knownError(e: unknown): AppError | undefined {
     if (e.code === 'account-no-credentials') return appError('account-invalid', { detail: e.message });
     return appError('secret-store-unavailable', { reason: e.message });
   }
+  if (e instanceof Error && isDiskFull(e)) return appError('disk-full', { path: 'the queue database' });
   if (e instanceof Error && e.name === 'SqliteError') return appError('database-error', { detail: e.message });
   return undefined;
 }
