@@ -10,6 +10,7 @@ import { appCrashes } from './app-crash';
 import { doorChaos } from './door';
 import { uploaderCrashes } from './uploader-crash';
 import { emulatorOutage } from './outage';
+import { diskFull } from './disk';
 import { Recorder, type ChaosReport } from './report';
 
 /** The sections in the order they run; `security` last, since it searches what the others left. */
@@ -24,6 +25,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   keys: keysAndPaths,
   'app-crash': appCrashes,
   door: doorChaos,
+  disk: diskFull,
   security: secretScan,
 };
 
