@@ -277,6 +277,15 @@ export class SyncRepo {
     ).map(fileFromRow);
   }
 
+  /** The first `limit` files of a root in one state, by path. */
+  filesInState(rootId: number, state: SyncFileState, limit: number): SyncFileRecord[] {
+    return (
+      this.db
+        .prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND state = ? ORDER BY rel_path LIMIT ?`)
+        .all(rootId, state, limit) as FileRow[]
+    ).map(fileFromRow);
+  }
+
   countByState(rootId: number): Record<SyncFileState, number> {
     const out = Object.fromEntries(SYNC_FILE_STATES.map((s) => [s, 0])) as Record<SyncFileState, number>;
     for (const r of this.db

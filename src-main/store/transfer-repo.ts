@@ -273,11 +273,10 @@ export class SqliteTransferStore implements EngineStore {
    * same command continues it, or reports it when it is done and the file unchanged).
    */
   findLatest(accountId: number, bucket: string, requestedKey: string, localPath: string): TransferRecord | undefined {
-    const row = this.db
-      .prepare(
-        'SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ? ORDER BY id DESC LIMIT 1',
-      )
-      .get(accountId, bucket, requestedKey, localPath) as TransferRow | undefined;
+    // Prepared once: transfers.add asks this for every file it adds (10,000 in one call).
+    const row = this.cached(
+      'SELECT * FROM transfers WHERE account_id = ? AND bucket = ? AND requested_key = ? AND local_path = ? ORDER BY id DESC LIMIT 1',
+    ).get(accountId, bucket, requestedKey, localPath) as TransferRow | undefined;
     return row && toRecord(row);
   }
 

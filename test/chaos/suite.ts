@@ -11,6 +11,7 @@ import { doorChaos } from './door';
 import { uploaderCrashes } from './uploader-crash';
 import { emulatorOutage } from './outage';
 import { diskFull } from './disk';
+import { loadSection } from './load';
 import { Recorder, type ChaosReport } from './report';
 
 /** The sections in the order they run; `security` last, since it searches what the others left. */
@@ -26,6 +27,7 @@ export const SECTIONS: Record<string, (ctx: ChaosContext) => Promise<void>> = {
   'app-crash': appCrashes,
   door: doorChaos,
   disk: diskFull,
+  load: loadSection,
   security: secretScan,
 };
 
