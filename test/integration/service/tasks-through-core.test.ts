@@ -100,7 +100,7 @@ describe('Fmgr and VCA through the core', () => {
       isType('fmgr-task-changed', (e) => e.task.id === submitted.id && e.task.codeSource === 'notify'),
       10_000,
     );
-    await vi.waitFor(() => expect(received).toContain(200));
+    await vi.waitFor(() => expect(received).toContain(200), { timeout: 10_000 });
     expect(done.task.items[0]?.code).toBeGreaterThanOrEqual(3);
     expect(core.fmgr.snapshots(submitted.id).some((s) => s.source === 'notify')).toBe(true);
     expect(emu.objects.stat('local', 'old.txt')).toBeUndefined();
