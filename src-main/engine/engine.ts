@@ -3,8 +3,8 @@ import { Emitter } from '../base/emitter';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
 import { EndBatch, type EndRecorded } from './end-batch';
-import { DISK_FULL_RETRY_MS, StopRequest, TransferFailure, diskFullFailure, isDiskFull, sleep } from './errors';
-import { FileUpload } from './file-upload';
+import { DISK_FULL_RETRY_MS, StopRequest, diskFullFailure, isDiskFull, sleep, type TransferFailure } from './errors';
+import { runAttempt, type RunEnd } from './run-attempt';
 import { checkBlockSize } from './plan';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
@@ -330,23 +330,18 @@ export class UploadEngine implements TransferQueue, TransferControl {
     }
   }
 
-  /** One try of a transfer's upload: its outcome, its failure, or where a stop sent it. */
-  private async attempt(
+  /** One try of a transfer's upload (run-attempt.ts), wired to this engine's writes and events. */
+  private attempt(
     rec: TransferRecord,
     ctrl: AbortController,
     hard: AbortController,
     tracker: ProgressTracker,
-  ): Promise<{ outcome?: UploadOutcome; failure?: TransferFailure; stopTo?: StopRequest['to'] }> {
-    try {
-      this.setState(rec.id, { state: 'uploading', lastError: null, warning: null });
-      let phase: TransferState = 'uploading';
-      const deps = this.resources.depsFor(rec.accountId);
-      const upload = new FileUpload(rec, deps, {
-        phase: (state) => {
-          if (state === phase) return;
-          phase = state;
-          this.setState(rec.id, { state });
-        },
+  ): Promise<RunEnd> {
+    return runAttempt(
+      rec,
+      () => this.resources.depsFor(rec.accountId),
+      {
+        setState: (id, patch) => this.setState(id, patch),
         progress: (bytesDone, total) => this.onBytes(rec.id, tracker, bytesDone, total),
         retried: (reason, delayMs) => {
           this.onRetry(rec.id, tracker, reason, delayMs);
@@ -358,18 +353,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
           }
           this.safeLog('warn', 'retry', reason, rec.id);
         },
-      });
-      return { outcome: await upload.run({ soft: ctrl.signal, hard: hard.signal }) };
-    } catch (e) {
-      if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) return { stopTo: ctrl.signal.reason.to };
-      if (isDiskFull(e)) return { failure: e instanceof TransferFailure ? e : diskFullFailure(e) };
-      if (e instanceof TransferFailure) return { failure: e };
-      return {
-        failure: new TransferFailure('internal', `unexpected error: ${(e as Error)?.message ?? String(e)}`, {
-          cause: e,
-        }),
-      };
-    }
+      },
+      ctrl,
+      hard,
+    );
   }
 
   /**
