@@ -13,7 +13,7 @@ import type { FileOutcome, WatchRootEvent } from './events';
 import { isVideo } from './video';
 
 /** Rows and transfers are written this many at a time (one transaction each). */
-export const INDEX_BATCH_FILES = 1000;
+export const INDEX_BATCH_FILES = 250;
 
 export interface RootIdentity {
   id: number;
@@ -73,7 +73,7 @@ export class RootIndexer {
     let n = 0;
     for (const f of unique.values()) {
       // Each file may cost a query or two (its row, a rename's candidates): yield often.
-      if (++n % 250 === 0) await yieldToLoop();
+      if (++n % 100 === 0) await yieldToLoop();
       const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
       const cls = classifyFile(row, f, this.transferState(row));
       if (cls === 'in-flight') {
