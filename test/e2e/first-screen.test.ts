@@ -81,7 +81,11 @@ describe('the served app in Chromium', () => {
     expect(new URL(page.url()).searchParams.has('token')).toBe(false);
     await page.getByText('e2e-hello.txt').first().waitFor({ timeout: 30_000 });
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'first-screen.png'), fullPage: true });
+    await page.screenshot({
+      path: path.join(SCREENSHOT_DIR, 'first-screen.png'),
+      fullPage: true,
+      animations: 'disabled',
+    });
     expect(errors).toEqual([]);
   });
 

@@ -67,7 +67,7 @@ export async function startFixturePage(): Promise<FixturePage> {
     },
     shot: async (page, name) => {
       const file = path.join(SCREENSHOTS, `${name}.png`);
-      await page.screenshot({ path: file });
+      await page.screenshot({ path: file, animations: 'disabled' });
       return file;
     },
     close: async () => {

@@ -80,7 +80,7 @@ export async function startServe(): Promise<ServeApp> {
 
 /** Saves a screenshot of the page as test/e2e/screenshots/<name>.png. */
 export async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled' });
 }
 
 /**
