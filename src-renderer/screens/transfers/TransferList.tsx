@@ -23,6 +23,7 @@ function rowColours(token: ReturnType<typeof theme.useToken>['token']): CSSPrope
     '--progress-done': token.colorSuccess,
     '--progress-failed': token.colorError,
     '--progress-paused': token.colorWarning,
+    '--progress-ended': token.colorTextQuaternary,
   } as CSSProperties;
 }
 
