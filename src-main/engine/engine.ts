@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs';
-import { Emitter } from '../base/emitter';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
 import { EndBatch, type EndRecorded } from './end-batch';
 import { DISK_FULL_RETRY_MS, StopRequest, diskFullFailure, isDiskFull, sleep, type TransferFailure } from './errors';
 import { runAttempt, type RunEnd } from './run-attempt';
 import { checkBlockSize } from './plan';
-import type { EngineStore, TransferPatch, TransferRecord } from './ports';
+import type { EngineStore, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
-import { RUNNING_STATES, toSnapshot } from './snapshot';
+import { RUNNING_STATES } from './snapshot';
+import { TransferNews } from './transfer-news';
 import type { UploadOutcome } from './upload-deps';
 import { UploadResources, type EngineOptions, type EngineTuning } from './upload-resources';
 
@@ -34,8 +34,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   /** Running transfers that were launched as large (block uploads): at most limits.maxFiles. */
   private largeRunning = 0;
   private readonly ends: EndBatch;
-  private readonly changes = new Emitter<TransferSnapshot>('engine transfer-change listener');
-  private readonly progress = new Emitter<ProgressEvent>('engine progress listener');
+  private readonly news: TransferNews;
   private readonly idleWaiters: Array<() => void> = [];
   private started = false;
   private closed = false;
@@ -48,6 +47,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     this.resources = new UploadResources(opts);
     this.ends = new EndBatch(this.store, () => this.pump());
     this.now = opts.now ?? Date.now;
+    this.news = new TransferNews(this.store, (id) => this.running.get(id)?.tracker, this.now);
   }
 
   /** Tuning while uploads run, nothing restarted (UploadResources.reconfigure); a higher limit starts queued transfers now. */
@@ -69,22 +69,21 @@ export class UploadEngine implements TransferQueue, TransferControl {
       if (r.blockSize !== undefined) checkBlockSize(r.blockSize);
     }
     const ids = this.store.insertTransfers(requests, { ...this.resources.defaults });
-    for (const id of ids) this.emitChange(id);
+    for (const id of ids) this.news.emitChange(id);
     this.pump();
     return ids;
   }
 
   get(id: number): TransferSnapshot | undefined {
-    const rec = this.store.getTransfer(id);
-    return rec && this.snapshot(rec);
+    return this.news.get(id);
   }
 
   onTransferChange(listener: (t: TransferSnapshot) => void): () => void {
-    return this.changes.add(listener);
+    return this.news.changes.add(listener);
   }
 
   onProgress(listener: (p: ProgressEvent) => void): () => void {
-    return this.progress.add(listener);
+    return this.news.progress.add(listener);
   }
 
   /** Bandwidth limit for all transfers together, applied at once; null removes it. */
@@ -113,7 +112,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
   resume(id: number): boolean {
     const rec = this.store.getTransfer(id);
     if (!rec || !(rec.state === 'paused' || rec.state === 'failed')) return false;
-    this.setState(id, { state: 'queued', lastError: null, attempts: 0 });
+    this.news.setState(id, { state: 'queued', lastError: null, attempts: 0 });
     this.pump();
     return true;
   }
@@ -177,7 +176,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const rec = this.store.getTransfer(id);
     if (!rec || !idleStates.includes(rec.state)) return false;
     if (to === 'canceled') this.store.deleteBlocks(id);
-    this.setState(id, { state: to, finishedAt: to === 'canceled' ? this.now() : null });
+    this.news.setState(id, { state: to, finishedAt: to === 'canceled' ? this.now() : null });
     this.pump();
     return true;
   }
@@ -221,7 +220,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
         }
       });
     } catch (e) {
-      this.safeLog('error', 'engine-pump', `could not read the queue: ${(e as Error).message}`);
+      this.news.log('error', 'engine-pump', `could not read the queue: ${(e as Error).message}`);
     } finally {
       this.pumping = false;
     }
@@ -320,8 +319,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
     signal: AbortSignal,
   ): Promise<boolean> {
     const reason = `disk-full: ${failure.message} → retry`;
-    this.onRetry(id, tracker, reason, DISK_FULL_RETRY_MS);
-    this.safeLog('warn', 'retry', reason, id);
+    this.news.retry(id, tracker, reason, DISK_FULL_RETRY_MS);
+    this.news.log('warn', 'retry', reason, id);
     try {
       await sleep(DISK_FULL_RETRY_MS, signal);
       return true;
@@ -341,17 +340,17 @@ export class UploadEngine implements TransferQueue, TransferControl {
       rec,
       () => this.resources.depsFor(rec.accountId),
       {
-        setState: (id, patch) => this.setState(id, patch),
-        progress: (bytesDone, total) => this.onBytes(rec.id, tracker, bytesDone, total),
+        setState: (id, patch) => this.news.setState(id, patch),
+        progress: (bytesDone, total) => this.news.bytes(rec.id, tracker, bytesDone, total),
         retried: (reason, delayMs) => {
-          this.onRetry(rec.id, tracker, reason, delayMs);
+          this.news.retry(rec.id, tracker, reason, delayMs);
           try {
             const cur = this.store.getTransfer(rec.id);
             this.store.updateTransfer(rec.id, { attempts: (cur?.attempts ?? 0) + 1 });
           } catch {
             // counting attempts is best effort; the retry itself goes on
           }
-          this.safeLog('warn', 'retry', reason, rec.id);
+          this.news.log('warn', 'retry', reason, rec.id);
         },
       },
       ctrl,
@@ -374,10 +373,10 @@ export class UploadEngine implements TransferQueue, TransferControl {
     try {
       if (stopTo) {
         if (stopTo === 'canceled') this.store.deleteBlocks(rec.id);
-        this.setState(rec.id, { state: stopTo, finishedAt: stopTo === 'canceled' ? t : null });
+        this.news.setState(rec.id, { state: stopTo, finishedAt: stopTo === 'canceled' ? t : null });
       } else if (outcome) {
         tracker.setDone(tracker.totalBytes);
-        this.finishState(rec.id, {
+        this.news.finishState(rec.id, {
           state: outcome.state,
           key: outcome.key,
           etag: outcome.etag,
@@ -389,73 +388,25 @@ export class UploadEngine implements TransferQueue, TransferControl {
           finishedAt: t,
         });
       } else if (failure) {
-        this.setState(rec.id, {
+        this.news.setState(rec.id, {
           state: 'failed',
           lastError: { code: failure.code, message: failure.message },
           finishedAt: t,
         });
-        this.safeLog('error', 'transfer-failed', failure.message, rec.id);
+        this.news.log('error', 'transfer-failed', failure.message, rec.id);
       }
       return 'recorded';
     } catch (e) {
       if (isDiskFull(e)) return 'disk-full';
       // The database refused the write (read-only?): tell listeners what we know anyway.
-      const snap = this.get(rec.id);
+      const snap = this.news.get(rec.id);
       if (snap) {
         const lastError = failure
           ? { code: failure.code, message: failure.message }
           : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
-        this.changes.emit({ ...snap, state: 'failed', lastError });
+        this.news.changes.emit({ ...snap, state: 'failed', lastError });
       }
       return 'failed';
-    }
-  }
-
-  private onBytes(id: number, tracker: ProgressTracker, bytesDone: number, total: number): void {
-    const t = performance.now();
-    tracker.moveTo(bytesDone, total, t);
-    if (this.progress.listenerCount === 0 || !tracker.shouldEmit(t, bytesDone >= total)) return;
-    this.progress.emit(tracker.event(id, t));
-  }
-
-  /** A retry is news at once (a person must not watch a frozen bar): sent unthrottled. */
-  private onRetry(id: number, tracker: ProgressTracker, reason: string, delayMs: number): void {
-    this.progress.emit(tracker.event(id, performance.now(), { reason, nextAttemptAt: this.now() + delayMs }));
-  }
-
-  private finishState(id: number, patch: TransferPatch): void {
-    this.store.finishTransfer(id, patch);
-    this.emitChange(id);
-  }
-
-  private setState(id: number, patch: TransferPatch): void {
-    this.store.updateTransfer(id, patch);
-    this.emitChange(id);
-  }
-
-  private emitChange(id: number): void {
-    if (this.changes.listenerCount === 0) return;
-    const snap = this.get(id);
-    if (snap) this.changes.emit(snap);
-  }
-
-  private snapshot(rec: TransferRecord): TransferSnapshot {
-    return toSnapshot(rec, this.running.get(rec.id)?.tracker, () => this.committedBytes(rec), performance.now());
-  }
-
-  /** Bytes the service acknowledged for a transfer that is not running (0 when finished or new). */
-  private committedBytes(rec: TransferRecord): number {
-    if (rec.state !== 'paused' && rec.state !== 'queued' && rec.state !== 'failed') return 0;
-    let n = 0;
-    for (const b of this.store.listBlocks(rec.id)) n += b.nextOffset;
-    return n;
-  }
-
-  private safeLog(level: 'info' | 'warn' | 'error', kind: string, message: string, transferId?: number): void {
-    try {
-      this.store.logEvent({ level, kind, transferId, message });
-    } catch {
-      // the event log is best effort
     }
   }
 }
