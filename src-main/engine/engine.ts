@@ -1,15 +1,14 @@
 import { statSync } from 'node:fs';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
-import { EndBatch, type EndRecorded } from './end-batch';
-import { DISK_FULL_RETRY_MS, StopRequest, diskFullFailure, isDiskFull, sleep, type TransferFailure } from './errors';
-import { runAttempt, type RunEnd } from './run-attempt';
+import { EndBatch } from './end-batch';
+import { StopRequest } from './errors';
 import { checkBlockSize } from './plan';
 import type { EngineStore, TransferRecord } from './ports';
 import { ProgressTracker } from './progress';
+import { runToEnd, type RunContext, type RunHandles } from './run-to-end';
 import { RUNNING_STATES } from './snapshot';
 import { TransferNews } from './transfer-news';
-import type { UploadOutcome } from './upload-deps';
 import { UploadResources, type EngineOptions, type EngineTuning } from './upload-resources';
 
 export type { ProgressEvent };
@@ -27,14 +26,11 @@ const CLOSE_GRACE_MS = 3000;
 export class UploadEngine implements TransferQueue, TransferControl {
   private readonly store: EngineStore;
   private readonly resources: UploadResources;
-  private readonly running = new Map<
-    number,
-    { ctrl: AbortController; hard: AbortController; tracker: ProgressTracker; done: Promise<void>; small: boolean }
-  >();
+  private readonly running = new Map<number, RunHandles & { done: Promise<void>; small: boolean }>();
   /** Running transfers that were launched as large (block uploads): at most limits.maxFiles. */
   private largeRunning = 0;
-  private readonly ends: EndBatch;
   private readonly news: TransferNews;
+  private readonly runs: RunContext;
   private readonly idleWaiters: Array<() => void> = [];
   private started = false;
   private closed = false;
@@ -45,9 +41,16 @@ export class UploadEngine implements TransferQueue, TransferControl {
   constructor(opts: EngineOptions) {
     this.store = opts.store;
     this.resources = new UploadResources(opts);
-    this.ends = new EndBatch(this.store, () => this.pump());
     this.now = opts.now ?? Date.now;
     this.news = new TransferNews(this.store, (id) => this.running.get(id)?.tracker, this.now);
+    this.runs = {
+      store: this.store,
+      resources: this.resources,
+      ends: new EndBatch(this.store, () => this.pump()),
+      news: this.news,
+      now: this.now,
+      closed: () => this.closed,
+    };
   }
 
   /** Tuning while uploads run, nothing restarted (UploadResources.reconfigure); a higher limit starts queued transfers now. */
@@ -208,7 +211,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
         for (;;) {
           const room = cap - this.running.size;
           if (room <= 0) return;
-          // A launched transfer leaves 'queued' synchronously (runOne's first write), so the
+          // A launched transfer leaves 'queued' synchronously (runAttempt's first write), so the
           // next read starts after it; the guard stops a loop if that write failed.
           const heads = this.store.listTransfers(['queued'], room).filter((r) => !this.running.has(r.id));
           if (heads.length === 0) return;
@@ -268,145 +271,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
     };
     // The slot is normally freed with the run's final write, and EndBatch pumps in that same
     // transaction; the pump here only covers a run that ended without that write.
-    entry.done = this.runOne(rec, ctrl, hard, tracker, release).finally(() => {
+    entry.done = runToEnd(this.runs, rec, entry, release).finally(() => {
       if (release()) this.pumpSoon();
     });
-  }
-
-  /**
-   * Runs a transfer to its end. A full disk holds it instead of failing it: the run is tried
-   * again every DISK_FULL_RETRY_MS (from the blocks the database kept) until the disk has
-   * room, the user stops it or the engine closes; the same holds for recording the end.
-   */
-  private async runOne(
-    rec: TransferRecord,
-    ctrl: AbortController,
-    hard: AbortController,
-    tracker: ProgressTracker,
-    release: () => void,
-  ): Promise<void> {
-    let end = await this.attempt(rec, ctrl, hard, tracker);
-    while (end.failure?.code === 'disk-full' && !this.closed) {
-      if (!(await this.holdOnDiskFull(rec.id, tracker, end.failure, ctrl.signal))) {
-        end = { stopTo: (ctrl.signal.reason as StopRequest).to };
-        break;
-      }
-      end = await this.attempt(this.store.getTransfer(rec.id) ?? rec, ctrl, hard, tracker);
-    }
-    if (end.failure?.code === 'disk-full') end = { stopTo: 'queued' };
-    for (;;) {
-      const recorded = await this.ends.record(() => {
-        let r: EndRecorded;
-        try {
-          r = this.finish(rec, tracker, end.outcome, end.failure, end.stopTo);
-          return r;
-        } finally {
-          // The slot is freed with the final write (EndBatch pumps in its transaction), not
-          // while a full disk keeps that write from happening.
-          if (r! !== 'disk-full' || this.closed) release();
-        }
-      });
-      if (recorded !== 'disk-full' || this.closed) return;
-      await this.holdOnDiskFull(rec.id, tracker, diskFullFailure(null), new AbortController().signal);
-    }
-  }
-
-  /** Tells listeners a full disk holds the transfer, waits; false when stopped meanwhile. */
-  private async holdOnDiskFull(
-    id: number,
-    tracker: ProgressTracker,
-    failure: TransferFailure,
-    signal: AbortSignal,
-  ): Promise<boolean> {
-    const reason = `disk-full: ${failure.message} → retry`;
-    this.news.retry(id, tracker, reason, DISK_FULL_RETRY_MS);
-    this.news.log('warn', 'retry', reason, id);
-    try {
-      await sleep(DISK_FULL_RETRY_MS, signal);
-      return true;
-    } catch {
-      return !(signal.reason instanceof StopRequest);
-    }
-  }
-
-  /** One try of a transfer's upload (run-attempt.ts), wired to this engine's writes and events. */
-  private attempt(
-    rec: TransferRecord,
-    ctrl: AbortController,
-    hard: AbortController,
-    tracker: ProgressTracker,
-  ): Promise<RunEnd> {
-    return runAttempt(
-      rec,
-      () => this.resources.depsFor(rec.accountId),
-      {
-        setState: (id, patch) => this.news.setState(id, patch),
-        progress: (bytesDone, total) => this.news.bytes(rec.id, tracker, bytesDone, total),
-        retried: (reason, delayMs) => {
-          this.news.retry(rec.id, tracker, reason, delayMs);
-          try {
-            const cur = this.store.getTransfer(rec.id);
-            this.store.updateTransfer(rec.id, { attempts: (cur?.attempts ?? 0) + 1 });
-          } catch {
-            // counting attempts is best effort; the retry itself goes on
-          }
-          this.news.log('warn', 'retry', reason, rec.id);
-        },
-      },
-      ctrl,
-      hard,
-    );
-  }
-
-  /**
-   * Records how a run ended; a failing store write here is logged, never thrown. Returns
-   * 'disk-full' when the disk had no room for it (the caller tries again).
-   */
-  private finish(
-    rec: TransferRecord,
-    tracker: ProgressTracker,
-    outcome: UploadOutcome | undefined,
-    failure: TransferFailure | undefined,
-    stopTo: StopRequest['to'] | undefined,
-  ): 'recorded' | 'disk-full' | 'failed' {
-    const t = this.now();
-    try {
-      if (stopTo) {
-        if (stopTo === 'canceled') this.store.deleteBlocks(rec.id);
-        this.news.setState(rec.id, { state: stopTo, finishedAt: stopTo === 'canceled' ? t : null });
-      } else if (outcome) {
-        tracker.setDone(tracker.totalBytes);
-        this.news.finishState(rec.id, {
-          state: outcome.state,
-          key: outcome.key,
-          etag: outcome.etag,
-          remoteHash: outcome.remoteHash,
-          returnBody: outcome.returnBody,
-          warning: outcome.warning,
-          ...(outcome.file ?? {}),
-          lastError: null,
-          finishedAt: t,
-        });
-      } else if (failure) {
-        this.news.setState(rec.id, {
-          state: 'failed',
-          lastError: { code: failure.code, message: failure.message },
-          finishedAt: t,
-        });
-        this.news.log('error', 'transfer-failed', failure.message, rec.id);
-      }
-      return 'recorded';
-    } catch (e) {
-      if (isDiskFull(e)) return 'disk-full';
-      // The database refused the write (read-only?): tell listeners what we know anyway.
-      const snap = this.news.get(rec.id);
-      if (snap) {
-        const lastError = failure
-          ? { code: failure.code, message: failure.message }
-          : { code: 'db-write-failed', message: `could not record the result: ${(e as Error).message}` };
-        this.news.changes.emit({ ...snap, state: 'failed', lastError });
-      }
-      return 'failed';
-    }
   }
 }
