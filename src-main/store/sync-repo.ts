@@ -288,9 +288,10 @@ export class SyncRepo {
 
   countByState(rootId: number): Record<SyncFileState, number> {
     const out = Object.fromEntries(SYNC_FILE_STATES.map((s) => [s, 0])) as Record<SyncFileState, number>;
-    for (const r of this.db
-      .prepare('SELECT state, COUNT(*) AS n FROM sync_files WHERE root_id = ? GROUP BY state')
-      .all(rootId) as Array<{ state: string; n: number }>) {
+    for (const r of this.db.prepare('SELECT state, n FROM sync_file_counts WHERE root_id = ?').all(rootId) as Array<{
+      state: string;
+      n: number;
+    }>) {
       if (STATE_SET.has(r.state)) out[r.state as SyncFileState] = r.n;
     }
     return out;

@@ -129,9 +129,11 @@ export class TransferQueryRepo {
   totals(q: Omit<TransferQuery, 'states'> = {}): TransferTotals {
     const w = this.where(q, false);
     const totals = emptyTotals();
-    const counts = this.db
-      .prepare(`SELECT t.state AS state, count(*) AS n FROM transfers t ${w.sql} GROUP BY t.state`)
-      .all(...w.params) as Array<{ state: TransferState; n: number }>;
+    // Unfiltered: the counts the triggers keep (migration 006), not a walk of every row.
+    const sql = w.sql
+      ? `SELECT t.state AS state, count(*) AS n FROM transfers t ${w.sql} GROUP BY t.state`
+      : 'SELECT state, n FROM transfer_counts';
+    const counts = this.db.prepare(sql).all(...w.params) as Array<{ state: TransferState; n: number }>;
     for (const c of counts) totals[c.state] = c.n;
     return totals;
   }

@@ -4,6 +4,7 @@ import { migration002Tasks } from './002_tasks';
 import { migration003Sync } from './003_sync';
 import { migration004VcaRequests } from './004_vca_requests';
 import { migration005PauseReason } from './005_pause_reason';
+import { migration006StateCounts } from './006_state_counts';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -15,4 +16,5 @@ export const MIGRATIONS: Migration[] = [
   migration003Sync,
   migration004VcaRequests,
   migration005PauseReason,
+  migration006StateCounts,
 ];

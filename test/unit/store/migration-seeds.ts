@@ -129,6 +129,19 @@ export const SEEDERS: Record<number, Seeder> = {
       INSERT INTO blocks (transfer_id, idx, size, next_offset, restarts) VALUES (5, 0, 4194304, 1048576, 2);
     `);
   },
+
+  6: (db) => {
+    // migration 6 adds counts kept by triggers: rows inserted, moved to another state and deleted
+    db.exec(`
+      INSERT INTO transfers (id, account_id, bucket, key, requested_key, local_path, state, block_size, source, created_at, updated_at)
+      VALUES (6, 1, 'bucket-a', 'six.bin', 'six.bin', '/tmp/six.bin', 'queued', 4194304, 'manual', ${T0_MS + 600}, ${T0_MS + 601});
+      UPDATE transfers SET state = 'failed' WHERE id = 6;
+      INSERT INTO sync_files (root_id, rel_path, size, mtime_ms, state, updated_at)
+      VALUES (1, 'six.jpg', 6, 1699999999600, 'queued', ${T0_MS + 602}), (1, 'seven.jpg', 7, 1699999999700, 'queued', ${T0_MS + 603});
+      UPDATE sync_files SET state = 'uploaded' WHERE root_id = 1 AND rel_path = 'six.jpg';
+      DELETE FROM sync_files WHERE root_id = 1 AND rel_path = 'seven.jpg';
+    `);
+  },
 };
 
 /**

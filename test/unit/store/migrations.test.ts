@@ -145,6 +145,17 @@ function expectRowsSurvived(db: Db, since: number, before: Map<string, Row[]>): 
   }
 }
 
+/** The per-state counts the triggers keep (migration 6) equal the rows counted by GROUP BY. */
+function expectCountsMatchRows(db: Db): void {
+  const nonZero = (sql: string) => (db.prepare(sql).all() as Row[]).filter((r) => r.n !== 0);
+  expect(nonZero('SELECT root_id, state, n FROM sync_file_counts ORDER BY root_id, state')).toEqual(
+    nonZero('SELECT root_id, state, COUNT(*) AS n FROM sync_files GROUP BY root_id, state ORDER BY root_id, state'),
+  );
+  expect(nonZero('SELECT state, n FROM transfer_counts ORDER BY state')).toEqual(
+    nonZero('SELECT state, COUNT(*) AS n FROM transfers GROUP BY state ORDER BY state'),
+  );
+}
+
 describe('app database migrations', () => {
   const fresh = (): unknown => {
     const db = openDatabase(path.join(dir, 'fresh.db'), MIGRATIONS);
@@ -177,6 +188,7 @@ describe('app database migrations', () => {
         expectRowsSurvived(db, k, before.rows);
         expect(db.pragma('foreign_key_check')).toEqual([]);
         expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+        expectCountsMatchRows(db);
         if (k >= 1) {
           // today's repositories read rows written by version k
           const store = new SqliteTransferStore(db);

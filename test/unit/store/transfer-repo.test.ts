@@ -6,6 +6,7 @@ import type { Db } from '../../../src-main/store/db';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import { AccountRepo } from '../../../src-main/store/account-repo';
 import { SqliteTransferStore, StoreDataError } from '../../../src-main/store/transfer-repo';
+import { TransferQueryRepo } from '../../../src-main/store/transfer-query';
 
 let dir: string;
 let db: Db;
@@ -48,6 +49,19 @@ describe('SqliteTransferStore', () => {
     expect(store.listTransfers(['queued']).map((t) => t.key)).toEqual(['b', 'a', 'c']);
     expect(store.getTransfer(ids[0]!)?.options).toEqual({ vars: { user: 'x' }, conflict: 'rename' });
     expect(store.listTransfers(['queued'], 1)).toHaveLength(1);
+  });
+
+  it('totals per state follow inserts, state moves and deletes (unfiltered: counts kept by triggers)', () => {
+    const query = new TransferQueryRepo(db);
+    const ids = store.insertTransfers([req('a'), req('b'), req('c')], { blockSize: 4 << 20, conflict: 'skip' });
+    store.updateTransfer(ids[0]!, { state: 'done' });
+    store.updateTransfer(ids[0]!, { state: 'done', attempts: 2 });
+    store.moveStates(['queued'], 'paused');
+    expect(query.totals()).toMatchObject({ done: 1, paused: 2, queued: 0 });
+    db.prepare('DELETE FROM transfers WHERE id = ?').run(ids[1]!);
+    // the same numbers as counting the rows through a filter
+    expect(query.totals()).toEqual(query.totals({ accountId }));
+    expect(query.totals()).toMatchObject({ done: 1, paused: 1, queued: 0 });
   });
 
   it('patches only the given fields and keeps errors and returnBody', () => {

@@ -99,6 +99,25 @@ describe('SyncRepo', () => {
     expect(repo.getFile(r.id, 'a/1.txt')).toBeUndefined();
   });
 
+  it('counts by state through upserts, state changes, deletes and a removed root (counts kept by triggers)', () => {
+    const r = repo.addRoot({ path: '/x', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    const other = repo.addRoot({ path: '/y', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    repo.putFiles(other.id, [row('o', { state: 'failed' })]);
+    repo.putFiles(r.id, [row('1'), row('2'), row('3', { state: 'rejected', errorCode: 'bad' })]);
+    expect(repo.countByState(r.id)).toMatchObject({ queued: 2, rejected: 1, uploaded: 0, failed: 0 });
+    repo.putFiles(r.id, [row('1', { state: 'uploaded' }), row('1', { state: 'uploaded', etag: 'E' }), row('2')]);
+    expect(repo.countByState(r.id)).toMatchObject({ queued: 1, uploaded: 1, rejected: 1 });
+    repo.deleteFiles(r.id, ['2', '3', 'never-there']);
+    expect(repo.countByState(r.id)).toEqual({ queued: 0, uploaded: 1, failed: 0, skipped: 0, rejected: 0, missing: 0 });
+    expect(repo.filesInState(r.id, 'uploaded', 10).map((f) => f.relPath)).toEqual(['1']);
+    repo.removeRoot(r.id);
+    expect(repo.countByState(r.id)).toMatchObject({ uploaded: 0 });
+    expect(repo.countByState(other.id)).toMatchObject({ failed: 1, queued: 0 });
+    const again = repo.addRoot({ path: '/x', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    repo.putFiles(again.id, [row('1')]);
+    expect(repo.countByState(again.id)).toMatchObject({ queued: 1, uploaded: 0 });
+  });
+
   it('refuses a row with an unknown state instead of guessing', () => {
     const r = repo.addRoot({ path: '/y', accountId: 1, bucket: 'b', prefix: '', options: {} });
     db.pragma('ignore_check_constraints = ON');
