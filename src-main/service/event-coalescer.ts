@@ -33,8 +33,17 @@ export interface CoalescerDeps {
   onError?: (e: unknown) => void;
   /** Milliseconds between two batches at least; default 100 (10 a second). */
   intervalMs?: number;
+  /** Transfer rows read into one batch at most; the rest go in the next ones. Default MAX_TRANSFERS_PER_BATCH. */
+  maxTransfersPerBatch?: number;
   clock?: FlushClock;
 }
+
+/**
+ * Each changed transfer's row is read when its batch is built (tens of µs, more on a busy
+ * machine): 10,000 files queued at once would hold the main loop for a second in one batch.
+ * 500 rows a batch is still 5,000 a second, more than the engine ends small files.
+ */
+export const MAX_TRANSFERS_PER_BATCH = 500;
 
 const REAL_CLOCK: FlushClock = {
   setTimeout: (fn, ms) => {
@@ -53,6 +62,8 @@ const REAL_CLOCK: FlushClock = {
  * and the global throughput; likewise the latest view of each root, Fmgr task and VCA job
  * that changed, and the problems met. Nothing is dropped: a change arriving during a flush
  * goes into the next batch. The first change after a quiet period waits at most one interval.
+ * A burst of more changed transfers than one batch holds is spread over the next batches
+ * (oldest changes first; a later change of a waiting transfer replaces its snapshot).
  */
 export class EventCoalescer {
   private readonly transfers = new Map<number, TransferSnapshot>();
@@ -72,10 +83,12 @@ export class EventCoalescer {
   private closed = false;
   private readonly clock: FlushClock;
   private readonly intervalMs: number;
+  private readonly maxTransfers: number;
 
   constructor(private readonly d: CoalescerDeps) {
     this.clock = d.clock ?? REAL_CLOCK;
     this.intervalMs = d.intervalMs ?? 100;
+    this.maxTransfers = d.maxTransfersPerBatch ?? MAX_TRANSFERS_PER_BATCH;
     this.lastTotals = emptyTotals();
   }
 
@@ -191,13 +204,18 @@ export class EventCoalescer {
   }
 
   private flushTransfers(): void {
-    const snapshots = [...this.transfers.values()];
+    const snapshots: TransferSnapshot[] = [];
+    for (const [id, s] of this.transfers) {
+      if (snapshots.length >= this.maxTransfers) break;
+      snapshots.push(s);
+      this.transfers.delete(id);
+    }
     const progress = [...this.progress.values()];
     const removed = [...this.removed];
-    this.transfers.clear();
     this.progress.clear();
     this.removed.clear();
-    this.transfersDirty = false;
+    // Rows left for the next batch keep it scheduled.
+    this.transfersDirty = this.transfers.size > 0;
     const changed: TransferView[] = [];
     for (const s of snapshots) {
       // A row that cannot be read now still reports its state (the engine's snapshot).
@@ -222,6 +240,7 @@ export class EventCoalescer {
         throughput: this.throughput,
       },
     });
+    if (this.transfersDirty) this.schedule();
   }
 
   /**
@@ -246,7 +265,8 @@ export class EventCoalescer {
   close(): void {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    this.flush();
     this.closed = true;
+    this.flush();
+    while (this.transfersDirty) this.flushTransfers();
   }
 }

@@ -101,10 +101,11 @@ describe('event coalescer', () => {
       c.transferChanged(snap(id, 'done', 1000));
       last.set(id, 'done');
     }
-    t.advance(1000);
+    // The burst goes out MAX_TRANSFERS_PER_BATCH rows a batch: 20 batches, two seconds.
+    t.advance(3000);
 
     const transferBatches = batches.filter((b) => b.e.name === 'transfers');
-    for (let second = 0; second < 5; second++) {
+    for (let second = 0; second < 7; second++) {
       const inSecond = transferBatches.filter((b) => b.at >= second * 1000 && b.at < (second + 1) * 1000);
       expect(inSecond.length).toBeLessThanOrEqual(10);
     }
@@ -157,6 +158,46 @@ describe('event coalescer', () => {
     // Nothing pending: no batch.
     t.advance(1000);
     expect(batches).toHaveLength(2);
+  });
+
+  it('a burst over the per-batch cap is spread over the next batches, oldest first, the latest snapshot of each', () => {
+    const t = fakeClock();
+    const batches: BatchEvent[] = [];
+    const reads: number[] = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push(e),
+      transferView: (s) => (reads.push(s.id), view(s)),
+      rootView: () => undefined,
+      totals: emptyTotals,
+      clock: t.clock,
+      maxTransfersPerBatch: 4,
+    });
+    for (let id = 1; id <= 10; id++) c.transferChanged(snap(id, 'queued'));
+    t.advance(100);
+    const changed = () =>
+      batches.map((b) => (b.name === 'transfers' ? b.payload.changed.map((v) => `${v.id}:${v.state}`) : []));
+    expect(changed()).toEqual([['1:queued', '2:queued', '3:queued', '4:queued']]);
+    expect(reads).toHaveLength(4); // only the rows of the batch were read
+    // transfer 9 moves on while it waits: the batch that takes it sends its latest state
+    c.transferChanged(snap(9, 'uploading'));
+    t.advance(99);
+    expect(batches).toHaveLength(1); // still one batch per interval at most
+    t.advance(1);
+    t.advance(100);
+    expect(changed()).toEqual([
+      ['1:queued', '2:queued', '3:queued', '4:queued'],
+      ['5:queued', '6:queued', '7:queued', '8:queued'],
+      ['9:uploading', '10:queued'],
+    ]);
+    t.advance(1000);
+    expect(batches).toHaveLength(3);
+    // close() sends everything still waiting, however many batches it takes
+    for (let id = 11; id <= 20; id++) c.transferChanged(snap(id, 'done'));
+    c.close();
+    expect(changed().slice(3).flat()).toEqual(Array.from({ length: 10 }, (_, i) => `${i + 11}:done`));
+    expect(batches).toHaveLength(6);
+    t.advance(1000);
+    expect(batches).toHaveLength(6);
   });
 
   it('close() sends what is pending and nothing after', () => {
