@@ -78,3 +78,19 @@ export function requireCredentials(flags: AccountFlags): void {
   if (missing.length)
     throw new CliError(`missing ${missing.join(' and ')}; or give --token-url to get tokens from a token provider`);
 }
+
+/** Throws a CliError unless the flags can upload in this process: an upload URL and a way to sign. */
+export function requireUploadAccount(flags: AccountFlags): void {
+  if (!flags.uploadUrl)
+    throw new CliError(
+      '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
+    );
+  requireCredentials(flags);
+}
+
+/** Whether a running app's account is the one the upload flags describe (same upload host and access key). */
+export function sameUploadAccount(
+  flags: AccountFlags,
+): (a: { uploadUrl: string; accessKey: string | null }) => boolean {
+  return (a) => a.uploadUrl === flags.uploadUrl && (!flags.accessKey || a.accessKey === flags.accessKey);
+}

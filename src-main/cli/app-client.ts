@@ -6,6 +6,7 @@ import type { AccountFlags } from './account-options';
 import { CliError } from './cli-error';
 import { connectRunningApp } from './door-client';
 import { valueOf } from './service-result';
+import type { SessionAccountInput } from '../service/core-accounts';
 
 /**
  * What `upload`, `watch`, `fmgr` and `vca` talk to: the app running on the same data folder
@@ -29,15 +30,7 @@ export interface CliApp {
 }
 
 /** The account the flags describe (kept in memory only when this process runs the work). */
-export interface FlagsAccount {
-  name: string;
-  uploadUrl: string;
-  mgrUrl?: string;
-  downloadDomain?: string;
-  accessKey?: string;
-  secretKey?: string;
-  tokenUrl?: string;
-}
+export type FlagsAccount = SessionAccountInput;
 
 export interface OpenAppOptions {
   /** How to open the app service here when no app runs (the data folder and database come from the flags). */

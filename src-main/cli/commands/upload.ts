@@ -5,7 +5,7 @@ import type { AddTransfersResult } from '../../shared/contract';
 import type { ConflictPolicy, TransferOptions } from '../../shared/models';
 import { AddFilesError, namedKey } from '../../service/expand-paths';
 import { UploadReporter } from '../upload-report';
-import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { addAccountOptions, readAccountFlags, requireUploadAccount, sameUploadAccount } from '../account-options';
 import { openApp, sayHandedOff, type CliApp } from '../app-client';
 import { transferFollower, type FollowOutcome } from '../follow-transfers';
 import { collect, wholeNumber } from '../option-parsers';
@@ -130,13 +130,9 @@ function openUploadApp(flags: Flags) {
   const c = flags.concurrency;
   return openApp(acc, {
     account,
-    sameAccount: (a) => a.uploadUrl === acc.uploadUrl && (!acc.accessKey || a.accessKey === acc.accessKey),
+    sameAccount: sameUploadAccount(acc),
     beforeInProcess: () => {
-      if (!acc.uploadUrl)
-        throw new CliError(
-          '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
-        );
-      requireCredentials(acc);
+      requireUploadAccount(acc);
     },
     inProcess: {
       embeddedEmulator: false,

@@ -5,7 +5,7 @@ import type { Result } from '../../shared/contract';
 import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
 import { RootRefusedError } from '../../sync/root-guard';
 import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
-import { addAccountOptions, readAccountFlags, requireCredentials } from '../account-options';
+import { addAccountOptions, readAccountFlags, requireUploadAccount, sameUploadAccount } from '../account-options';
 import { openApp, sayHandedOff, type CliApp } from '../app-client';
 import { valueOf } from '../service-result';
 import { collect, wholeNumber } from '../option-parsers';
@@ -123,14 +123,10 @@ function openWatchApp(f: WatchFlags, dryRun: boolean): Promise<CliApp> {
           tokenUrl: acc.tokenUrl,
         }
       : undefined,
-    sameAccount: (a) => a.uploadUrl === acc.uploadUrl && (!acc.accessKey || a.accessKey === acc.accessKey),
+    sameAccount: sameUploadAccount(acc),
     beforeInProcess: () => {
       if (dryRun) return;
-      if (!acc.uploadUrl)
-        throw new CliError(
-          '--upload-url (or BLOCKLIFT_UPLOAD_URL) is required, e.g. http://127.0.0.1:8088 for `blocklift emulator`',
-        );
-      requireCredentials(acc);
+      requireUploadAccount(acc);
     },
     inProcess: {
       embeddedEmulator: false,
