@@ -2,9 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { chromiumPath } from '../../bin/test-browser.mjs';
 
-/** Debian's Chromium; the tests drive it with playwright-core (no browser download). */
-export const CHROMIUM_PATH = process.env.BLOCKLIFT_CHROMIUM ?? '/usr/bin/chromium';
+/**
+ * The Chromium the tests drive with playwright-core (no browser download): CHROMIUM_PATH, else
+ * Debian's chromium or another usual install (bin/test-browser.mjs, which `npm test` runs
+ * first and which installs it on Debian as root). Missing, it throws one line saying what to do.
+ */
+export const CHROMIUM_PATH = chromiumPath();
 
 export const CHROMIUM_ARGS = [
   '--headless',

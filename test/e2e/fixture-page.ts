@@ -1,6 +1,6 @@
 /**
  * The fixture page in Chromium: builds test/e2e/fixture-app with the project's Vite config,
- * serves it on 127.0.0.1 (port 0), and opens pages in Debian's chromium through
+ * serves it on 127.0.0.1 (port 0), and opens pages in Chromium (bin/test-browser.mjs finds it) through
  * playwright-core. Everything stops in `close()`.
  */
 import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { chromiumPath } from '../../bin/test-browser.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SCREENSHOTS = path.join(ROOT, 'test/e2e/screenshots');
@@ -50,7 +51,7 @@ export async function startFixturePage(): Promise<FixturePage> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const browser: Browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const browser: Browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     open: async ({ rows = 50_000, colorScheme = 'light', locale = 'en-US', params = {} } = {}) => {

@@ -5,18 +5,16 @@
  * come from a loopback server of this test; the emulator is another origin (CORS).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
+import { launchChromium, type Chromium } from '../../e2e/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SDK_DIST = path.resolve('node_modules/wcs-js-sdk/dist/wcs.min.js');
 const MiB = 1024 * 1024;
 
@@ -72,36 +70,20 @@ describe('the official browser SDK (wcs-js-sdk) against the emulator', () => {
   ]);
   let emu: TestEmulator;
   let pages: Awaited<ReturnType<typeof startPageServer>>;
-  let userDataDir: string;
-  let browser: BrowserContext;
+  let browser: Chromium;
   let page: Page;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: run \`apt-get install chromium\` (the SDK interop test needs it)`);
     emu = await startTestEmulator();
     pages = await startPageServer(files);
-    userDataDir = await mkdtemp(path.join(os.tmpdir(), 'blocklift-chromium-'));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-    page = await browser.newPage();
+    browser = await launchChromium();
+    page = await browser.context.newPage();
     await page.goto(pages.url);
   });
   afterAll(async () => {
     await browser?.close();
     await pages?.close();
     await emu?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   const upload = (name: string, key: string): Promise<SdkResult> =>
