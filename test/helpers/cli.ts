@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { withoutRootReadRights } from './unprivileged';
 
 /**
  * Runs the real `blocklift` command (bin/blocklift.mjs) as a child process. The caller's
@@ -22,7 +23,8 @@ export interface CliRunOptions {
   env: Record<string, string | undefined> & { BLOCKLIFT_DATA: string };
   /** SIGKILL after this many ms if still running. */
   killAfterMs?: number;
-  uid?: number;
+  /** Run without root's right to read every file (test/helpers/unprivileged.ts), for permission tests. */
+  withoutRootReadRights?: boolean;
   /** Called with the child once spawned (to signal it, or wait for its output). */
   onSpawn?: (child: ChildProcess) => void;
 }
@@ -32,12 +34,10 @@ export function runCli(args: readonly string[], opts: CliRunOptions): Promise<Cl
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['BLOCKLIFT_DEBUG', 'BLOCKLIFT_DB']) delete env[name];
     Object.assign(env, opts.env);
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: opts.cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}),
-    });
+    const [command, argv] = opts.withoutRootReadRights
+      ? withoutRootReadRights(process.execPath, [BIN, ...args])
+      : [process.execPath, [BIN, ...args]];
+    const child = spawn(command, argv, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

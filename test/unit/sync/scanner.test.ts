@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PathFilter } from '../../../src-main/sync/path-filter';
 import { RootUnavailableError, scanTree, type DirScan } from '../../../src-main/sync/scanner';
+import { withoutRootReadRights } from '../../helpers/unprivileged';
 
 const filter = new PathFilter({ ignore: ['*.log'], useDefaultIgnores: true, includeOnly: [], includeHidden: false });
 
@@ -14,17 +15,14 @@ async function collect(root: string, symlinks: 'skip' | 'follow' = 'skip'): Prom
   for await (const d of scanTree({ root, filter, symlinks })) out.push(d);
   return out;
 }
-async function scanAsNobody(root: string): Promise<DirScan[]> {
-  await chmod(root, 0o755);
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['bin/run-ts.mjs', 'test/unit/sync/helpers/scan-child.ts', root],
-    {
-      uid: 65534,
-      gid: 65534,
-      env: { ...process.env, HOME: os.tmpdir() },
-    },
-  );
+/** Scans in a child without root's right to read every folder (a test run as root). */
+async function scanUnprivileged(root: string): Promise<DirScan[]> {
+  const [command, args] = withoutRootReadRights(process.execPath, [
+    'bin/run-ts.mjs',
+    'test/unit/sync/helpers/scan-child.ts',
+    root,
+  ]);
+  const { stdout } = await promisify(execFile)(command, args);
   return JSON.parse(stdout) as DirScan[];
 }
 const files = (scans: DirScan[]) => scans.flatMap((d) => d.files.map((f) => f.relPath)).sort();
@@ -98,8 +96,8 @@ describe('scanTree', () => {
     await writeFile(path.join(dir, 'locked/secret.txt'), 's');
     await writeFile(path.join(dir, 'open/ok.txt'), 'o');
     await chmod(path.join(dir, 'locked'), 0o000);
-    // root reads any folder: then scan as an unprivileged user in a child process.
-    const scans = process.getuid?.() === 0 ? await scanAsNobody(dir) : await collect(dir);
+    // root reads any folder: then scan in a child process without that right.
+    const scans = process.getuid?.() === 0 ? await scanUnprivileged(dir) : await collect(dir);
     expect(files(scans)).toEqual(['open/ok.txt']);
     expect(problems(scans)).toEqual([expect.objectContaining({ relPath: 'locked', code: 'permission-denied' })]);
   });

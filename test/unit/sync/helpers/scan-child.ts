@@ -1,6 +1,6 @@
 // Scans the folder given as argv[2] and prints the results as one JSON line. Run as a child
-// process by tests that need another user (root reads every folder, so a permission test
-// running as root drops to an unprivileged uid through this).
+// process by permission tests: root reads every folder, so a test running as root starts this
+// without that right (test/helpers/unprivileged.ts).
 import { PathFilter } from '../../../../src-main/sync/path-filter';
 import { scanTree, type DirScan } from '../../../../src-main/sync/scanner';
 
