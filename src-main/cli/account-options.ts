@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import path from 'node:path';
-import { databaseFile, defaultDataDir } from '../service/data-dir';
+import { databaseFile, dataDirFromFlags } from '../service/data-dir';
 import { CliError } from './cli-error';
 
 /**
@@ -53,10 +52,8 @@ function validUrl(value: string | undefined, flag: string): string | undefined {
 /** Reads the flags of `addAccountOptions`, falling back to the environment. */
 export function readAccountFlags(opts: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): AccountFlags {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  // --db alone (tests, scripts) keeps everything next to that file, as before --data existed.
   const db = str(opts.db);
-  const data = str(opts.data);
-  const dataDir = data ? path.resolve(data) : db ? path.dirname(path.resolve(db)) : defaultDataDir(env);
+  const dataDir = dataDirFromFlags({ data: str(opts.data), db }, env);
   return {
     uploadUrl: validUrl(str(opts.uploadUrl) ?? env.BLOCKLIFT_UPLOAD_URL, '--upload-url'),
     mgrUrl: validUrl(str(opts.mgrUrl) ?? env.BLOCKLIFT_MGR_URL, '--mgr-url'),

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { defaultDataDir, logDir } from '../service/data-dir';
+import { dataDirFromFlags, logDir } from '../service/data-dir';
 import { APP_VERSION } from '../shared/version';
 import { CliError } from './cli-error';
 
@@ -67,7 +67,13 @@ export async function main(argv: string[]): Promise<number> {
       if (json) jsonError(e.code, e.message, e.exitCode);
       return e.exitCode;
     }
-    return unexpected(e, argv.includes('--debug') || /^(1|true|yes)$/i.test(process.env.BLOCKLIFT_DEBUG ?? ''), json);
+    const debug = argv.includes('--debug') || /^(1|true|yes)$/i.test(process.env.BLOCKLIFT_DEBUG ?? '');
+    return unexpected(
+      e,
+      debug,
+      json,
+      dataDirFromFlags({ data: flagValue(argv, '--data'), db: flagValue(argv, '--db') }),
+    );
   }
 }
 
@@ -75,12 +81,27 @@ function jsonError(code: string, message: string, exitCode: number): void {
   process.stdout.write(`${JSON.stringify({ error: { code, message }, exitCode })}\n`);
 }
 
-/** One line for a person, the stack in the log (and on stderr with --debug); exit 70. */
-function unexpected(e: unknown, debug: boolean, json: boolean): number {
+/** The value of `--name value` or `--name=value` in argv (the last one, as commander takes it). */
+function flagValue(argv: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === name) value = argv[i + 1];
+    else if (a.startsWith(`${name}=`)) value = a.slice(name.length + 1);
+  }
+  return value || undefined;
+}
+
+/**
+ * One line for a person, the stack in `logs/cli.log` of the command's data folder (and on
+ * stderr with --debug); exit 70.
+ */
+function unexpected(e: unknown, debug: boolean, json: boolean, dataDir: string): number {
   const err = e instanceof Error ? e : new Error(String(e));
   let logged = '';
   try {
-    const dir = logDir(defaultDataDir());
+    const dir = logDir(dataDir);
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'cli.log');
     appendFileSync(file, `${new Date().toISOString()} unexpected error: ${err.stack ?? err.message}\n`);

@@ -19,6 +19,16 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return envPaths('blocklift', { suffix: '' }).data;
 }
 
+/**
+ * A command's data folder: `--data <folder>`, else the folder of `--db <file>` (a database
+ * named alone keeps everything next to it), else defaultDataDir().
+ */
+export function dataDirFromFlags(flags: { data?: string; db?: string }, env: NodeJS.ProcessEnv = process.env): string {
+  if (flags.data) return path.resolve(flags.data);
+  if (flags.db) return path.dirname(path.resolve(flags.db));
+  return defaultDataDir(env);
+}
+
 /** The queue database inside a data folder. */
 export function databaseFile(dataDir: string): string {
   return path.join(dataDir, 'blocklift.db');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -86,11 +87,18 @@ describe('blocklift exit codes', () => {
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^blocklift: unexpected error: options of transfer \d+ is not a JSON object; details in /);
-    const log = path.join(dir, 'data', 'logs', 'cli.log');
+    // The log is in the command's data folder: the folder of --db here, --data's below; never BLOCKLIFT_DATA's then.
+    const log = path.join(dir, 'logs', 'cli.log');
     expect(lines[0]).toContain(log);
     expect(await readFile(log, 'utf8')).toMatch(
       /StoreDataError: options of transfer \d+ is not a JSON object[^]*\n +at /,
     );
+    const other = path.join(dir, 'other-data');
+    const withData = await cli([...args, `--data=${other}`]);
+    expect(withData.code).toBe(70);
+    expect(withData.stderr).toContain(path.join(other, 'logs', 'cli.log'));
+    expect(existsSync(path.join(other, 'logs', 'cli.log'))).toBe(true);
+    expect(existsSync(path.join(dir, 'data', 'logs', 'cli.log'))).toBe(false);
     for (const debug of [
       { args: [...args, '--debug'], env: env() },
       { args, env: env({ BLOCKLIFT_DEBUG: '1' }) },
