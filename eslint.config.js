@@ -122,6 +122,20 @@ export default tseslint.config(
     },
   },
   {
+    // A skipped test says why in the output: skip at run time with ctx.skip(reason), which
+    // test/helpers/skip-reasons.ts lists at the end of every run.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[object.name=/^(it|test|describe|suite)$/][property.name=/^(skip|skipIf|runIf)$/]',
+          message: 'Skip at run time with ctx.skip(reason), so the reason shows in the output.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

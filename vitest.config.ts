@@ -8,7 +8,9 @@ export default defineConfig({
     pool: 'forks',
     // Integration tests start servers and child processes; two cores, so two at a time.
     maxWorkers: 2,
-    reporters: ['default'],
+    // skip-reasons lists each skipped test with its reason at the end (the default reporter
+    // shows a skip's note only on a terminal running one file).
+    reporters: ['default', './test/helpers/skip-reasons.ts'],
     projects: [
       {
         extends: true,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -9,6 +10,7 @@ import { etagOfBuffer } from '../../src-main/protocol/etag';
 import type { ProblemView } from '../../src-main/shared/contract';
 import { DOOR_STAGE_PATH } from '../../src-main/shared/wire';
 import { waitFor, type ChaosContext } from './context';
+import { SectionSkipped, type MachineCheck } from './report';
 import { countRetries } from './rig';
 import { must, startServe, stopServe, type ServeChild } from './serve-rig';
 import { connectUi, type UiStream } from './ws-events';
@@ -26,7 +28,8 @@ const MiB = 1024 * 1024;
  * meanwhile is refused with 507 disk-full, and once space returns everything finishes:
  * every file's latest bytes are in the store, nothing done without its hash,
  * `PRAGMA integrity_check` passes. Without the right to mount a tmpfs the section is
- * skipped, and the report says why.
+ * skipped (`SectionSkipped`), and the report says why; `canMountTmpfs` is its probe of the
+ * machine, so that in CI a skip where a tmpfs can be mounted is a failure.
  */
 export async function diskFull(ctx: ChaosContext): Promise<void> {
   const { rec } = ctx;
@@ -42,8 +45,9 @@ export async function diskFull(ctx: ChaosContext): Promise<void> {
       await run('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', data]);
       mounts.push(data);
     } catch (e) {
-      rec.note(`SKIPPED: a tmpfs could not be mounted (${firstLine(e)}); the section needs root or CAP_SYS_ADMIN`);
-      return;
+      throw new SectionSkipped(
+        `a tmpfs could not be mounted (${firstLine(e)}): the section needs root or CAP_SYS_ADMIN`,
+      );
     }
     await mkdir(path.join(data, 'emulator'));
     await run('mount', ['--bind', emuReal, path.join(data, 'emulator')]);
@@ -55,6 +59,21 @@ export async function diskFull(ctx: ChaosContext): Promise<void> {
     for (const m of mounts) await run('umount', [m]).catch((e) => rec.fail(`umount ${m}: ${firstLine(e)}`));
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Whether this machine can run the section: a 1 MiB tmpfs mounted (and unmounted) in a fresh folder. */
+export async function canMountTmpfs(): Promise<MachineCheck> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'bl-tmpfs-probe-'));
+  const who = `uid ${process.getuid?.() ?? '?'}`;
+  try {
+    await run('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]);
+  } catch (e) {
+    await rmdir(dir);
+    return { can: false, detail: `${who} could not mount a tmpfs: ${firstLine(e)}` };
+  }
+  await run('umount', [dir]);
+  await rmdir(dir);
+  return { can: true, detail: `${who} mounted a 1 MiB tmpfs (and unmounted it)` };
 }
 
 async function fullDiskRun(ctx: ChaosContext, d: { data: string; watched: string; manual: string }): Promise<void> {

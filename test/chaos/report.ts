@@ -4,7 +4,9 @@ import path from 'node:path';
 /**
  * What a chaos run measured. Every counter is summed over the sections; `failures` lists
  * each broken claim with enough to reproduce it (section, seed, what was seen). A run is
- * green when `failures` is empty, `lost` is 0 and `secretsFound` is 0.
+ * green when `failures` is empty, `lost` is 0 and `secretsFound` is 0. A section that could
+ * not run is `skipped` with its reason, listed apart and never counted as passed; with `CI`
+ * set, a skip of a section this machine can run is a failure (suite.ts).
  */
 export interface ChaosReport {
   form: 'short' | 'long';
@@ -26,14 +28,39 @@ export interface ChaosReport {
   secretsFound: number;
   sections: SectionResult[];
   failures: string[];
+  /** Sections that could not run here, each as "name: why" (also in its `SectionResult`). */
+  skipped: string[];
   ok: boolean;
 }
 
 export interface SectionResult {
   name: string;
+  /** `skipped`: the section could not run on this machine and proved nothing; `skipReason` says why. */
+  outcome: 'passed' | 'failed' | 'skipped';
+  skipReason?: string;
   durationMs: number;
   notes: string[];
   failures: string[];
+}
+
+/**
+ * Thrown by a section that cannot run on this machine (it lacks a right or a program the
+ * section needs): the section's outcome is `skipped` with `reason`, never a pass.
+ */
+export class SectionSkipped extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'SectionSkipped';
+  }
+}
+
+/**
+ * A section's own probe of whether this machine can run it (disk: mount a tiny tmpfs):
+ * `can` true when it can, `detail` what the probe did or met.
+ */
+export interface MachineCheck {
+  can: boolean;
+  detail: string;
 }
 
 /** Collects the figures of one run; sections add to it as they go. */
@@ -58,22 +85,30 @@ export class Recorder {
       secretsFound: 0,
       sections: [],
       failures: [],
+      skipped: [],
       ok: false,
     };
   }
 
-  /** Runs one section; an exception it throws is recorded as a failure of that section. */
+  /**
+   * Runs one section; a `SectionSkipped` it throws makes it skipped (unless it failed a claim
+   * before), any other exception is recorded as a failure of that section.
+   */
   async section(name: string, fn: () => Promise<void>): Promise<SectionResult> {
-    const s: SectionResult = { name, durationMs: 0, notes: [], failures: [] };
+    const s: SectionResult = { name, outcome: 'passed', durationMs: 0, notes: [], failures: [] };
     this.report.sections.push(s);
     this.current = s;
     const t = Date.now();
     try {
       await fn();
     } catch (e) {
-      this.fail(`unexpected error: ${(e as Error)?.stack ?? String(e)}`);
+      if (e instanceof SectionSkipped) {
+        s.skipReason = e.reason;
+        this.report.skipped.push(`${name}: ${e.reason}`);
+      } else this.fail(`unexpected error: ${(e as Error)?.stack ?? String(e)}`);
     } finally {
       s.durationMs = Date.now() - t;
+      s.outcome = s.failures.length ? 'failed' : s.skipReason !== undefined ? 'skipped' : 'passed';
       this.current = undefined;
     }
     return s;
@@ -133,8 +168,9 @@ function cell(s: string): string {
 
 export function markdown(r: ChaosReport): string {
   const mib = (r.bytesVerified / 1024 / 1024).toFixed(1);
+  const skipped = r.sections.filter((s) => s.outcome === 'skipped').map((s) => s.name);
   const lines = [
-    `# Chaos run (${r.form} form): ${r.ok ? 'PASSED' : 'FAILED'}`,
+    `# Chaos run (${r.form} form): ${r.ok ? 'PASSED' : 'FAILED'}${skipped.length ? `, ${skipped.length} section${skipped.length > 1 ? 's' : ''} SKIPPED (${skipped.join(', ')})` : ''}`,
     '',
     `Started ${r.startedAt}, seed ${r.seed}, ${(r.durationMs / 1000).toFixed(1)} s.`,
     '',
@@ -155,7 +191,9 @@ export function markdown(r: ChaosReport): string {
     '',
   ];
   for (const s of r.sections) {
-    lines.push(`### ${s.name}: ${s.failures.length ? 'FAILED' : 'ok'} (${(s.durationMs / 1000).toFixed(1)} s)`, '');
+    const outcome = { passed: 'ok', failed: 'FAILED', skipped: 'SKIPPED' }[s.outcome];
+    lines.push(`### ${s.name}: ${outcome} (${(s.durationMs / 1000).toFixed(1)} s)`, '');
+    if (s.skipReason !== undefined) lines.push(`- **skipped:** ${s.skipReason}`);
     for (const n of s.notes) lines.push(`- ${n}`);
     for (const f of s.failures) lines.push(`- **failure:** ${f}`);
     lines.push('');

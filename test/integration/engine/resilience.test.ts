@@ -270,20 +270,18 @@ describe('engine resilience', () => {
     expect(s.lastError?.message).toContain('not a regular file');
   });
 
-  it.skipIf(process.platform === 'win32')(
-    'a FIFO fails with file-unreadable at once instead of waiting for a writer',
-    async () => {
-      rig = await startRig();
-      const r = rig;
-      const { execFileSync } = await import('node:child_process');
-      execFileSync('mkfifo', [path.join(r.dir, 'a-fifo')]);
-      const [id] = r.engine.enqueue([req(r, 'a-fifo')]);
-      const s = await r.settled(id!);
-      expect(s.state).toBe('failed');
-      expect(s.lastError).toMatchObject({ code: 'file-unreadable' });
-      expect(s.lastError?.message).toContain('not a regular file');
-    },
-  );
+  it('a FIFO fails with file-unreadable at once instead of waiting for a writer', async (t) => {
+    if (process.platform === 'win32') t.skip('FIFOs (mkfifo) exist on POSIX systems only');
+    rig = await startRig();
+    const r = rig;
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('mkfifo', [path.join(r.dir, 'a-fifo')]);
+    const [id] = r.engine.enqueue([req(r, 'a-fifo')]);
+    const s = await r.settled(id!);
+    expect(s.state).toBe('failed');
+    expect(s.lastError).toMatchObject({ code: 'file-unreadable' });
+    expect(s.lastError?.message).toContain('not a regular file');
+  });
 
   it(
     'a full database holds the transfer (retried every ~2 s as disk-full), and it finishes when space returns',
