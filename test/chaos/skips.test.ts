@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,12 +7,14 @@ import { REPO } from './context';
 import { canMountTmpfs } from './disk';
 import type { ChaosReport } from './report';
 import { inCi } from './suite';
+import { withoutCapabilities } from '../helpers/unprivileged';
 
 /**
  * A chaos section that cannot run is reported SKIPPED with its reason (never passed), and
  * with CI set a skip of a section this machine can run fails the run. Through the real
- * `npm run test:chaos` entry (run.ts) and the real disk section: run as nobody (uid 65534)
- * when the tests run as root, its tmpfs mount is refused as on a machine without the right.
+ * `npm run test:chaos` entry (run.ts) and the real disk section: run without CAP_SYS_ADMIN
+ * when the tests run as root (test/helpers/unprivileged.ts), its tmpfs mount is refused as on a
+ * machine without the right.
  */
 interface Run {
   code: number;
@@ -24,26 +26,23 @@ interface Run {
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bl-chaos-skips-'));
-  await chmod(dir, 0o777);
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function chaos(args: string[], o: { ci: boolean; asNobody?: boolean }): Promise<Run> {
+async function chaos(args: string[], o: { ci: boolean; cannotMount?: boolean }): Promise<Run> {
   const out = path.join(dir, 'report');
-  const nobody = o.asNobody && process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const argv = ['bin/run-ts.mjs', 'test/chaos/run.ts', ...args, '--report', out];
+  const [command, commandArgs] = o.cannotMount
+    ? withoutCapabilities(['sys_admin'], process.execPath, argv)
+    : [process.execPath, argv];
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, CI: o.ci ? 'true' : undefined };
   const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ['bin/run-ts.mjs', 'test/chaos/run.ts', ...args, '--report', out],
-      { cwd: REPO, env, timeout: 60_000, ...nobody },
-      (e, stdout, stderr) => {
-        const c = (e as { code?: unknown } | null)?.code;
-        resolve({ code: typeof c === 'number' ? c : e ? -1 : 0, stdout: stdout + stderr });
-      },
-    );
+    execFile(command, commandArgs, { cwd: REPO, env, timeout: 60_000 }, (e, stdout, stderr) => {
+      const c = (e as { code?: unknown } | null)?.code;
+      resolve({ code: typeof c === 'number' ? c : e ? -1 : 0, stdout: stdout + stderr });
+    });
   });
   const report = JSON.parse(await readFile(path.join(out, 'report.json'), 'utf8')) as ChaosReport;
   return { code, stdout, report, md: await readFile(path.join(out, 'report.md'), 'utf8') };
@@ -56,7 +55,7 @@ describe('chaos sections that cannot run', () => {
   });
 
   it('a disk section without the right to mount a tmpfs is SKIPPED with its reason in report.json and report.md, not passed', async () => {
-    const r = await chaos(['--only', 'disk'], { ci: false, asNobody: true });
+    const r = await chaos(['--only', 'disk'], { ci: false, cannotMount: true });
     expect(r.code, r.stdout).toBe(0);
     const reason = /^a tmpfs could not be mounted \(.+\): the section needs root or CAP_SYS_ADMIN$/;
     expect(r.report.sections).toEqual([
@@ -71,7 +70,7 @@ describe('chaos sections that cannot run', () => {
   });
 
   it('with CI set, a skip stands where the machine cannot mount a tmpfs either, and says so', async () => {
-    const r = await chaos(['--only', 'disk'], { ci: true, asNobody: true });
+    const r = await chaos(['--only', 'disk'], { ci: true, cannotMount: true });
     expect(r.code, r.stdout).toBe(0);
     const [s] = r.report.sections;
     expect(s).toMatchObject({ outcome: 'skipped', failures: [] });

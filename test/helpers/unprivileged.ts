@@ -9,6 +9,19 @@ import { accessSync, constants } from 'node:fs';
  * command is returned as it is.
  */
 export function withoutRootReadRights(command: string, args: readonly string[]): [string, string[]] {
+  return withoutCapabilities(['dac_override', 'dac_read_search'], command, args);
+}
+
+/**
+ * The command run as root without the given capabilities (names as setpriv takes them, such
+ * as `sys_admin` for mounting), in the bounding and inheritable sets so no exec gets them
+ * back. Not root: returned as it is (a user has none of them).
+ */
+export function withoutCapabilities(
+  caps: readonly string[],
+  command: string,
+  args: readonly string[],
+): [string, string[]] {
   if (process.getuid?.() !== 0) return [command, [...args]];
   const setpriv = '/usr/bin/setpriv';
   try {
@@ -16,6 +29,6 @@ export function withoutRootReadRights(command: string, args: readonly string[]):
   } catch {
     throw new Error(`${setpriv} is missing: install util-linux (root's permission tests drop capabilities with it)`);
   }
-  const caps = '-dac_override,-dac_read_search';
-  return [setpriv, [`--inh-caps=${caps}`, `--bounding-set=${caps}`, '--', command, ...args]];
+  const drop = caps.map((c) => `-${c}`).join(',');
+  return [setpriv, [`--inh-caps=${drop}`, `--bounding-set=${drop}`, '--', command, ...args]];
 }
