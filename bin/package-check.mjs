@@ -608,10 +608,10 @@ async function main() {
     if (problems.length) {
       console.error(`package check: FAILED, ${problems.length} problem(s):`);
       for (const p of problems) console.error(`  - ${p}`);
-      process.exitCode = 1;
-    } else {
-      console.log('package check: every module the main process, the preload and the CLI load is in the package');
+      return 1;
     }
+    console.log('package check: every module the main process, the preload and the CLI load is in the package');
+    return 0;
   } finally {
     if (values.keep) console.log(`package check: output kept in ${work}`);
     else rmSync(work, { recursive: true, force: true });
@@ -619,8 +619,12 @@ async function main() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((e) => {
-    console.error(`package check: ${e?.stack ?? e}`);
-    process.exit(2);
-  });
+  // An explicit exit: electron-builder leaves process.exitCode at 0 on its way out.
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(`package check: ${e?.stack ?? e}`);
+      process.exit(2);
+    },
+  );
 }
