@@ -340,6 +340,8 @@ export async function checkPackage(project, appDir) {
   /** package name → [{ file, kind }] : what the app's own files load from node_modules */
   const appLoads = new Map();
   const reachedFiles = new Set();
+  /** file → [{ target, kind }] relative loads, to tell what the main process loads at start */
+  const fileEdges = new Map();
   let computedLoads = 0;
   const queue = entries.filter((e) => pkg.files.has(e));
   while (queue.length) {
@@ -356,12 +358,16 @@ export async function checkPackage(project, appDir) {
       continue;
     }
     computedLoads += result.computed;
+    const edges = [];
+    fileEdges.set(file, edges);
     for (const { spec, kind, optional } of result.loads) {
       if (isBuiltin(spec)) continue;
       if (!isBare(spec)) {
         const target = resolveRelativeFile(pkg, spec, file);
-        if (target) queue.push(target);
-        else problems.push(`${file} loads ${spec} (${kind}), which is not in the package`);
+        if (target) {
+          queue.push(target);
+          edges.push({ target, kind });
+        } else problems.push(`${file} loads ${spec} (${kind}), which is not in the package`);
         continue;
       }
       const name = packageName(spec);
@@ -369,6 +375,22 @@ export async function checkPackage(project, appDir) {
       const list = appLoads.get(name) ?? [];
       list.push({ file, kind, spec, optional });
       appLoads.set(name, list);
+      edges.push({ name, kind });
+    }
+  }
+  // What the main process loads before its first line runs: static imports (and requires in
+  // the files they reach), not `import()`. A native addon here fails the app's start.
+  const atStart = new Set();
+  const startFiles = new Set([mainEntry]);
+  const startQueue = [mainEntry];
+  while (startQueue.length) {
+    for (const e of fileEdges.get(startQueue.shift()) ?? []) {
+      if (e.kind === 'import()') continue;
+      if (e.name) atStart.add(e.name);
+      else if (!startFiles.has(e.target)) {
+        startFiles.add(e.target);
+        startQueue.push(e.target);
+      }
     }
   }
   if (computedLoads)
@@ -523,7 +545,11 @@ export async function checkPackage(project, appDir) {
       `${strayChunks.length} file(s) of dist/ (${MB(strayChunks.reduce((a, [, f]) => a + f.size, 0))}) are loaded by no entry: chunks of an earlier build, pruned by the next build 10 minutes after (${strayChunks.map(([p]) => p).join(', ')})`,
     );
 
-  const report = sizeReport(pkg, reachedPackages, appLoads);
+  const later = [...appLoads.keys()].filter((n) => !atStart.has(n));
+  const report = [
+    sizeReport(pkg, reachedPackages, appLoads),
+    `${mainEntry} loads at start: ${[...atStart].sort().join(', ') || 'no package'}; on demand (import()) or only from the CLI: ${later.sort().join(', ') || 'nothing'}`,
+  ].join('\n');
   return { problems, notes, report };
 }
 
