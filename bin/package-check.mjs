@@ -31,6 +31,7 @@
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -462,7 +463,9 @@ export async function checkPackage(project, appDir) {
     for (const [d, kind] of needsOf(dir)) {
       const found = resolvePackageDir(pkg, d, dir);
       if (!found) {
-        problems.push(`${d}, a ${kind} of ${name} (loaded from ${via}), is not in the package`);
+        problems.push(
+          `${d}, ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} of ${name} (loaded from ${via}), is not in the package`,
+        );
         continue;
       }
       if (!reachedPackages.has(found)) {
@@ -634,6 +637,11 @@ async function main() {
     if (problems.length) {
       console.error(`package check: FAILED, ${problems.length} problem(s):`);
       for (const p of problems) console.error(`  - ${p}`);
+      if (lstatSync(path.join(project, 'node_modules'), { throwIfNoEntry: false })?.isSymbolicLink())
+        console.error(
+          'package check: node_modules is a symbolic link here; `npm list`, which electron-builder asks for the tree, ' +
+            'then reports nested dependencies as missing and they are not packed: check a project with node_modules installed in it',
+        );
       return 1;
     }
     console.log('package check: every module the main process, the preload and the CLI load is in the package');
