@@ -87,6 +87,10 @@ describe('npm run package:check', () => {
         const Database = require('better-sqlite3');
         console.log('sqlite', new Database(':memory:').prepare('select 41 + 1 as x').get().x);
         const watcher = require('@parcel/watcher');
+        setTimeout(() => {
+          console.error('the watcher saw no event for new.txt in 20 s');
+          process.exit(1);
+        }, 20_000).unref();
         const seen = new Promise((resolve) => {
           watcher.subscribe(${JSON.stringify(watched)}, (err, events) => {
             if (events.some((e) => e.path.endsWith('new.txt'))) resolve();
