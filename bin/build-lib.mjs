@@ -1,6 +1,6 @@
 // The build of dist/ and the check that it is current. Two parts, each with its own stamp:
 //   main      esbuild bundles of the CLI (dist/cli/cli.mjs and its chunks), the Electron main process
-//             (dist/electron/main.js) and its preload (dist/electron/preload.cjs);
+//             (dist/electron/main.js and its chunks) and its preload (dist/electron/preload.cjs);
 //   renderer  the Vite build of src-renderer into dist/renderer.
 // A part is current when every input it was built from still exists and is not newer than
 // the moment its build started (and, for the renderer, no file was added to its folders).
@@ -13,6 +13,7 @@ import {
   readdirSync,
   renameSync,
   statSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -115,6 +116,8 @@ const ESM_REQUIRE_BANNER =
 /** The compiled CLI: its entry and the chunks it loads on demand. */
 export const CLI_DIR = 'dist/cli';
 export const CLI_ENTRY = `${CLI_DIR}/cli.mjs`;
+/** The Electron main process: main.js, the chunks it loads on demand, and the preload. */
+const ELECTRON_DIR = 'dist/electron';
 const ENTRY_FILES = new Set(['cli.mjs', 'main.js', 'preload.cjs']);
 /** A chunk no build wrote for this long is no longer read by any running command. */
 const STALE_CHUNK_MS = 10 * 60_000;
@@ -154,7 +157,14 @@ export async function buildMain() {
   };
   const esm = { ...common, format: 'esm', banner: { js: ESM_REQUIRE_BANNER } };
   const builds = await Promise.all([
-    esbuild.build({ ...esm, entryPoints: { main: 'src-main/electron/main.ts' }, outdir: 'dist/electron' }),
+    // Split, so what the code imports lazily stays lazy: the @parcel/watcher backend (a native
+    // addon) loads when a folder is first watched with it, not when the app starts.
+    esbuild.build({
+      ...esm,
+      splitting: true,
+      entryPoints: { main: 'src-main/electron/main.ts' },
+      outdir: ELECTRON_DIR,
+    }),
     // Split: what only one command needs (the HTTP framework of `serve`…) loads when it runs.
     esbuild.build({
       ...esm,
@@ -168,13 +178,13 @@ export async function buildMain() {
       ...common,
       format: 'cjs',
       entryPoints: { preload: 'src-main/electron/preload.ts' },
-      outdir: 'dist/electron',
+      outdir: ELECTRON_DIR,
       outExtension: { '.js': '.cjs' },
     }),
   ]);
   const inputs = new Set([...SHARED_INPUTS, ICON]);
   const outputs = [ICON_OUT];
-  mkdirSync(path.join(ROOT, 'dist/electron'), { recursive: true });
+  mkdirSync(path.join(ROOT, ELECTRON_DIR), { recursive: true });
   copyFileSync(path.join(ROOT, ICON), path.join(ROOT, ICON_OUT));
   for (const b of builds) {
     writeAtomically(b.outputFiles);
@@ -185,17 +195,24 @@ export async function buildMain() {
   writeStamp('main', { startedAt, inputs: [...inputs].sort(), outputs });
 }
 
-/** Deletes chunks of earlier CLI builds that no build has written for a while. */
+/**
+ * Deletes chunks (and their maps) of earlier builds that no build has written for a while,
+ * in dist/cli and dist/electron; other files there (the icon, `npm start`'s package.json and
+ * node_modules) are not chunks.
+ */
 function pruneChunks(current) {
   const keep = new Set(current.map((o) => path.join(ROOT, o)));
-  for (const name of readdirSync(path.join(ROOT, CLI_DIR))) {
-    const file = path.join(ROOT, CLI_DIR, name);
-    const base = file.replace(/\.map$/, '');
-    if (keep.has(base)) continue;
-    try {
-      if (Date.now() - statSync(file).mtimeMs > STALE_CHUNK_MS) unlinkSync(file);
-    } catch {
-      // Another build removed it first.
+  for (const dir of [CLI_DIR, ELECTRON_DIR]) {
+    for (const name of readdirSync(path.join(ROOT, dir))) {
+      if (!/\.(m|c)?js(\.map)?$/.test(name)) continue;
+      const file = path.join(ROOT, dir, name);
+      const base = file.replace(/\.map$/, '');
+      if (keep.has(base)) continue;
+      try {
+        if (Date.now() - statSync(file).mtimeMs > STALE_CHUNK_MS) unlinkSync(file);
+      } catch {
+        // Another build removed it first.
+      }
     }
   }
 }
