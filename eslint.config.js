@@ -75,7 +75,7 @@ const layerRules = LAYERS.map((layer, i) => {
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'coverage/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'coverage/**', 'bench/results/**', '.tmp/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

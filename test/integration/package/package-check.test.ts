@@ -1,5 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +26,9 @@ const CHECK = path.join(ROOT, 'bin/package-check.mjs');
 const BUILD_MS = 150_000;
 
 const temps: string[] = [];
-const tempDir = (prefix: string): string => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+const tempDir = (prefix: string, base = os.tmpdir()): string => {
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(path.join(base, prefix));
   temps.push(dir);
   return dir;
 };
@@ -116,7 +126,8 @@ describe('npm run package:check', () => {
     async () => {
       // A copy of the project (the worktree's files stay as they are) whose package.json
       // moves better-sqlite3 to devDependencies and puts zod (inlined by esbuild) back.
-      const copy = tempDir('bl-package-copy-');
+      // Inside the checkout's git-ignored .tmp/: hard links need the same file system as node_modules.
+      const copy = tempDir('bl-package-copy-', path.join(ROOT, '.tmp'));
       const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
         dependencies: Record<string, string>;
         devDependencies: Record<string, string>;
