@@ -63,6 +63,7 @@ export function committedResults(root: string): NamedResults[] {
 const when = (iso: string): string => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const cell = (s: string): string => s.replaceAll('|', '\\|');
 const load = (n: number): string => formatNumber(n);
+const range = (a: number, b: number): string => (load(a) === load(b) ? load(a) : `${load(a)}–${load(b)}`);
 
 function runLine(r: NamedResults): string {
   const run = r.data.run;
@@ -74,7 +75,7 @@ function runLine(r: NamedResults): string {
     `\`${run.commit.slice(0, 7)}\`${dirty}; machine \`${run.machine}\` (${run.cores} × ${run.cpu_model}, ` +
     `${formatNumber(run.memory_gib)} GiB, ${run.platform}), Node ${run.node}; 1-minute load average ` +
     `${run.load_before.map(load).join(' / ')} (1 / 5 / 15 min) before the run, ` +
-    `${load(run.load_during.min)}–${load(run.load_during.max)} during it.`
+    `${range(run.load_during.min, run.load_during.max)} during it.`
   );
 }
 
@@ -84,7 +85,7 @@ function sectionLine(r: NamedResults, section: Section): string {
   const head = `From \`${r.name}\`: ${when(s?.started ?? run.started)}, commit \`${run.commit.slice(0, 7)}\`, machine \`${run.machine}\``;
   if (!s?.ran) return `${head}; not run: ${s?.reason ?? 'not in the results'}.`;
   const l = s.load1;
-  return `${head}${l ? `, 1-minute load ${load(l.min)}–${load(l.max)} during the section` : ''}.`;
+  return `${head}${l ? `, 1-minute load ${range(l.min, l.max)} during the section` : ''}.`;
 }
 
 function table(rows: CheckRow[]): string[] {

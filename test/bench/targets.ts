@@ -203,7 +203,7 @@ export const FIGURES: FigureDef[] = [
     'emulator',
     'emulator CPU per GiB, minimal client, 1 GiB',
     'CPU-s/GiB',
-    le(3, 'issue 12: the emulator leaves a core to the uploader (MD5, SHA1 and CRC-32 alone cost ≈ 2)'),
+    le(3, "issue 12: the emulator leaves a core to the uploader (the protocol's MD5, SHA1 and CRC-32 take most of it)"),
   ),
   f('emulator_min_request_thread_cpu_s_per_gib', 'emulator', 'same, its request thread only', 'CPU-s/GiB'),
   f('emulator_min_mib_per_s', 'emulator', 'same, throughput', 'MiB/s'),
@@ -265,7 +265,12 @@ export const FIGURES: FigureDef[] = [
   f('ui_scroll_cpu_max_ms', 'ui', 'scroll, traced: main thread CPU per frame, max', 'ms'),
   f('ui_scroll_traced_busy_pct', 'ui', 'scroll, traced: main thread busy', '%'),
   f('ui_progress_active', 'ui', 'progress: rows uploading', 'count'),
-  f('ui_progress_batches_per_s', 'ui', "progress: batches pushed a second (the service's ceiling is 10)", 'batches/s'),
+  f(
+    'ui_progress_batches_per_s',
+    'ui',
+    "progress: batches pushed a second, at most 10 (the service's ceiling)",
+    'batches/s',
+  ),
   f('ui_progress_batches_skipped', 'ui', 'progress: batches the feed skipped', 'count'),
   f('ui_progress_batch_kib', 'ui', 'progress: size of one batch', 'KiB'),
   f(
@@ -287,7 +292,7 @@ export const FIGURES: FigureDef[] = [
   f(
     'ui_progress_heap_peak_mib',
     'ui',
-    "progress: JS heap used, peak (the fixture's 50,000 rows included)",
+    "progress: JS heap used, peak, the fixture's 50,000 rows included",
     'MiB',
     lt(150, 'issue 10: the renderer holds a window of rows, not the queue'),
   ),
