@@ -1,19 +1,49 @@
 /**
- * `npm run bench`: the upload benchmark of issue 3 (not part of `npm test`). The emulator,
- * the baseline server and every measured uploader run in their own processes; this process
- * only orchestrates. Prints a table and writes bench/results/latest.json (one flat object,
- * numbers only, plus date and node). When test/bench/sync.ts exists, its runSyncBench()
- * figures are added.
+ * `npm run bench`: the benchmarks (not part of `npm test`). The emulator, the baseline
+ * server and every measured uploader run in their own processes; this process only
+ * orchestrates. Sections (BENCH_ONLY=a,b selects some; unset runs all): one, resume, four,
+ * small, latency (speed.ts), startup, emulator (speed.ts, emulator-cpu.ts), sync (sync.ts),
+ * ui (ui.ts; needs Chromium: ensureTestBrowser() gets it as `npm test` does, and when it
+ * cannot, only this section is skipped, with one line saying why).
+ *
+ * Every figure is compared with its target in targets.ts (check.ts) and printed as a table:
+ * section, figure, measured, target, met. With `--check` the run exits 1 unless every target
+ * was measured and met (a section that did not run counts as not met); `--check --from FILE`
+ * checks a results file without running anything. A section that throws is reported as
+ * `failed: …`, the others still run, and the run exits 1.
+ *
+ * Results: a full run (no BENCH_ONLY and no other BENCH_* variable: those scale sizes or
+ * profile) writes bench/results/<YYYY-MM-DD>-<machine>.json (UTC date; machine from
+ * check.ts's machineName(), or BENCH_MACHINE); commit the ones quoted and run
+ * `npm run bench:report` (report.ts) to regenerate README.md's tables from them. Any other
+ * run writes bench/results/partial.json (git-ignored, never quoted). The file holds the
+ * figures, each section's status, time and load, and the run's context (UTC times, Node, CPU,
+ * cores, memory, git commit and whether tracked files were changed, the load before and
+ * during).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureTestBrowser } from '../../bin/test-browser.mjs';
+import {
+  checkResults,
+  machineName,
+  summarize,
+  summaryLine,
+  textTable,
+  type ResultsFile,
+  type RunContext,
+  type SectionRun,
+} from './check';
 import { runEmulatorCpuBench, runLatencyBench, runStartupBench } from './speed';
+import { runSyncBench } from './sync';
+import { SECTIONS, type Section } from './targets';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -32,7 +62,12 @@ const SMALL_FILES = Number(process.env.BENCH_SMALL_FILES ?? 2000);
  * figure); unset runs everything. The baseline runs with `one`.
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
-const runs = (section: string): boolean => !ONLY || ONLY.has(section);
+const runs = (section: Section): boolean => !ONLY || ONLY.has(section);
+/** What makes a run partial (never quoted): BENCH_ONLY, scaled sizes, profiling: every BENCH_* but BENCH_MACHINE. */
+const PARTIAL = Object.entries(process.env)
+  .filter(([k]) => k.startsWith('BENCH_') && k !== 'BENCH_MACHINE')
+  .map(([k, v]) => `${k}=${v}`)
+  .sort();
 
 interface ChildResult {
   elapsedMs: number;
@@ -100,9 +135,87 @@ async function uploadRun(
   return result;
 }
 
-async function main(): Promise<void> {
+type Figures = Record<string, number>;
+
+const load1 = (): number => os.loadavg()[0]!;
+/** The 1-minute load average every 5 s while the run lasts (and at each section's start and end). */
+const loadSamples: { t: number; load: number }[] = [];
+const sampleLoad = () => loadSamples.push({ t: Date.now(), load: load1() });
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return '';
+  }
+}
+
+function runContext(started: Date): RunContext {
+  const cpus = os.cpus();
+  const dirtyFiles = git(['status', '--porcelain', '-z', '--untracked-files=no'])
+    .split('\0')
+    .filter(Boolean)
+    .map((l) => l.slice(3));
+  return {
+    started: started.toISOString(),
+    finished: '',
+    quotable: PARTIAL.length === 0,
+    partial: PARTIAL,
+    machine: machineName(cpus[0]?.model ?? 'cpu', cpus.length, process.env.BENCH_MACHINE),
+    cpu_model: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memory_gib: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    platform: `${process.platform} ${os.release()}`,
+    node: process.version,
+    commit: git(['rev-parse', 'HEAD']).trim() || 'unknown',
+    dirty: dirtyFiles.length > 0,
+    dirty_files: dirtyFiles,
+    load_before: os.loadavg().map(round),
+    load_during: { min: 0, max: 0, mean: 0, samples: 0 },
+  };
+}
+
+function loadBetween(t0: number, t1: number): { min: number; max: number; mean: number; samples: number } {
+  const xs = loadSamples.filter((s) => s.t >= t0 && s.t <= t1).map((s) => s.load);
+  if (xs.length === 0) return { min: load1(), max: load1(), mean: load1(), samples: 0 };
+  return {
+    min: round(Math.min(...xs)),
+    max: round(Math.max(...xs)),
+    mean: round(xs.reduce((a, b) => a + b, 0) / xs.length),
+    samples: xs.length,
+  };
+}
+
+async function main(results: Figures, sections: Partial<Record<Section, SectionRun>>): Promise<void> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-bench-'));
-  const results: Record<string, number | string> = {};
+  /** Runs one section: its figures, time and load; a throw marks it failed and the run goes on. */
+  const section = async (name: Section, run: () => Promise<Figures> | Figures): Promise<void> => {
+    if (!runs(name)) {
+      sections[name] = { ran: false, reason: `not selected (BENCH_ONLY=${process.env.BENCH_ONLY})` };
+      return;
+    }
+    if (sections[name]) return; // already decided (the UI section without a browser)
+    const t0 = Date.now();
+    sampleLoad();
+    const start = load1();
+    process.stderr.write(`bench: ${name}…\n`);
+    let status: SectionRun;
+    try {
+      Object.assign(results, await run());
+      status = { ran: true };
+    } catch (e) {
+      process.stderr.write(`bench: section ${name} failed: ${(e as Error).stack ?? String(e)}\n`);
+      status = { ran: false, reason: `failed: ${String((e as Error).message ?? e).split('\n')[0]}` };
+    }
+    sampleLoad();
+    const l = loadBetween(t0, Date.now());
+    sections[name] = {
+      ...status,
+      started: new Date(t0).toISOString(),
+      seconds: Math.round((Date.now() - t0) / 100) / 10,
+      load1: { start: round(start), min: l.min, max: l.max },
+    };
+  };
   try {
     // The emulator, in its own process.
     const emu = startChild([
@@ -128,12 +241,14 @@ async function main(): Promise<void> {
       admin = { adminUrl: info.adminUrl, adminToken: info.adminToken };
       break;
     }
+    if (!uploadUrl) throw new Error('the emulator did not start');
     process.stderr.write(`emulator at ${uploadUrl}\n`);
 
     const f1 = path.join(tmp, 'one-gib.bin');
     if (runs('one') || runs('resume')) await makeFile(f1, ONE_BYTES);
 
-    if (runs('one')) {
+    await section('one', async () => {
+      const out: Figures = {};
       // Baseline: plain node:http, 4 MiB bodies, 4 at a time, to a server writing them to disk.
       await mkdir(path.join(tmp, 'baseline'));
       const server = startChild([RUN_TS, path.join(HERE, 'baseline.ts'), 'server', path.join(tmp, 'baseline')]);
@@ -147,22 +262,25 @@ async function main(): Promise<void> {
       for await (const line of base.lines)
         if (line.startsWith('result ')) baseline = JSON.parse(line.slice(7)) as { elapsedMs: number; bytes: number };
       server.child.kill('SIGTERM');
-      results.baseline_mbps = baseline!.bytes / 1e6 / (baseline!.elapsedMs / 1000);
+      if (!baseline) throw new Error('the baseline client gave no result');
+      out.baseline_mbps = baseline.bytes / 1e6 / (baseline.elapsedMs / 1000);
 
       // 1 GiB single file, end to end.
-      const one = (await uploadRun([f1], path.join(tmp, 'one.db'), uploadUrl))!;
-      results.upload_mbps = one.bytes / 1e6 / (one.elapsedMs / 1000);
-      results.ratio = (results.upload_mbps as number) / (results.baseline_mbps as number);
+      const one = await uploadRun([f1], path.join(tmp, 'one.db'), uploadUrl);
+      if (!one) throw new Error('the 1 GiB upload gave no result');
+      out.upload_mbps = one.bytes / 1e6 / (one.elapsedMs / 1000);
+      out.ratio = out.upload_mbps / out.baseline_mbps;
       // For reading the figure: the same run without the final mkfile (the service merging 1 GiB).
-      results.upload_blocks_mbps = one.bytes / 1e6 / ((one.elapsedMs - one.mkfileMs) / 1000);
-      results.mkfile_s_1gib = one.mkfileMs / 1000;
-      results.client_cpu_s_per_gib = one.cpuSeconds / (one.bytes / GiB);
-      results.rss_mib_1gib = one.peakRssBytes / MiB;
-      results.event_loop_p99_ms = one.loopP99Ms;
-    }
+      out.upload_blocks_mbps = one.bytes / 1e6 / ((one.elapsedMs - one.mkfileMs) / 1000);
+      out.mkfile_s_1gib = one.mkfileMs / 1000;
+      out.client_cpu_s_per_gib = one.cpuSeconds / (one.bytes / GiB);
+      out.rss_mib_1gib = one.peakRssBytes / MiB;
+      out.event_loop_p99_ms = one.loopP99Ms;
+      return out;
+    });
 
     // Resume waste: SIGKILL at 50%, run again on the same database.
-    if (runs('resume')) {
+    await section('resume', async () => {
       let sentBeforeKill = 0;
       let killed = false;
       await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl, { BENCH_REPORT_SENT: '1' }, (line, child) => {
@@ -172,25 +290,28 @@ async function main(): Promise<void> {
           killed = true;
           child.kill('SIGKILL');
         }
-        void b;
       });
-      const resumed = (await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl))!;
-      results.resume_waste_bytes = Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES);
-    }
+      const resumed = await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl);
+      if (!resumed) throw new Error('the resumed upload gave no result');
+      return { resume_waste_bytes: Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES) };
+    });
 
     // 4 GiB: memory must not grow with file size.
     await rm(f1, { force: true });
-    if (runs('four')) {
+    await section('four', async () => {
       const f4 = path.join(tmp, 'four-gib.bin');
       await makeFile(f4, BIG_BYTES);
-      const four = (await uploadRun([f4], path.join(tmp, 'four.db'), uploadUrl))!;
-      results.rss_mib_4gib = four.peakRssBytes / MiB;
-      results.upload_mbps_4gib = four.bytes / 1e6 / (four.elapsedMs / 1000);
-      await rm(f4, { force: true });
-    }
+      try {
+        const four = await uploadRun([f4], path.join(tmp, 'four.db'), uploadUrl);
+        if (!four) throw new Error('the 4 GiB upload gave no result');
+        return { rss_mib_4gib: four.peakRssBytes / MiB, upload_mbps_4gib: four.bytes / 1e6 / (four.elapsedMs / 1000) };
+      } finally {
+        await rm(f4, { force: true });
+      }
+    });
 
     // 2,000 files of 4 KiB (16 large-file slots as before; small files use the engine's own budget).
-    if (runs('small')) {
+    await section('small', async () => {
       const small = path.join(tmp, 'small');
       await mkdir(small);
       const names: string[] = [];
@@ -199,59 +320,102 @@ async function main(): Promise<void> {
         await writeFile(p, randomBytes(4096));
         names.push(p);
       }
-      const smallRun = (await uploadRun(names, path.join(tmp, 'small.db'), uploadUrl, { BENCH_FILES: '16' }))!;
-      results.small_files_per_s = smallRun.files / (smallRun.elapsedMs / 1000);
-    }
+      const smallRun = await uploadRun(names, path.join(tmp, 'small.db'), uploadUrl, { BENCH_FILES: '16' });
+      if (!smallRun) throw new Error('the small-file upload gave no result');
+      return { small_files_per_s: smallRun.files / (smallRun.elapsedMs / 1000) };
+    });
 
     // 500 × 64 KiB and 512 MiB at 0, 20 and 50 ms of latency; the emulator's CPU per GiB.
-    if (runs('latency')) {
-      Object.assign(
-        results,
-        await runLatencyBench({
-          root: ROOT,
-          tmp,
-          ...admin,
-          emulatorPid: emu.child.pid!,
-          makeFile,
-          upload: (files, dbFile, env) => uploadRun(files, dbFile, uploadUrl, env),
-        }),
-      );
-    }
+    await section('latency', () =>
+      runLatencyBench({
+        root: ROOT,
+        tmp,
+        ...admin,
+        emulatorPid: emu.child.pid!,
+        makeFile,
+        upload: (files, dbFile, env) => uploadRun(files, dbFile, uploadUrl, env),
+      }),
+    );
     emu.child.kill('SIGTERM');
-    if (runs('startup')) Object.assign(results, runStartupBench(ROOT));
-    if (runs('emulator')) Object.assign(results, runEmulatorCpuBench(ROOT));
-
-    const syncBench = path.join(HERE, 'sync.ts');
-    if (runs('sync') && existsSync(syncBench)) {
-      const mod = (await import(pathToFileURL(syncBench).href)) as {
-        runSyncBench?: () => Promise<Record<string, number>>;
-      };
-      if (mod.runSyncBench) Object.assign(results, await mod.runSyncBench());
+    await section('startup', () => runStartupBench(ROOT));
+    await section('emulator', () => runEmulatorCpuBench(ROOT));
+    await section('sync', () => runSyncBench());
+    if (runs('ui')) {
+      // Like `npm test`: find Chromium and a CJK font, or install them (apt, Debian, root).
+      const browser = ensureTestBrowser();
+      if (!browser.ok) {
+        sections.ui = { ran: false, reason: `no browser: ${browser.reason}` };
+        process.stderr.write(`bench: the UI section did not run: ${browser.reason}\n`);
+      }
     }
-    if (runs('ui')) Object.assign(results, await (await import('./ui')).runUiBench());
+    await section('ui', async () => (await import('./ui')).runUiBench());
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await rm(tmp, { recursive: true, force: true });
   }
-
-  const out = {
-    date: new Date().toISOString(),
-    node: process.version,
-    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`,
-    ...roundAll(results),
-  };
-  // A partial run (BENCH_ONLY) must not replace the full table.
-  const outFile = path.join(ROOT, ONLY ? 'bench/results/partial.json' : 'bench/results/latest.json');
-  await mkdir(path.dirname(outFile), { recursive: true });
-  await writeFile(outFile, `${JSON.stringify(out, null, 2)}\n`);
-  const width = Math.max(...Object.keys(out).map((k) => k.length));
-  for (const [k, v] of Object.entries(out)) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
 }
 
-function roundAll(o: Record<string, number | string>): Record<string, number> {
+function round(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
+
+function roundAll(o: Figures): Record<string, number> {
   const r: Record<string, number> = {};
-  for (const [k, v] of Object.entries(o)) if (typeof v === 'number') r[k] = Math.round(v * 1000) / 1000;
+  for (const [k, v] of Object.entries(o)) if (typeof v === 'number') r[k] = round(v);
   return r;
 }
 
-await main();
+/** Prints the table of `results` (and with --check, its verdict); returns whether every target was met. */
+function report(results: ResultsFile, check: boolean): boolean {
+  const rows = checkResults(results);
+  const s = summarize(rows);
+  if (check) process.stdout.write(`check: ${summaryLine(s)}\n`);
+  process.stdout.write(`${textTable(rows)}\n`);
+  return s.passed;
+}
+
+let opts: { check?: boolean; from?: string };
+try {
+  opts = parseArgs({ options: { check: { type: 'boolean' }, from: { type: 'string' } } }).values;
+} catch (e) {
+  process.stderr.write(
+    `${(e as Error).message}\nusage: npm run bench [-- --check] | npm run bench -- --check --from <results.json>\n`,
+  );
+  process.exit(2);
+}
+const CHECK = opts.check === true;
+
+if (opts.from) {
+  const results = JSON.parse(readFileSync(opts.from, 'utf8')) as ResultsFile;
+  process.stdout.write(`results: ${opts.from}\n`);
+  process.exit(report(results, CHECK) || !CHECK ? 0 : 1);
+}
+
+const started = new Date();
+const context = runContext(started);
+const timer = setInterval(sampleLoad, 5000);
+const figures: Figures = {};
+const sections: Partial<Record<Section, SectionRun>> = {};
+try {
+  await main(figures, sections);
+} finally {
+  clearInterval(timer);
+}
+for (const s of SECTIONS) sections[s] ??= { ran: false, reason: 'the run stopped before it' };
+context.finished = new Date().toISOString();
+context.load_during = loadBetween(started.getTime(), Date.now());
+const results: ResultsFile = { schema: 1, run: context, sections, figures: roundAll(figures) };
+const outFile = path.join(
+  ROOT,
+  'bench/results',
+  context.quotable ? `${context.started.slice(0, 10)}-${context.machine}.json` : 'partial.json',
+);
+await mkdir(path.dirname(outFile), { recursive: true });
+await writeFile(outFile, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(
+  `bench: wrote ${path.relative(ROOT, outFile)}${context.quotable ? '' : ` (partial: ${PARTIAL.join(' ')}; never quoted)`}\n`,
+);
+const failed = SECTIONS.filter((s) => sections[s]?.reason?.startsWith('failed'));
+if (failed.length) process.stdout.write(`bench: failed sections: ${failed.join(', ')}\n`);
+const met = report(results, CHECK);
+process.exitCode = failed.length || (CHECK && !met) ? 1 : 0;

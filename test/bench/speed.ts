@@ -9,7 +9,7 @@
  * - `emulator`: the emulator alone with a minimal client (emulator-cpu.ts, 1 GiB): its CPU
  *   seconds per GiB, in all and on its request thread, and its throughput.
  * Every figure comes with `<key>_load1`, the 1-minute load average when it was taken: the
- * machine is shared, and a figure means little without it.
+ * machine is shared, and a figure means little without it. Targets are in targets.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -4,7 +4,7 @@
  * files in BENCH_SYNC_FOLDERS (1,000) folders; each watcher backend runs in its own child
  * process (sync-child.ts). The default backend's figures are the sync_* keys; the other
  * backend's are sync_<backend>_* for comparison.
- * Targets: rescan ≤ 10 s, cold ≤ 30 s, RSS ≤ 300 MiB, watch handles ≤ 2 × folders.
+ * Targets (rescan, cold scan, RSS, watch handles) are in targets.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -18,6 +18,8 @@
  *    JSHeapUsedSize (peak while pushing, and after a forced GC). The heap includes the fixture
  *    service's own 50,000 rows, which the real renderer does not hold (they live in the
  *    service process): an overestimate.
+ * Targets are in targets.ts (the scroll p95 read as one 60 Hz frame: see there). run.ts gets
+ * Chromium with ensureTestBrowser() before this section, or skips it saying why.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
