@@ -21,8 +21,17 @@ export interface BlockRound {
   sizer: ChunkSizer;
   tokens: UploadToken;
   batch: string;
-  /** The retry decision for a failed call (retry.ts, with the upload's state). */
-  decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
+  /**
+   * The retry decision for a failed call (retry.ts, with the upload's state). `refreshedBefore`:
+   * this chunk already got a new token for a 401 of its own, so a second 401 is not the token's.
+   */
+  decide(
+    e: ServiceError,
+    call: CallName,
+    tok: IssuedToken | undefined,
+    attempt: number,
+    refreshedBefore?: boolean,
+  ): Decision;
   retried(reason: string, delayMs: number): void;
   /** Bytes acknowledged changed (a chunk committed, or a block set back). */
   progressed(): void;
@@ -39,6 +48,10 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
   const signal = stops.soft;
   let attempt = 0;
   let restarts = 0;
+  // Set when this chunk's 401 made the token be refreshed: its next 401 is then the ctx's (a
+  // chunk of another block may have accepted the new token meanwhile, which clears the
+  // token's own "fresh" mark), so the block starts over instead of refreshing again and again.
+  const chunkState = { refreshedFor401: false };
   while (!b.done) {
     const offset = b.nextOffset;
     const chunkBytes = r.sizer.chunkBytes;
@@ -50,12 +63,13 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
     try {
       await sendChunk(r, b, stops, buf, len, sent);
       attempt = 0;
+      chunkState.refreshedFor401 = false;
       r.progressed();
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       if (!isServiceError(e)) throw e;
       attempt++;
-      await afterChunkError(r, b, e, { ...sent, attempt, signal }, () => {
+      await afterChunkError(r, b, e, { ...sent, attempt, signal }, chunkState, () => {
         if (++restarts > MAX_BLOCK_RESTARTS) {
           throw new TransferFailure(
             'ctx-rejected',
@@ -148,10 +162,11 @@ async function afterChunkError(
   b: BlockState,
   e: ServiceError,
   at: ChunkAttempt & { attempt: number; signal: AbortSignal },
+  chunk: { refreshedFor401: boolean },
   countRestart: () => void,
 ): Promise<void> {
   const { attempt, signal } = at;
-  let d = r.decide(e, at.call, at.tok, attempt);
+  let d = r.decide(e, at.call, at.tok, attempt, at.call === 'bput' && chunk.refreshedFor401);
   if (e.code === 'crc32-mismatch' && b.nextOffset > 0 && !r.deps.crc.trackBlockCrc) {
     // Maybe the service answers the CRC of the block so far: the chunk was taken and
     // its ctx used, so this block starts over, now tracking its CRC.
@@ -166,12 +181,14 @@ async function afterChunkError(
       return;
     case 'restart-block':
       countRestart();
+      chunk.refreshedFor401 = false;
       b.reset();
       storeWrite(() => r.deps.store.resetBlock(r.transferId, b.index));
       r.progressed();
       await sleep(d.delayMs, signal);
       return;
     case 'refresh-token':
+      chunk.refreshedFor401 = true;
       await r.tokens.refresh(at.tok, signal);
       return;
     default:

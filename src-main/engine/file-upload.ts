@@ -230,7 +230,13 @@ export class FileUpload {
     if (firstError !== undefined) throw outer.soft.aborted ? outer.soft.reason : firstError;
   }
 
-  private decideOn(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision {
+  private decideOn(
+    e: ServiceError,
+    call: CallName,
+    tok: IssuedToken | undefined,
+    attempt: number,
+    refreshedBefore = false,
+  ): Decision {
     const state: RetryState = {
       attempt,
       conflict: this.rec.options.conflict ?? 'skip',
@@ -243,7 +249,7 @@ export class FileUpload {
         status: e.status,
         code: e.code,
         tokenExpired: this.tokens.expired(tok),
-        tokenFresh: this.tokens.refusedFresh(tok),
+        tokenFresh: refreshedBefore || this.tokens.refusedFresh(tok),
       },
       state,
       this.deps.random(),
@@ -263,7 +269,7 @@ export class FileUpload {
       sizer: this.sizer,
       tokens: this.tokens,
       batch: this.batch,
-      decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
+      decide: (e, call, tok, attempt, refreshedBefore) => this.decideOn(e, call, tok, attempt, refreshedBefore),
       retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
       progressed: () => this.reportProgress(),
     };
