@@ -15,6 +15,20 @@ export const MAX_BLOCK_SIZE_BYTES = 1024 * 1024 * 1024;
 /** Largest block order accepted (a 10000-block file of 1 GiB blocks is far past any real file). */
 export const MAX_BLOCK_ORDER = 100_000;
 
+/**
+ * What the chunk endpoints took in since the emulator started: counters for tests that bound
+ * what a client sent (`GET /admin/counts`, `RunningEmulator.uploadCounts()`). Nothing reads
+ * them to decide anything.
+ */
+export interface UploadCounts {
+  /** mkblk requests that passed their checks and began their body (each made a block). */
+  mkblk: number;
+  /** bput requests whose ctx was accepted and which began their body. */
+  bput: number;
+  /** Body bytes of those requests read into blocks, counted as they arrive (a body cut off counts as far as it came). */
+  chunkBytes: number;
+}
+
 export interface ChunkDeps {
   config: EmulatorConfig;
   objects: ObjectStore;
@@ -27,6 +41,8 @@ export interface ChunkDeps {
   /** Batch buffers for chunk bodies (shared with the hashing workers, aligned for direct writes). */
   buffers: BatchBuffers;
   uploadUrl: () => string;
+  /** Added to as chunks arrive. */
+  counts: UploadCounts;
 }
 
 /** `POST /mkblk/<blockSize>/<blockOrder>`: a new block with its first chunk. */
@@ -45,6 +61,7 @@ export async function handleMkblk(
   if (blockOrder > MAX_BLOCK_ORDER)
     throw new HttpError(400, `blockOrder ${blockOrder} is larger than ${MAX_BLOCK_ORDER}`);
   const length = checkChunkLength(req, blockSize);
+  deps.counts.mkblk++;
   const block = deps.blocks.create(batch, blockOrder, blockSize);
   deps.blocks.tryLock(block.id);
   let done = false;
@@ -96,6 +113,7 @@ export async function handleBput(
       401,
       'invalid ctx: another request is using it right now (chunks of a block must be sent one after another)',
     );
+  deps.counts.bput++;
   try {
     sendJson(res, 200, await takeChunk(deps, req, block, length, batch));
   } finally {
@@ -138,6 +156,7 @@ async function takeChunk(
       endsBlock: block.received + length === block.blockSize,
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,
       resetAfterBytes: reset ? Math.max(1, Math.floor(length / 2)) : undefined,
+      onBytes: (n) => (deps.counts.chunkBytes += n),
     });
   } catch (e) {
     deps.blocks.dropHasher(block.id);

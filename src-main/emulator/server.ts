@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { silentLogger, type Logger } from '../base/logger';
 import type { SweepResult } from './admin';
-import { handleBput, handleMkblk, type ChunkDeps } from './chunk-routes';
+import { handleBput, handleMkblk, type ChunkDeps, type UploadCounts } from './chunk-routes';
 import { OffsetClock, DAY_MS } from './clock';
 import type { Clock, EmulatorConfig, EmulatorContext, ObjectStore } from './contracts';
 import { handleDownload, objectUrl } from './download';
@@ -84,6 +84,8 @@ export interface RunningEmulator {
   faultEvents(): FaultEvent[];
   /** Unmerged blocks currently held. */
   blockCount(): number;
+  /** What mkblk and bput took in since this instance started (chunk-routes.ts); a copy. */
+  uploadCounts(): UploadCounts;
   /** Stops the server, background work and timers, and closes the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -139,6 +141,7 @@ function mountUploads(
     openStreams: EmulatorHttpServer['openStreams'];
     hashes: HashPool;
     buffers: BatchBuffers;
+    counts: UploadCounts;
   },
 ): void {
   const { config, clock, faults } = s;
@@ -153,6 +156,7 @@ function mountUploads(
     hashes: more.hashes,
     buffers: more.buffers,
     uploadUrl: more.uploadUrl,
+    counts: more.counts,
   };
   const mkfileDeps: MkfileDeps = {
     ...chunkDeps,
@@ -230,6 +234,8 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   const sweepNow = () => storage.sweep(s.clock.now() - purgeAgeMs);
   const routes = new RouteTable();
   const closeHooks: Array<() => void | Promise<void>> = [];
+  const counts: UploadCounts = { mkblk: 0, bput: 0, chunkBytes: 0 };
+  const uploadCounts = () => ({ ...counts });
   const http = new EmulatorHttpServer({
     routes,
     faults: s.faults,
@@ -240,6 +246,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       clock: s.clock,
       sweepNow,
       blockCount: () => storage.blocks.count(),
+      uploadCounts,
     },
   });
   let baseUrl = '';
@@ -252,6 +259,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     openStreams: http.openStreams,
     hashes,
     buffers,
+    counts,
   });
   const ctx = contextOf(s, storage, routes, closeHooks);
   const stop = async () => {
@@ -299,6 +307,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     setFaults: (cfg) => s.faults.set(cfg),
     faultEvents: () => [...s.faults.events],
     blockCount: () => storage.blocks.count(),
+    uploadCounts,
     close,
   };
 }
