@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { UploadCounts } from './chunk-routes';
 import type { OffsetClock } from './clock';
 import { FaultConfigError, parseFaultConfig, type FaultInjector } from './faults';
 import { HttpError, readBody, sendJson } from './http-util';
+import type { UploadCounts } from './upload-counts';
 
 /** What one purge sweep removed. */
 export interface SweepResult {

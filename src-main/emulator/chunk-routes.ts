@@ -8,26 +8,13 @@ import type { BatchBuffers } from './direct-io';
 import type { FaultInjector } from './faults';
 import type { HashPool } from './hash-pool';
 import { HttpError, sendJson } from './http-util';
+import type { UploadCounter } from './upload-counts';
 import { contentLength, pathInt, uploadBasics } from './upload-common';
 
 /** Largest block accepted by mkblk: 256 units of 4 MiB. */
 export const MAX_BLOCK_SIZE_BYTES = 1024 * 1024 * 1024;
 /** Largest block order accepted (a 10000-block file of 1 GiB blocks is far past any real file). */
 export const MAX_BLOCK_ORDER = 100_000;
-
-/**
- * What the chunk endpoints took in since the emulator started: counters for tests that bound
- * what a client sent (`GET /admin/counts`, `RunningEmulator.uploadCounts()`). Nothing reads
- * them to decide anything.
- */
-export interface UploadCounts {
-  /** mkblk requests that passed their checks and began their body (each made a block). */
-  mkblk: number;
-  /** bput requests whose ctx was accepted and which began their body. */
-  bput: number;
-  /** Body bytes of those requests read into blocks, counted as they arrive (a body cut off counts as far as it came). */
-  chunkBytes: number;
-}
 
 export interface ChunkDeps {
   config: EmulatorConfig;
@@ -42,7 +29,7 @@ export interface ChunkDeps {
   buffers: BatchBuffers;
   uploadUrl: () => string;
   /** Added to as chunks arrive. */
-  counts: UploadCounts;
+  counts: UploadCounter;
 }
 
 /** `POST /mkblk/<blockSize>/<blockOrder>`: a new block with its first chunk. */
@@ -61,7 +48,7 @@ export async function handleMkblk(
   if (blockOrder > MAX_BLOCK_ORDER)
     throw new HttpError(400, `blockOrder ${blockOrder} is larger than ${MAX_BLOCK_ORDER}`);
   const length = checkChunkLength(req, blockSize);
-  deps.counts.mkblk++;
+  deps.counts.mkblk();
   const block = deps.blocks.create(batch, blockOrder, blockSize);
   deps.blocks.tryLock(block.id);
   let done = false;
@@ -98,6 +85,7 @@ export async function handleBput(
   const block = deps.blocks.get(claims.blockId);
   if (!block) throw new HttpError(401, 'invalid ctx: its block is unknown or was purged; restart the block with mkblk');
   if (block.received !== claims.offset) {
+    deps.counts.spentCtx(block.id);
     throw new HttpError(
       401,
       `invalid ctx: already used (the block is at offset ${block.received}); a ctx is valid only for the chunk that directly follows it`,
@@ -113,7 +101,7 @@ export async function handleBput(
       401,
       'invalid ctx: another request is using it right now (chunks of a block must be sent one after another)',
     );
-  deps.counts.bput++;
+  deps.counts.bput();
   try {
     sendJson(res, 200, await takeChunk(deps, req, block, length, batch));
   } finally {
@@ -156,7 +144,7 @@ async function takeChunk(
       endsBlock: block.received + length === block.blockSize,
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,
       resetAfterBytes: reset ? Math.max(1, Math.floor(length / 2)) : undefined,
-      onBytes: (n) => (deps.counts.chunkBytes += n),
+      onBytes: (n) => deps.counts.bytes(n),
     });
   } catch (e) {
     deps.blocks.dropHasher(block.id);

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { silentLogger, type Logger } from '../base/logger';
 import type { SweepResult } from './admin';
-import { handleBput, handleMkblk, type ChunkDeps, type UploadCounts } from './chunk-routes';
+import { handleBput, handleMkblk, type ChunkDeps } from './chunk-routes';
 import { OffsetClock, DAY_MS } from './clock';
 import type { Clock, EmulatorConfig, EmulatorContext, ObjectStore } from './contracts';
 import { handleDownload, objectUrl } from './download';
@@ -18,6 +18,7 @@ import { handleMkfile, type MkfileDeps } from './mkfile';
 import type { NotifyRetry } from './notify';
 import { openStorage, type EmulatorStorage } from './storage';
 import { mountVca } from './vca';
+import { UploadCounter, type UploadCounts } from './upload-counts';
 
 export const DEFAULT_ACCESS_KEY = 'blocklift-ak';
 export const DEFAULT_SECRET_KEY = 'blocklift-sk';
@@ -141,7 +142,7 @@ function mountUploads(
     openStreams: EmulatorHttpServer['openStreams'];
     hashes: HashPool;
     buffers: BatchBuffers;
-    counts: UploadCounts;
+    counts: UploadCounter;
   },
 ): void {
   const { config, clock, faults } = s;
@@ -234,8 +235,8 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   const sweepNow = () => storage.sweep(s.clock.now() - purgeAgeMs);
   const routes = new RouteTable();
   const closeHooks: Array<() => void | Promise<void>> = [];
-  const counts: UploadCounts = { mkblk: 0, bput: 0, chunkBytes: 0 };
-  const uploadCounts = () => ({ ...counts });
+  const counts = new UploadCounter();
+  const uploadCounts = () => counts.snapshot();
   const http = new EmulatorHttpServer({
     routes,
     faults: s.faults,

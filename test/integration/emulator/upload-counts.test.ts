@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { UploadCounts } from '../../../src-main/emulator/chunk-routes';
+import type { UploadCounts } from '../../../src-main/emulator/upload-counts';
 import { UploadClient } from '../../../src-main/protocol/client';
 import { ServiceError } from '../../../src-main/protocol/errors';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
@@ -37,21 +37,26 @@ describe('emulator: what mkblk and bput took in (GET /admin/counts)', () => {
   };
 
   it('counts the mkblk and bput it accepted and their body bytes, not the requests it refused', async () => {
-    expect(await viaAdmin()).toEqual({ status: 200, body: { mkblk: 0, bput: 0, chunkBytes: 0 } });
+    expect(await viaAdmin()).toEqual({ status: 200, body: { mkblk: 0, bput: 0, chunkBytes: 0, spentCtxBlocks: 0 } });
     expect((await viaAdmin('wrong')).status).toBe(401);
     const data = randomBytes(3000);
     const batch = randomUUID();
     const a = await up.mkblk({ token, blockSize: BLOCK, blockOrder: 0, batch, chunk: data.subarray(0, 1000) });
     await up.bput({ token, ctx: a.ctx, offset: 1000, batch, chunk: data.subarray(1000, 1500) });
-    const after: UploadCounts = { mkblk: 1, bput: 1, chunkBytes: 1500 };
-    expect(emu.uploadCounts()).toEqual(after);
-    // Refused before their bodies were read: a used ctx (401), a chunk past the end of its block (400).
-    expect(await refused(up.bput({ token, ctx: a.ctx, offset: 1000, batch, chunk: data.subarray(1000, 2000) }))).toBe(
-      401,
-    );
+    expect(emu.uploadCounts()).toEqual({ mkblk: 1, bput: 1, chunkBytes: 1500, spentCtxBlocks: 0 });
+    // Refused before their bodies were read: a spent ctx (401; its block counted once, however
+    // often it comes back), a made-up ctx (401), a chunk past the end of its block (400).
+    for (let i = 0; i < 2; i++)
+      expect(await refused(up.bput({ token, ctx: a.ctx, offset: 1000, batch, chunk: data.subarray(1000, 2000) }))).toBe(
+        401,
+      );
+    expect(
+      await refused(up.bput({ token, ctx: 'made-up', offset: 1000, batch, chunk: data.subarray(1000, 2000) })),
+    ).toBe(401);
     expect(await refused(up.mkblk({ token, blockSize: 100, blockOrder: 1, batch, chunk: data.subarray(0, 200) }))).toBe(
       400,
     );
+    const after: UploadCounts = { mkblk: 1, bput: 1, chunkBytes: 1500, spentCtxBlocks: 1 };
     expect(emu.uploadCounts()).toEqual(after);
     expect(await viaAdmin()).toEqual({ status: 200, body: after });
   });
