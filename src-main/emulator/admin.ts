@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OffsetClock } from './clock';
 import { FaultConfigError, parseFaultConfig, type FaultInjector } from './faults';
 import { HttpError, readBody, sendJson } from './http-util';
+import type { UploadCounts } from './upload-counts';
 
 /** What one purge sweep removed. */
 export interface SweepResult {
@@ -17,6 +18,7 @@ export interface AdminTarget {
   clock: OffsetClock;
   sweepNow(): SweepResult;
   blockCount(): number;
+  uploadCounts(): UploadCounts;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -28,7 +30,8 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
  *   (faults.ts) replaces it (`{}` turns faults off) and restarts the PRNG from its seed;
  * - GET  /admin/clock → {nowMs, offsetMs}; POST /admin/clock {"advanceMs": n} moves it;
  * - POST /admin/sweep runs the purge sweep now → SweepResult;
- * - GET  /admin/state → {blocks} (unmerged blocks held).
+ * - GET  /admin/state → {blocks} (unmerged blocks held);
+ * - GET  /admin/counts → UploadCounts (what mkblk and bput took in since the start).
  */
 export async function handleAdmin(
   target: AdminTarget,
@@ -75,6 +78,8 @@ export async function handleAdmin(
       return sendJson(res, 200, target.sweepNow());
     case 'GET /admin/state':
       return sendJson(res, 200, { blocks: target.blockCount() });
+    case 'GET /admin/counts':
+      return sendJson(res, 200, target.uploadCounts());
     default:
       throw new HttpError(404, `no admin route ${route}`);
   }

@@ -42,6 +42,8 @@ export interface ReceiveChunkOptions {
   bandwidthBytesPerSec?: number;
   /** Fault injection: destroy the connection once this many bytes have arrived. */
   resetAfterBytes?: number;
+  /** Told each piece's length as it arrives (the emulator's upload counts). */
+  onBytes?: (bytes: number) => void;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
     try {
       for await (const piece of req as AsyncIterable<Buffer>) {
         received += piece.length;
+        o.onBytes?.(piece.length);
         if (received > o.declaredBytes)
           throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
         for (let pos = 0; pos < piece.length;) {

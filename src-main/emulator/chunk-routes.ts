@@ -8,6 +8,7 @@ import type { BatchBuffers } from './direct-io';
 import type { FaultInjector } from './faults';
 import type { HashPool } from './hash-pool';
 import { HttpError, sendJson } from './http-util';
+import type { UploadCounter } from './upload-counts';
 import { contentLength, pathInt, uploadBasics } from './upload-common';
 
 /** Largest block accepted by mkblk: 256 units of 4 MiB. */
@@ -27,6 +28,8 @@ export interface ChunkDeps {
   /** Batch buffers for chunk bodies (shared with the hashing workers, aligned for direct writes). */
   buffers: BatchBuffers;
   uploadUrl: () => string;
+  /** Added to as chunks arrive. */
+  counts: UploadCounter;
 }
 
 /** `POST /mkblk/<blockSize>/<blockOrder>`: a new block with its first chunk. */
@@ -45,6 +48,7 @@ export async function handleMkblk(
   if (blockOrder > MAX_BLOCK_ORDER)
     throw new HttpError(400, `blockOrder ${blockOrder} is larger than ${MAX_BLOCK_ORDER}`);
   const length = checkChunkLength(req, blockSize);
+  deps.counts.mkblk();
   const block = deps.blocks.create(batch, blockOrder, blockSize);
   deps.blocks.tryLock(block.id);
   let done = false;
@@ -81,6 +85,7 @@ export async function handleBput(
   const block = deps.blocks.get(claims.blockId);
   if (!block) throw new HttpError(401, 'invalid ctx: its block is unknown or was purged; restart the block with mkblk');
   if (block.received !== claims.offset) {
+    deps.counts.spentCtx(block.id);
     throw new HttpError(
       401,
       `invalid ctx: already used (the block is at offset ${block.received}); a ctx is valid only for the chunk that directly follows it`,
@@ -96,6 +101,7 @@ export async function handleBput(
       401,
       'invalid ctx: another request is using it right now (chunks of a block must be sent one after another)',
     );
+  deps.counts.bput();
   try {
     sendJson(res, 200, await takeChunk(deps, req, block, length, batch));
   } finally {
@@ -138,6 +144,7 @@ async function takeChunk(
       endsBlock: block.received + length === block.blockSize,
       bandwidthBytesPerSec: deps.faults.bandwidthBytesPerSec,
       resetAfterBytes: reset ? Math.max(1, Math.floor(length / 2)) : undefined,
+      onBytes: (n) => deps.counts.bytes(n),
     });
   } catch (e) {
     deps.blocks.dropHasher(block.id);

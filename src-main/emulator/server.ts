@@ -18,6 +18,7 @@ import { handleMkfile, type MkfileDeps } from './mkfile';
 import type { NotifyRetry } from './notify';
 import { openStorage, type EmulatorStorage } from './storage';
 import { mountVca } from './vca';
+import { UploadCounter, type UploadCounts } from './upload-counts';
 
 export const DEFAULT_ACCESS_KEY = 'blocklift-ak';
 export const DEFAULT_SECRET_KEY = 'blocklift-sk';
@@ -84,6 +85,8 @@ export interface RunningEmulator {
   faultEvents(): FaultEvent[];
   /** Unmerged blocks currently held. */
   blockCount(): number;
+  /** What mkblk and bput took in since this instance started (chunk-routes.ts); a copy. */
+  uploadCounts(): UploadCounts;
   /** Stops the server, background work and timers, and closes the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -139,6 +142,7 @@ function mountUploads(
     openStreams: EmulatorHttpServer['openStreams'];
     hashes: HashPool;
     buffers: BatchBuffers;
+    counts: UploadCounter;
   },
 ): void {
   const { config, clock, faults } = s;
@@ -153,6 +157,7 @@ function mountUploads(
     hashes: more.hashes,
     buffers: more.buffers,
     uploadUrl: more.uploadUrl,
+    counts: more.counts,
   };
   const mkfileDeps: MkfileDeps = {
     ...chunkDeps,
@@ -230,6 +235,8 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
   const sweepNow = () => storage.sweep(s.clock.now() - purgeAgeMs);
   const routes = new RouteTable();
   const closeHooks: Array<() => void | Promise<void>> = [];
+  const counts = new UploadCounter();
+  const uploadCounts = () => counts.snapshot();
   const http = new EmulatorHttpServer({
     routes,
     faults: s.faults,
@@ -240,6 +247,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
       clock: s.clock,
       sweepNow,
       blockCount: () => storage.blocks.count(),
+      uploadCounts,
     },
   });
   let baseUrl = '';
@@ -252,6 +260,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     openStreams: http.openStreams,
     hashes,
     buffers,
+    counts,
   });
   const ctx = contextOf(s, storage, routes, closeHooks);
   const stop = async () => {
@@ -299,6 +308,7 @@ export async function startEmulator(opts: StartEmulatorOptions): Promise<Running
     setFaults: (cfg) => s.faults.set(cfg),
     faultEvents: () => [...s.faults.events],
     blockCount: () => storage.blocks.count(),
+    uploadCounts,
     close,
   };
 }

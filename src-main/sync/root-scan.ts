@@ -16,6 +16,8 @@ export interface FullScanDeps {
   repo: SyncRepo;
   indexer: RootIndexer;
   missingHold: MissingHold;
+  /** The clock of the stability rule; default Date.now. */
+  now?: () => number;
   emit(e: WatchRootEvent): void;
   /** A followed link's folder was found: watch it too. */
   watchLinked(relDir: string, realPath: string): Promise<void>;
@@ -49,7 +51,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
       d.emit({ type: 'problem', rootId, relPath: p.relPath, code: p.code, message: p.message });
     }
     if (dir.linkedDir) await d.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
-    const now = Date.now();
+    const now = (d.now ?? Date.now)();
     for (const f of dir.files) {
       seen.add(f.relPath);
       const row = index.get(f.relPath);

@@ -71,6 +71,12 @@ export class StabilityTracker {
     return this.pending.has(relPath);
   }
 
+  /** The observation a waiting file waits with, and since when; undefined when it is not waiting. */
+  entry(relPath: string): PendingFile | undefined {
+    const e = this.pending.get(relPath);
+    return e && { ...e };
+  }
+
   /**
    * Adds or refreshes files with what the caller just saw. Ready ones are handed on (in one
    * batch, synchronously); the others wait. Returns the number that were ready.

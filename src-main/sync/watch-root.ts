@@ -16,7 +16,7 @@ import { sameContent, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
 import { RootIndexer } from './root-indexer';
 import { RootUnavailableError, rootUnavailable, scanTree } from './scanner';
-import { StabilityTracker, type FileObservation } from './stability';
+import { StabilityTracker, type FileObservation, type PendingFile } from './stability';
 import type { WatchEvent, WatcherBackend } from './watcher';
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
@@ -39,6 +39,8 @@ export interface WatchRootDeps {
   housekeepingMs?: number;
   /** How long a deleted file waits for a rename to claim it; default stabilityMs + 5 s. */
   missingGraceMs?: number;
+  /** The clock of the stability rule (scan and window); default Date.now. Tests move it by hand. */
+  now?: () => number;
 }
 
 /**
@@ -115,6 +117,11 @@ export class WatchRoot {
   /** Files waiting for the stability window. */
   get waitingFiles(): number {
     return this.stability?.waiting ?? 0;
+  }
+
+  /** What the stability window holds for a file: the size and mtime it waits with, and since when. */
+  waitingFile(relPath: string): PendingFile | undefined {
+    return this.stability?.entry(relPath);
   }
 
   on(listener: (e: WatchRootEvent) => void): () => void {
@@ -225,6 +232,7 @@ export class WatchRoot {
       repo: this.d.repo,
       indexer: this.indexer,
       missingHold: this.missingHold,
+      now: this.d.now,
       emit: (e) => this.emit(e),
       watchLinked: (relDir, realPath) => this.watchLinked(relDir, realPath),
       observeFresh: (files) => {
@@ -239,6 +247,7 @@ export class WatchRoot {
   private ensureStability(): StabilityTracker {
     this.stability ??= new StabilityTracker({
       windowMs: this.d.options.stabilityMs,
+      now: this.d.now,
       stat: async (rel) => this.observeFile(rel),
       onReady: (files) =>
         runDetached(

@@ -325,10 +325,11 @@ describe('bandwidth limit', () => {
     const first = marks[0]!;
     const last = marks[marks.length - 1]!;
     const rate = ((last.bytes - first.bytes) * 1000) / (last.t - first.t);
-    // The limit's contract is the ceiling. The floor only catches a limiter that throttles far
-    // below its rate: a machine busy with other work may keep the uploads a little under it.
+    // Real time over the real emulator: only the ceiling is independent of the machine's
+    // load (load can slow the uploads, never speed them past the limiter). The floor, at
+    // least 0.9 of the limit, is checked on the same limiter on a controlled clock
+    // (test/unit/engine/limiter.test.ts, "rate, on a controlled clock").
     expect(rate).toBeLessThan(limit * 1.1);
-    expect(rate).toBeGreaterThan(limit * 0.5);
 
     r.engine.setBandwidthLimit(null);
     expect(r.engine.bandwidthLimit).toBeNull();

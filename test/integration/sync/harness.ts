@@ -61,6 +61,8 @@ export class SyncHarness {
     remote?: boolean;
     maxFiles?: number;
     startEngine?: boolean;
+    /** The clock of the root's stability rule (default the real one). */
+    now?: () => number;
   }): Promise<WatchRoot> {
     const db = openAppDatabase(this.dbFile);
     this.db = db;
@@ -107,6 +109,7 @@ export class SyncHarness {
       backend: opts.backend,
       housekeepingMs: 100,
       missingGraceMs: 1500,
+      now: opts.now,
     });
     this.root.on((e) => this.events.push(e));
     if (opts.startEngine !== false) this.engine.start();

@@ -1,6 +1,6 @@
 import { appendFile, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { etagOfBuffer } from '../../../src-main/protocol/etag';
 import { WATCHER_BACKENDS } from '../../../src-main/sync/watcher';
 import { SyncHarness } from './harness';
@@ -30,30 +30,58 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
   it('uploads files that appear once they settle, a growing file only when it stops growing', async () => {
     await write(h, 'before.txt', 'was there first');
     await old(h, 'before.txt');
-    await h.openRun({ backend });
+    // The stability rule reads this clock and only the test moves it, so how fast the machine
+    // runs decides nothing: every content of grow.bin is seen by the window before the clock
+    // moves on, and lasts less than the window on that clock.
+    let clock = Date.now();
+    let clockReads = 0;
+    await h.openRun({
+      backend,
+      now: () => {
+        clockReads++;
+        return clock;
+      },
+    });
     const first = await h.root!.start();
     expect(first?.newFiles).toBe(1);
     await write(h, 'sub/new.txt', 'new file');
     const growPath = path.join(h.folder, 'grow.bin');
-    // Each content of grow.bin lasts at most from the start of the write that made it to the
-    // end of the next one. While every content lasted less than the stability window, no
-    // upload of it may have started. A machine stalled for a whole window leaves one content
-    // there long enough to be stable: it may be uploaded, then the final one again.
-    let changeStartedAt = Date.now();
-    let grewSteadily = true;
-    await writeFile(growPath, 'start;');
+    const growQueued = () =>
+      h.events.flatMap((e) => (e.type === 'queued' ? e.files.filter((f) => f.relPath === 'grow.bin') : []));
+    const LIVELY = { timeout: 10_000, interval: 10 };
+    /** Waits until the window holds grow.bin at this size; a hand-off of it fails the test. */
+    const windowHolds = async (size: number) => {
+      await vi.waitFor(() => {
+        if (growQueued().length === 0) expect(h.root!.waitingFile('grow.bin')?.size).toBe(size);
+      }, LIVELY);
+      expect(growQueued()).toEqual([]);
+    };
+    /** Moves the clock, then waits until the window has read it (its next check decided with it). */
+    const advance = async (ms: number) => {
+      clock += ms;
+      const before = clockReads;
+      await vi.waitFor(() => expect(clockReads).toBeGreaterThan(before), LIVELY);
+    };
+    let content = 'start;';
+    await writeFile(growPath, content);
     for (let i = 0; i < 8; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const startedAt = Date.now();
+      await windowHolds(content.length);
+      await advance(STABILITY_MS - 1);
+      expect(growQueued()).toEqual([]);
+      content += `chunk ${i};`;
       await appendFile(growPath, `chunk ${i};`);
-      if (Date.now() - changeStartedAt >= STABILITY_MS) grewSteadily = false;
-      changeStartedAt = startedAt;
-      if (grewSteadily) expect(h.transfers.some((t) => t.key === 'up/grow.bin')).toBe(false);
     }
+    await windowHolds(content.length);
+    // It stopped growing: one ms short of the window it still waits, at the window it goes.
+    await advance(STABILITY_MS - 1);
+    expect(growQueued()).toEqual([]);
+    expect(h.root!.waitingFile('grow.bin')?.size).toBe(content.length);
+    await advance(1);
+    await vi.waitFor(() => expect(growQueued().map((f) => f.size)).toEqual([content.length]), LIVELY);
     await h.settle();
-    if (grewSteadily) expect(h.takeUploads()).toEqual(['up/before.txt', 'up/grow.bin', 'up/sub/new.txt']);
-    else expect([...new Set(h.takeUploads())]).toEqual(['up/before.txt', 'up/grow.bin', 'up/sub/new.txt']);
-    const finalGrow = await import('node:fs/promises').then((f) => f.readFile(growPath));
+    expect(h.takeUploads()).toEqual(['up/before.txt', 'up/grow.bin', 'up/sub/new.txt']);
+    expect(growQueued()).toHaveLength(1);
+    const finalGrow = Buffer.from(content);
     expect(h.emu.objects.stat(h.emu.bucket, 'up/grow.bin')?.hash).toBe(etagOfBuffer(finalGrow));
     const rows = h.repo!.loadIndex(h.root!.id);
     expect(rows.get('grow.bin')).toMatchObject({

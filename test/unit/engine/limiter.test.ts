@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BandwidthLimiter } from '../../../src-main/engine/limiter';
 
 /** A clock the test moves; timers still run on real time, so waits are checked by the clock. */
@@ -64,5 +64,94 @@ describe('BandwidthLimiter', () => {
   it('refuses a nonsense rate', () => {
     expect(() => new BandwidthLimiter(-5)).toThrow(RangeError);
     expect(() => new BandwidthLimiter(Number.NaN)).toThrow(RangeError);
+  });
+});
+
+/**
+ * The real limiter on vitest's fake clock: its default clock (performance.now) and its
+ * timers move only when the test advances them, so the rate it lets through is measured
+ * exactly, whatever the machine is doing. The engine shares one of these across all its
+ * uploads (upload-resources.ts), and every chunk and form upload takes from it before it
+ * is sent (block-upload.ts, form-upload.ts).
+ */
+describe('BandwidthLimiter rate, on a controlled clock', () => {
+  // 4,096,000 B/s and 256 KiB chunks: each reservation is 64 ms, a whole number of clock ms.
+  const LIMIT = 4_096_000;
+  const CHUNK = 256 * 1024;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Senders that take a chunk, spend `sendMs` sending it, and take the next, until stopped. */
+  function greedySenders(l: BandwidthLimiter, count: number, sendMs: number) {
+    const grants: Array<{ t: number; bytes: number }> = [];
+    let stopped = false;
+    const loops = Array.from({ length: count }, async () => {
+      while (!stopped) {
+        try {
+          await l.take(CHUNK);
+        } catch {
+          return; // closed
+        }
+        grants.push({ t: performance.now(), bytes: CHUNK });
+        await new Promise((r) => setTimeout(r, sendMs));
+      }
+    });
+    return {
+      grants,
+      stop: async () => {
+        stopped = true;
+        l.close();
+        await vi.runAllTimersAsync();
+        await Promise.all(loops);
+      },
+    };
+  }
+
+  /** Bytes per second let through from the first grant at or after `fromMs` to the last before `toMs`. */
+  function rateOf(grants: Array<{ t: number; bytes: number }>, fromMs: number, toMs: number): number {
+    const inWindow = grants.filter((g) => g.t >= fromMs && g.t < toMs);
+    const first = inWindow[0]!;
+    const last = inWindow[inWindow.length - 1]!;
+    // Bytes granted after the first grant, over the time they took.
+    const bytes = inWindow.slice(1).reduce((a, g) => a + g.bytes, 0);
+    return (bytes * 1000) / (last.t - first.t);
+  }
+
+  it('three senders sharing it get at least 0.9 of the limit together and never more than it', async () => {
+    const l = new BandwidthLimiter(LIMIT);
+    const run = greedySenders(l, 3, 20);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await run.stop();
+    const rate = rateOf(run.grants, 0, 10_000);
+    expect(rate).toBeGreaterThanOrEqual(LIMIT * 0.9);
+    expect(rate).toBeLessThanOrEqual(LIMIT);
+    // Over the whole run, the start included: at most the limit plus the burst and one chunk.
+    const total = run.grants.filter((g) => g.t < 10_000).reduce((a, g) => a + g.bytes, 0);
+    expect(total).toBeLessThanOrEqual(LIMIT * 10 + LIMIT * 0.1 + CHUNK);
+  });
+
+  it('a limit changed while senders wait holds from the change on: at least 0.9 of it, never more', async () => {
+    const l = new BandwidthLimiter(LIMIT);
+    const run = greedySenders(l, 3, 20);
+    await vi.advanceTimersByTimeAsync(5_000);
+    const changedAt = performance.now();
+    l.setRate(LIMIT / 4);
+    await vi.advanceTimersByTimeAsync(10_000);
+    l.setRate(LIMIT * 2);
+    await vi.advanceTimersByTimeAsync(5_000);
+    await run.stop();
+    for (const [from, to, limit] of [
+      [0, changedAt, LIMIT],
+      [changedAt, changedAt + 10_000, LIMIT / 4],
+      [changedAt + 10_000, changedAt + 15_000, LIMIT * 2],
+    ] as const) {
+      const rate = rateOf(run.grants, from, to);
+      expect(rate).toBeGreaterThanOrEqual(limit * 0.9);
+      expect(rate).toBeLessThanOrEqual(limit);
+    }
   });
 });
