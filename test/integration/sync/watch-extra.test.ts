@@ -249,6 +249,35 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     },
   );
 
+  // Issue 20: a watched file whose exact bytes are already under its key (uploaded by
+  // another database, or a killed run whose upload landed before its record) is uploaded,
+  // not skipped: the engine asks what is stored there and finds this file.
+  it('a watched file whose bytes are already under its key ends uploaded (done, verified, "already there"), not skipped', async () => {
+    const same = Buffer.from('the same bytes on both sides');
+    h.emu.objects.putBuffer(h.emu.bucket, 'up/same.txt', same, {});
+    const putTime = h.emu.objects.stat(h.emu.bucket, 'up/same.txt')!.putTime;
+    await h.openRun({ backend, options: { conflict: 'skip' } });
+    await h.root!.start();
+    await write(h, 'same.txt', same.toString());
+    await settleFully(h);
+
+    const done = h.events.filter((e) => e.type === 'file-done');
+    expect(done.map((e) => e.type === 'file-done' && [e.relPath, e.status])).toEqual([['same.txt', 'uploaded']]);
+    expect(h.repo!.getFile(h.root!.id, 'same.txt')).toMatchObject({ state: 'uploaded', remoteKey: 'up/same.txt' });
+    const t = h
+      .db!.prepare('SELECT state, etag, remote_hash, warning FROM transfers WHERE local_path = ?')
+      .all(path.join(h.folder, 'same.txt'));
+    expect(t).toEqual([
+      {
+        state: 'done',
+        etag: etagOfBuffer(same),
+        remote_hash: etagOfBuffer(same),
+        warning: expect.stringMatching(/^already there: /) as unknown,
+      },
+    ]);
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/same.txt')!.putTime).toBe(putTime);
+  });
+
   // Contract (options.ts conflict, engine file-upload.ts, reconcile.ts): with `skip`, a key
   // that already exists is left as it is; the row ends `skipped` with the file's size and
   // mtime, and a skipped row with unchanged content is `unchanged` to every later scan.
