@@ -249,6 +249,47 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     },
   );
 
+  // Issue 20 point 5: a full disk under the database during a full scan's writes (not the
+  // watcher's) holds the scan like the other disk-full cases: a problem says so, the root
+  // stays starting and scans again every ~2 s; once there is room every file is queued.
+  it('a full scan that meets a full disk is held with a disk-full problem and goes on once there is room', async () => {
+    const names = Array.from({ length: 120 }, (_, i) => `held/a-rather-long-file-name-to-fill-index-pages-${i}.txt`);
+    for (const n of names) {
+      await write(h, n, `content of ${n}`);
+      await old(h, n);
+    }
+    await h.openRun({ backend });
+    // No page may be added to the database: its writes fail with SQLITE_FULL, as on a full disk.
+    h.db!.pragma(`max_page_count = ${h.db!.pragma('page_count', { simple: true }) as number}`);
+    expect(await h.root!.start()).toBeUndefined();
+    expect(h.root!.state).toBe('starting');
+    expect(h.events).toContainEqual(expect.objectContaining({ type: 'problem', code: 'disk-full', relPath: '' }));
+    // Still held a retry later.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(h.root!.state).toBe('starting');
+
+    h.db!.pragma('max_page_count = 1073741823');
+    const t0 = Date.now();
+    while (h.root!.state !== 'watching' && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50));
+    expect(h.root!.state).toBe('watching');
+    await settleFully(h);
+    expect(h.takeUploads()).toEqual(names.map((n) => `up/${n}`).sort());
+
+    // A rescan of a watching root that meets a full disk is held the same way.
+    h.db!.pragma(`max_page_count = ${h.db!.pragma('page_count', { simple: true }) as number}`);
+    const more = names.map((n) => n.replace('held/', 'more/'));
+    for (const n of more) {
+      await write(h, n, `content of ${n}`);
+      await old(h, n);
+    }
+    expect(await h.root!.rescan()).toBeUndefined();
+    expect(h.root!.state).toBe('watching');
+    h.db!.pragma('max_page_count = 1073741823');
+    await new Promise((r) => setTimeout(r, 2500));
+    await settleFully(h);
+    expect(h.takeUploads()).toEqual(more.map((n) => `up/${n}`).sort());
+  });
+
   // Issue 20: a watched file whose exact bytes are already under its key (uploaded by
   // another database, or a killed run whose upload landed before its record) is uploaded,
   // not skipped: the engine asks what is stored there and finds this file.
