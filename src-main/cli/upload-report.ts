@@ -12,6 +12,9 @@ import { clockTime } from './retry-notices';
  *   retrying       {status: 'retrying', key, path, reason, nextAttemptAt}  (on stderr)
  * `verified` is true only when the service's hash equalled the etag computed while reading
  * (a 579 or a callback reply without hash is done but not verified; its text line says so).
+ * A key that already held exactly this file (a killed run's upload that landed before its
+ * record, or the same bytes from another database) is done and verified, its warning
+ * `already there: …` (engine/complete.ts asks the service's stat after a 406).
  * On a terminal a progress bar on stderr whose total is the whole upload's size from the
  * start (per-file lines are printed when it stops); otherwise one text line per event.
  * Names are printed with control characters escaped, so one file is one line.

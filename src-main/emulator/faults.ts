@@ -6,7 +6,7 @@ import { z } from 'zod';
  * same requests per endpoint in the same order meets the same faults: a failing run
  * replays from its seed. `events` keeps the recent decisions so a test can compare runs.
  */
-export const FAULT_ENDPOINTS = ['mkblk', 'bput', 'mkfile', 'form', 'fmgr', 'vca', 'download'] as const;
+export const FAULT_ENDPOINTS = ['mkblk', 'bput', 'mkfile', 'form', 'fmgr', 'vca', 'stat', 'download'] as const;
 export type FaultEndpoint = (typeof FAULT_ENDPOINTS)[number];
 
 const endpointList = z.array(z.enum(FAULT_ENDPOINTS)).optional();

@@ -17,6 +17,7 @@ import { HttpError } from './http-util';
 import { handleMkfile, type MkfileDeps } from './mkfile';
 import type { NotifyRetry } from './notify';
 import { openStorage, type EmulatorStorage } from './storage';
+import { mountStat } from './stat';
 import { mountVca } from './vca';
 import { UploadCounter, type UploadCounts } from './upload-counts';
 
@@ -94,6 +95,7 @@ export interface RunningEmulator {
 function endpointOfPath(p: string): FaultEndpoint | undefined {
   if (p.startsWith('/fmgr')) return 'fmgr';
   if (p.startsWith('/v1/vca')) return 'vca';
+  if (p.startsWith('/stat/')) return 'stat';
   return undefined;
 }
 
@@ -196,7 +198,7 @@ function contextOf(
   };
 }
 
-/** Fmgr and VCA, on the shared router. */
+/** Fmgr, VCA and stat, on the shared router. */
 function mountServices(ctx: EmulatorContext, opts: StartEmulatorOptions): FmgrService {
   const fmgr = mountFmgr(ctx, { notifyRetry: opts.notifyRetry, stepDelayMs: opts.fmgrStepDelayMs });
   mountVca(ctx, {
@@ -205,6 +207,7 @@ function mountServices(ctx: EmulatorContext, opts: StartEmulatorOptions): FmgrSe
     notifyRetry: opts.notifyRetry,
     smartMediaDisabledBuckets: opts.smartMediaDisabledBuckets,
   });
+  mountStat(ctx);
   return fmgr;
 }
 

@@ -9,7 +9,7 @@ import type { TransferRecord } from './ports';
 import { failureFrom, type CallName, type Decision } from './retry';
 import type { MkfileResult } from '../protocol/types';
 import type { IssuedToken } from './tokens';
-import type { Stops, UploadDeps, UploadOutcome } from './upload-deps';
+import type { LogLine, Stops, UploadDeps, UploadOutcome } from './upload-deps';
 import { tokenHasCallback, type UploadToken } from './upload-token';
 
 const MAX_RENAMES = 100;
@@ -31,6 +31,7 @@ export interface CompleteStep {
   send(token: string, callback: boolean, stops: Stops): Promise<MkfileResult<string | null>>;
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
   retried(reason: string, delayMs: number): void;
+  log(line: LogLine): void;
   /** Sets every block back and uploads them all again (412, or a refused block list); a form upload just sends again. */
   reuploadBlocks(stops: Stops): Promise<void>;
 }
@@ -126,8 +127,11 @@ async function afterMkfileError(
     case 'reupload-blocks':
       await c.reuploadBlocks(stops);
       return undefined;
-    case 'conflict':
-      return applyConflict(c, e, etag, d.policy, at.counts);
+    case 'conflict': {
+      const known = await whatIsStored(c, stops, etag);
+      if (known.same) return known.same;
+      return applyConflict(c, e, etag, d.policy, at.counts, known.why);
+    }
     case 'done-with-warning':
       return {
         state: 'done',
@@ -143,8 +147,47 @@ async function afterMkfileError(
 }
 
 /**
- * 406 (the key exists): skip ends the upload as skipped; overwrite retargets the token with
- * overwrite; rename tries `name (1).ext`, `name (2).ext`… Undefined means call mkfile again.
+ * After a 406, asks the service what it stores under the key (`GET /stat`, deps.stored):
+ * an object whose hash is this file's etag is this file (a killed run's mkfile that landed
+ * before its record, the same bytes uploaded from another database, or by someone else),
+ * and the upload ends done and verified here. Otherwise `why` says what the conflict policy
+ * is applied to: other content, or why it could not be checked (which is logged).
+ */
+async function whatIsStored(
+  c: CompleteStep,
+  stops: Stops,
+  etag: string,
+): Promise<{ same?: UploadOutcome; why: { text: string; log?: LogLine } }> {
+  const key = c.tokens.currentKey;
+  const bucket = c.rec.bucket;
+  let why: string;
+  if (!c.deps.stored) why = 'this account has no way to ask the service (no management URL)';
+  else {
+    try {
+      const info = await c.deps.stored(bucket, key, stops.soft);
+      if (info && info.hash === etag) {
+        const note = `already there: "${key}" in ${bucket} holds exactly this file (hash ${etag}); not uploaded again`;
+        c.log({ level: 'info', kind: 'already-stored', message: note });
+        return {
+          same: { state: 'done', key, etag, remoteHash: info.hash, returnBody: null, warning: note },
+          why: { text: '' },
+        };
+      }
+      if (info) return { why: { text: `it holds other content (hash ${info.hash}, this file ${etag})` } };
+      why = 'the service said the key exists, but stat found nothing under it';
+    } catch (err) {
+      if (stops.soft.aborted) throw stops.soft.reason;
+      why = (err as Error).message;
+    }
+  }
+  const text = `whether it holds this file could not be checked: ${why}`;
+  return { why: { text, log: { level: 'warn', kind: 'stat-failed', message: `"${key}" in ${bucket}: ${text}` } } };
+}
+
+/**
+ * 406 (the key exists) with other content, or content that could not be checked (`why`):
+ * skip ends the upload as skipped; overwrite retargets the token with overwrite; rename
+ * tries `name (1).ext`, `name (2).ext`… Undefined means call mkfile again.
  */
 function applyConflict(
   c: CompleteStep,
@@ -152,7 +195,9 @@ function applyConflict(
   etag: string,
   policy: ConflictPolicy,
   counts: { renames: number },
+  why: { text: string; log?: LogLine },
 ): UploadOutcome | undefined {
+  if (why.log) c.log(why.log);
   if (policy === 'skip') {
     const key = c.tokens.currentKey;
     return {
@@ -161,7 +206,7 @@ function applyConflict(
       etag,
       remoteHash: null,
       returnBody: null,
-      warning: `"${key}" already exists in ${c.rec.bucket}; skipped (conflict policy skip)`,
+      warning: `"${key}" already exists in ${c.rec.bucket}; skipped (conflict policy skip); ${why.text}`,
     };
   }
   if (policy === 'overwrite' && !c.tokens.overwriting) {

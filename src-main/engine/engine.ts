@@ -12,7 +12,7 @@ import { TransferNews } from './transfer-news';
 import { UploadResources, type EngineOptions, type EngineTuning } from './upload-resources';
 
 export type { ProgressEvent };
-export type { AccountAccess, EngineOptions, EngineTuning } from './upload-resources';
+export type { AccountAccess, EngineOptions, EngineTuning, StoredObjectLookup } from './upload-resources';
 
 /** How long close() lets chunks in flight finish before aborting them. */
 const CLOSE_GRACE_MS = 3000;

@@ -94,6 +94,7 @@ export class FileUpload {
               }),
             decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
             retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
+            log: (line) => this.hooks.log(line),
             reuploadBlocks: (stops) => this.reuploadBlocks(stops),
           },
           signal,

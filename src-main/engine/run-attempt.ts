@@ -16,6 +16,7 @@ export interface AttemptPorts {
   setState(id: number, patch: TransferPatch): void;
   progress: UploadHooks['progress'];
   retried: UploadHooks['retried'];
+  log: UploadHooks['log'];
 }
 
 /**
@@ -41,6 +42,7 @@ export async function runAttempt(
       },
       progress: ports.progress,
       retried: ports.retried,
+      log: ports.log,
     });
     return { outcome: await upload.run({ soft: ctrl.signal, hard: hard.signal }) };
   } catch (e) {

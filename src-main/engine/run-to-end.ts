@@ -102,6 +102,7 @@ function attempt(ctx: RunContext, rec: TransferRecord, { ctrl, hard, tracker }: 
         }
         news.log('warn', 'retry', reason, rec.id);
       },
+      log: (line) => news.log(line.level, line.kind, line.message, rec.id),
     },
     ctrl,
     hard,

@@ -7,12 +7,15 @@ import type { BackoffPolicy } from './retry';
 import type { Scheduler } from './scheduler';
 import type { TokenProvider } from './tokens';
 import type { TurnBudget } from './turn-budget';
+import type { StoredObjectLookup } from './upload-resources';
 
 /** What one file upload uses; owned by the engine, shared by all its transfers. */
 export interface UploadDeps {
   store: EngineStore;
   client: UploadClient;
   tokens: TokenProvider;
+  /** What the service stores under a key (AccountAccess.stored); undefined: the account cannot ask. */
+  stored: StoredObjectLookup | undefined;
   scheduler: Scheduler;
   limiter: BandwidthLimiter;
   /** The chunk sizer of a transfer with this block size (adaptive up to it, or the engine's fixed one). */
@@ -50,6 +53,13 @@ export interface UploadOutcome {
   warning: string | null;
 }
 
+/** A line of the engine's event log about this transfer. */
+export interface LogLine {
+  level: 'info' | 'warn';
+  kind: string;
+  message: string;
+}
+
 export interface UploadHooks {
   /** The transfer moved to another running phase. */
   phase(state: 'uploading' | 'completing'): void;
@@ -57,6 +67,8 @@ export interface UploadHooks {
   progress(bytesDone: number, totalBytes: number): void;
   /** A retry happened: the engine counts attempts, logs, and tells listeners when the next attempt is. */
   retried(reason: string, delayMs: number): void;
+  /** Something worth a line in the event log that is neither a retry nor the end. */
+  log(line: LogLine): void;
 }
 
 /**

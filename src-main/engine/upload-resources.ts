@@ -1,4 +1,5 @@
 import type { UploadClient } from '../protocol/client';
+import type { StoredObjectInfo } from '../protocol/types';
 import type { ConflictPolicy } from '../shared/models';
 import { BufferPool } from './buffers';
 import { TransferFailure } from './errors';
@@ -24,10 +25,23 @@ export const DEFAULT_FORM_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
  */
 const SYNC_READ_BYTES_PER_TURN = 1024 * 1024;
 
+/**
+ * What the service stores under a key (MgrClient.stat: `GET /stat/<entry>` with a
+ * management token), null when nothing. Throws when it cannot tell (no management URL, no
+ * secret to sign with, network, refused): the Error's message says why.
+ */
+export type StoredObjectLookup = (bucket: string, key: string, signal: AbortSignal) => Promise<StoredObjectInfo | null>;
+
 /** How the engine reaches an account: its upload client and token source. */
 export interface AccountAccess {
   client: UploadClient;
   tokens: TokenProvider;
+  /**
+   * Asked when mkfile or a form upload meets 406 (the key exists): an object whose hash is
+   * the file's etag is this file, and the transfer ends done (complete.ts). Without it a
+   * 406 goes to the conflict policy unchecked.
+   */
+  stored?: StoredObjectLookup;
 }
 
 export interface EngineOptions {
@@ -139,6 +153,7 @@ export class UploadResources {
       store: this.opts.store,
       client: acc.client,
       tokens: acc.tokens,
+      stored: acc.stored,
       scheduler: this.scheduler,
       limiter: this.limiter,
       sizerFor: (blockSizeBytes) => this.sizerFor(blockSizeBytes),

@@ -13,6 +13,7 @@ import {
   type FmgrItem,
   type FmgrTaskStatus,
   type MkfileResult,
+  type StoredObjectInfo,
   type VcaJob,
   type VcaResultGroup,
   type VcaResultType,
@@ -342,6 +343,35 @@ export class MgrClient extends BaseClient {
       { signal },
     );
     return parseVcaJob(new Fields('vca-search', reply, jsonObjectReply('vca-search', reply)));
+  }
+
+  /**
+   * `GET /stat/<b64 "bucket:key">` with a management token (signing string "/stat/<entry>\n"):
+   * what the service holds under a key, or null when it holds nothing there (404, or the
+   * 612 "no such file" some deployments answer). The official SDKs (Go, Java, Python, PHP,
+   * Node) call it this way; docs/protocol.md has the reply. Throws ServiceError otherwise
+   * (no-credentials without AK/SK, network, 401…).
+   */
+  async stat(bucket: string, key: string, signal?: AbortSignal): Promise<StoredObjectInfo | null> {
+    if (!this.accessKey || !this.secretKey) {
+      throw new ServiceError({
+        kind: 'service',
+        endpoint: 'stat',
+        code: 'no-credentials',
+        message: 'stat needs an access key and secret key (management token)',
+      });
+    }
+    const url = join(this.base, `/stat/${urlsafeB64Encode(`${bucket}:${key}`)}`);
+    const token = signManagementToken(this.accessKey, this.secretKey, url.pathname, '');
+    const reply = await this.call('stat', 'GET', url, { headers: { Authorization: token }, signal });
+    if (reply.status === 404 || reply.status === 612) return null;
+    const f = new Fields('stat', reply, jsonObjectReply('stat', reply));
+    return {
+      hash: f.string('hash'),
+      fsize: f.number('fsize'),
+      mimeType: f.optString('mimeType'),
+      putTime: f.optNumber('putTime'),
+    };
   }
 
   /** GET of a download URL; any status resolves (the caller decides), bodies up to 1 GiB. */

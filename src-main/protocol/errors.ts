@@ -8,6 +8,7 @@ export type Endpoint =
   | 'fmgr-status'
   | 'vca-create'
   | 'vca-search'
+  | 'stat'
   | 'download'
   | 'token';
 

@@ -22,6 +22,16 @@ export interface MkfileResult<H extends string | null = string> {
   body: Record<string, unknown>;
 }
 
+/** What `GET /stat/<entry>` tells of a stored object (MgrClient.stat). */
+export interface StoredObjectInfo {
+  /** The service's etag of the content (protocol-notes "The file hash"). */
+  hash: string;
+  fsize: number;
+  mimeType?: string;
+  /** When it was stored, as the service gives it (the emulator: Unix ms). */
+  putTime?: number;
+}
+
 export interface FmgrItem {
   cmd: string;
   code: number;

@@ -1,4 +1,4 @@
-import type { AccountAccess } from '../engine/engine';
+import type { AccountAccess, StoredObjectLookup } from '../engine/engine';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../engine/tokens';
 import { MgrClient, UploadClient } from '../protocol/client';
 import type { ProxyChoice } from '../protocol/proxy';
@@ -88,6 +88,7 @@ export class AccountAccessCache {
     const access = {
       client,
       tokens,
+      stored: this.storedLookup(a),
       close: () => {
         client.close();
         closeTokens();
@@ -95,6 +96,20 @@ export class AccountAccessCache {
     };
     this.uploads.set(accountId, access);
     return access;
+  }
+
+  /**
+   * How the engine learns what the service stores under a key after a 406: `GET /stat`
+   * through the account's management client, which needs a management URL and the secret
+   * key (a token-URL account has none to sign with). When it cannot, the lookup says why.
+   */
+  private storedLookup(a: AccountRecord): StoredObjectLookup {
+    return async (bucket, key, signal) => {
+      if (!a.mgrUrl) throw new Error(`account "${a.name}" has no management URL to ask the service (stat)`);
+      const m = this.mgr(a.id);
+      if (!m) throw new Error(`account "${a.name}" has no management URL to ask the service (stat)`);
+      return m.client.stat(bucket, key, signal);
+    };
   }
 
   /**

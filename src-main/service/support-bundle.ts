@@ -9,6 +9,7 @@ import { SupportQuery, type SupportTransferRow } from '../store/support-query';
 import type { Db } from '../store/db';
 import { LOG_DIR } from './log-file';
 import type { SecretStore } from './secrets';
+import { accountSecretsInUrls, publicAccount } from './account-public';
 
 /** The folder inside the data folder that support bundles are written to. */
 export const SUPPORT_DIR = 'support';
@@ -28,12 +29,13 @@ const REQUEST_ID = /request id ([^\s)]+)/;
 
 /**
  * Writes `<dataDir>/support/blocklift-support-<time>.zip` and returns its path and size.
- * Entries: versions.json, settings.json (accounts without secrets, proxy passwords and
- * token-URL queries removed), event-log.txt, logs/* (the rotating log files),
+ * Entries: versions.json, settings.json (accounts as `publicAccount` lets them out: no
+ * secret, no credentials or query of the token URL, no proxy password), event-log.txt, logs/* (the rotating log files),
  * transfers/{uploaded,failed,skipped}.json (with reasons and the request ids the messages
  * carry). Every entry passes through `redactor()` before it is zipped: the secret of
- * every account (raw, Base64, URL-safe Base64), Authorization headers and upload or
- * management tokens are replaced by `[redacted]`.
+ * every account (raw, Base64, URL-safe Base64), what its URLs hold of credentials
+ * (`accountSecretsInUrls`: the token URL whole, its password and query values, a proxy
+ * password), Authorization headers and upload or management tokens are replaced by `[redacted]`.
  */
 export function writeSupportBundle(deps: SupportBundleDeps): { path: string; bytes: number } {
   const now = deps.now?.() ?? new Date();
@@ -44,7 +46,7 @@ export function writeSupportBundle(deps: SupportBundleDeps): { path: string; byt
     { name: 'versions.json', text: json(versions(deps.door, now)) },
     {
       name: 'settings.json',
-      text: json({ settings: deps.settings, accounts: deps.accounts.map((a) => account(a, deps.proxyOf(a.id))) }),
+      text: json({ settings: deps.settings, accounts: deps.accounts.map((a) => publicAccount(a, deps.proxyOf(a.id))) }),
     },
     {
       name: 'event-log.txt',
@@ -81,33 +83,6 @@ function versions(door: string, now: Date) {
   };
 }
 
-function account(a: AccountRecord, proxy: ProxySetting) {
-  return {
-    id: a.id,
-    name: a.name,
-    uploadUrl: a.uploadUrl,
-    mgrUrl: a.mgrUrl,
-    downloadDomain: a.downloadDomain,
-    accessKey: a.accessKey,
-    hasSecret: a.secretRef !== null,
-    tokenUrl: a.tokenUrl ? withoutCredentials(a.tokenUrl, true) : null,
-    proxy: proxy.mode === 'url' ? { mode: 'url', url: withoutCredentials(proxy.url, false) } : proxy,
-  };
-}
-
-/** A URL without its user name and password (and, for token URLs, its query, which may hold a key). */
-function withoutCredentials(value: string, dropQuery: boolean): string {
-  try {
-    const u = new URL(value);
-    u.username = '';
-    u.password = '';
-    if (dropQuery) u.search = '';
-    return u.href;
-  } catch {
-    return '[not a URL]';
-  }
-}
-
 function transferEntry(t: SupportTransferRow) {
   const reason = t.errorMessage ?? t.warning;
   return {
@@ -137,10 +112,11 @@ function logFiles(dataDir: string): Array<{ name: string; text: string }> {
   return names.sort().map((n) => ({ name: `logs/${n}`, text: readFileSync(path.join(dir, n), 'utf8') }));
 }
 
-/** Every account secret that resolves (a secret that does not cannot leak). */
+/** Every account secret that resolves (a secret that does not cannot leak), and what its URLs hold. */
 function secretsOf(deps: SupportBundleDeps): string[] {
   const out: string[] = [];
   for (const a of deps.accounts) {
+    out.push(...accountSecretsInUrls(a, deps.proxyOf(a.id)));
     if (!a.secretRef) continue;
     try {
       out.push(deps.secrets.resolve(a.secretRef));

@@ -280,13 +280,22 @@ export interface AccountView {
   mgrUrl: string | null;
   downloadDomain: string | null;
   accessKey: string | null;
+  /**
+   * The token provider's URL without user name, password and query (they may hold a key):
+   * saving this same text back keeps what is stored (AccountInput.tokenUrl).
+   */
   tokenUrl: string | null;
   /** A secret key is stored (it is never sent back). */
   hasSecret: boolean;
+  /** "stored · changed <YYYY-MM-DD>" when a secret key is stored, else null. */
+  secret: string | null;
   /** The account of the embedded emulator. */
   isLocal: boolean;
   isDefault: boolean;
-  /** 'system' (environment variables), 'none', or a URL; per account. */
+  /**
+   * 'system' (environment variables), 'none', or a URL (shown without its user name and
+   * password; saving it back unchanged keeps them); per account.
+   */
   proxy: ProxySetting;
 }
 
@@ -300,6 +309,7 @@ export interface AccountInput {
   accessKey?: string | null;
   /** Write-only: a string sets it, null clears it, missing keeps what is stored. */
   secretKey?: string | null;
+  /** The text the view shows (credentials and query stripped) keeps the stored URL; other text replaces it. */
   tokenUrl?: string | null;
   proxy?: ProxySetting;
   isDefault?: boolean;

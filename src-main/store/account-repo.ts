@@ -10,9 +10,16 @@ export interface AccountRecord {
   accessKey: string | null;
   secretRef: string | null;
   tokenUrl: string | null;
+  /** When the secret key was last set (Unix ms); null without one. */
+  secretChangedAt: number | null;
 }
 
-export type AccountInput = Omit<AccountRecord, 'id'>;
+/**
+ * A row to write. `secretChangedAt`: given, it is stored (the caller just set the secret);
+ * missing, it stays as it is while `secretRef` stays, becomes now when `secretRef` changes,
+ * and null when there is no secret.
+ */
+export type AccountInput = Omit<AccountRecord, 'id' | 'secretChangedAt'> & { secretChangedAt?: number | null };
 
 interface AccountRow {
   id: number;
@@ -23,6 +30,7 @@ interface AccountRow {
   access_key: string | null;
   secret_ref: string | null;
   token_url: string | null;
+  secret_changed_at: number | null;
 }
 
 function toRecord(r: AccountRow): AccountRecord {
@@ -35,8 +43,15 @@ function toRecord(r: AccountRow): AccountRecord {
     accessKey: r.access_key,
     secretRef: r.secret_ref,
     tokenUrl: r.token_url,
+    secretChangedAt: r.secret_changed_at,
   };
 }
+
+/** The new secret_changed_at of an existing row (AccountInput.secretChangedAt); `secret_ref` is still the old one here. */
+const SECRET_CHANGED_AT = `CASE WHEN @secretRef IS NULL THEN NULL
+  WHEN @secretChangedAt IS NOT NULL THEN @secretChangedAt
+  WHEN accounts.secret_ref IS @secretRef THEN COALESCE(accounts.secret_changed_at, @t)
+  ELSE @t END`;
 
 export class AccountRepo {
   constructor(
@@ -49,14 +64,17 @@ export class AccountRepo {
     const t = this.now();
     const row = this.db
       .prepare(
-        `INSERT INTO accounts (name, upload_url, mgr_url, download_domain, access_key, secret_ref, token_url, created_at, updated_at)
-         VALUES (@name, @uploadUrl, @mgrUrl, @downloadDomain, @accessKey, @secretRef, @tokenUrl, @t, @t)
+        `INSERT INTO accounts (name, upload_url, mgr_url, download_domain, access_key, secret_ref, token_url, created_at, updated_at,
+           secret_changed_at)
+         VALUES (@name, @uploadUrl, @mgrUrl, @downloadDomain, @accessKey, @secretRef, @tokenUrl, @t, @t,
+           CASE WHEN @secretRef IS NULL THEN NULL ELSE COALESCE(@secretChangedAt, @t) END)
          ON CONFLICT(name) DO UPDATE SET upload_url = excluded.upload_url, mgr_url = excluded.mgr_url,
            download_domain = excluded.download_domain, access_key = excluded.access_key,
+           secret_changed_at = ${SECRET_CHANGED_AT},
            secret_ref = excluded.secret_ref, token_url = excluded.token_url, updated_at = excluded.updated_at
          RETURNING id`,
       )
-      .get({ ...a, t }) as { id: number };
+      .get({ ...a, secretChangedAt: a.secretChangedAt ?? null, t }) as { id: number };
     return row.id;
   }
 
@@ -80,9 +98,10 @@ export class AccountRepo {
       this.db
         .prepare(
           `UPDATE accounts SET name = @name, upload_url = @uploadUrl, mgr_url = @mgrUrl, download_domain = @downloadDomain,
-             access_key = @accessKey, secret_ref = @secretRef, token_url = @tokenUrl, updated_at = @t WHERE id = @id`,
+             access_key = @accessKey, secret_changed_at = ${SECRET_CHANGED_AT}, secret_ref = @secretRef,
+             token_url = @tokenUrl, updated_at = @t WHERE id = @id`,
         )
-        .run({ ...a, id, t: this.now() }).changes === 1
+        .run({ ...a, secretChangedAt: a.secretChangedAt ?? null, id, t: this.now() }).changes === 1
     );
   }
 

@@ -62,8 +62,10 @@ export class WatchRoot {
   private chain: Promise<unknown> = Promise.resolve();
   private pendingEvents: Array<{ type: WatchEvent['type']; relPath: string }> = [];
   private housekeeping: NodeJS.Timeout | undefined;
-  /** Timers of stable files held by a full disk, cleared at close. */
+  /** Timers of stable files and scans held by a full disk, cleared at close. */
   private readonly diskFullRetries = new Set<NodeJS.Timeout>();
+  /** A full scan waits for room on the disk (holdScan). */
+  private scanHeld = false;
   private unsubscribeQueue: () => void;
   private busy = 0;
   /** Whether missing rows may be finalized yet (missing-hold.ts). */
@@ -159,7 +161,9 @@ export class WatchRoot {
 
   /**
    * Watches and reconciles. Resolves with the first scan's counts, or undefined when the
-   * folder is unavailable (the root then waits for it and reconciles when it returns).
+   * folder is unavailable (the root then waits for it and reconciles when it returns) or the
+   * disk under the database is full (the root stays `starting` and scans again every
+   * DISK_FULL_RETRY_MS; once a scan completes it watches).
    */
   async start(): Promise<ScanCounts | undefined> {
     if (this.stateValue === 'closed') throw new Error('this watch root is closed');
@@ -176,13 +180,65 @@ export class WatchRoot {
         await this.goUnavailable(e.message);
         return undefined;
       }
-      throw e;
+      if (!isDiskFull(e)) throw e;
+      this.holdScan();
+      return undefined;
     }
   }
 
-  /** Reconciles again (after the machine wakes); resolves with the counts. */
-  rescan(): Promise<ScanCounts> {
-    return this.serial(() => this.fullScan());
+  /**
+   * Reconciles again (after the machine wakes); resolves with the counts, or undefined when a
+   * full disk holds the scan (it runs again every DISK_FULL_RETRY_MS until it completes).
+   */
+  async rescan(): Promise<ScanCounts | undefined> {
+    try {
+      return await this.serial(() => this.fullScan());
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      this.holdScan();
+      return undefined;
+    }
+  }
+
+  /**
+   * A full scan refused by a full disk (SQLITE_FULL, ENOSPC) is held like the engine's
+   * transfers and the watcher's files: a problem says so and the scan runs again every
+   * DISK_FULL_RETRY_MS (a scan is idempotent: it reconciles the folder with the index) until
+   * it completes, the root pauses, goes unavailable or closes.
+   */
+  private holdScan(): void {
+    if (this.scanHeld || this.stateValue === 'closed') return;
+    this.scanHeld = true;
+    this.emit({
+      type: 'problem',
+      rootId: this.id,
+      relPath: '',
+      code: 'disk-full',
+      message: 'the scan of this folder waits: the disk holding the database is full; it goes on once space is freed',
+    });
+    const t = setTimeout(() => {
+      this.diskFullRetries.delete(t);
+      this.scanHeld = false;
+      runDetached(this.retryHeldScan(), 'watch root: scan held by a full disk');
+    }, DISK_FULL_RETRY_MS);
+    this.diskFullRetries.add(t);
+  }
+
+  private async retryHeldScan(): Promise<void> {
+    if (this.stateValue !== 'starting' && this.stateValue !== 'watching') return;
+    try {
+      await this.serial(() => this.fullScan());
+    } catch (e) {
+      if (e instanceof RootUnavailableError) {
+        await this.goUnavailable(e.message);
+        return;
+      }
+      if (!isDiskFull(e)) throw e;
+      this.holdScan();
+      return;
+    }
+    if (this.stateValue === 'starting') this.setState('watching', null);
+    this.drainEvents();
   }
 
   /** Stops feeding the queue and pauses this root's queued transfers; `resume()` reconciles. */
@@ -216,6 +272,7 @@ export class WatchRoot {
     this.housekeeping = undefined;
     for (const t of this.diskFullRetries) clearTimeout(t);
     this.diskFullRetries.clear();
+    this.scanHeld = false;
     await this.stopWatching();
     await this.chain;
     this.setState('closed', null);

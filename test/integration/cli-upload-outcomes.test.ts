@@ -89,6 +89,53 @@ describe('blocklift upload: outcomes', () => {
     expect(jsonLines<Line>(other.stdout)[0]).toMatchObject({ status: 'skipped' });
   });
 
+  it('a key that already holds exactly this file (another database uploaded it) is done and verified, "already there"; other bytes stay skipped; without --mgr-url the line says the check could not be made (issue 20)', async () => {
+    await mkdir(path.join(dir, 'same'), { recursive: true });
+    const small = Buffer.from('the very same bytes');
+    const big = Buffer.alloc(4 * 1024 * 1024 + 7, 9);
+    await writeFile(path.join(dir, 'same', 's.txt'), small);
+    await writeFile(path.join(dir, 'same', 'b.bin'), big);
+    await writeFile(path.join(dir, 'same', 'o.txt'), 'mine');
+    emu.objects.putBuffer(emu.bucket, 'same/s.txt', small, {});
+    emu.objects.putBuffer(emu.bucket, 'same/b.bin', big, {});
+    emu.objects.putBuffer(emu.bucket, 'same/o.txt', Buffer.from('theirs'), {});
+    const putTime = emu.objects.stat(emu.bucket, 'same/b.bin')!.putTime;
+    const args = ['same', '--bucket', emu.bucket, '--prefix', 'same/', '--mgr-url', emu.mgrUrl];
+
+    const r = await upload([...args, '--db', 'same.db', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines<Line & { verified?: boolean; warning?: string }>(r.stdout);
+    const byKey = new Map(lines.map((l) => [l.key, l]));
+    for (const key of ['same/s.txt', 'same/b.bin']) {
+      expect(byKey.get(key)).toMatchObject({ status: 'done', verified: true });
+      expect(byKey.get(key)!.warning).toMatch(/^already there: /);
+    }
+    expect(byKey.get('same/o.txt')).toMatchObject({ status: 'skipped', verified: false });
+    expect(byKey.get('same/o.txt')!.warning).toContain('it holds other content');
+    expect(emu.objects.stat(emu.bucket, 'same/b.bin')!.putTime).toBe(putTime);
+    expect(await content('same/o.txt')).toBe('theirs');
+
+    // The text line says it too.
+    const text = await upload([...args, '--db', 'same-text.db']);
+    expect(text.stdout).toMatch(/^done +same\/s\.txt \(19 bytes\) \S+ \[already there: /m);
+
+    // No management URL: nothing to ask; skipped as before, saying why.
+    const unchecked = await upload([
+      'same/s.txt',
+      '--bucket',
+      emu.bucket,
+      '--key',
+      'same/s.txt',
+      '--db',
+      'nomgr.db',
+      '--json',
+    ]);
+    const line = jsonLines<Line & { warning?: string }>(unchecked.stdout)[0]!;
+    expect(line).toMatchObject({ status: 'skipped' });
+    expect(line.warning).toContain('could not be checked');
+    expect(line.warning).toContain('management URL');
+  });
+
   it('a symlinked folder named on the command line is followed; a dangling or looping link is one line and exit 2', async () => {
     await mkdir(path.join(dir, 'real-dir/sub'), { recursive: true });
     await writeFile(path.join(dir, 'real-dir/sub/x.txt'), 'x');

@@ -6,6 +6,7 @@ import type { ServiceContext } from './context';
 import type { AreaImpl } from './envelope';
 import { AppServiceError, notFound } from './errors';
 import { accountView } from './views';
+import { publicAccount, publicTokenUrl, publicUrl } from '../account-public';
 
 type Check = AccountTestResult['checks'][number];
 
@@ -35,6 +36,35 @@ async function check(what: Check['what'], url: string, run: () => Promise<unknow
   }
 }
 
+/**
+ * The URL to store: what is stored already when the input is the text the view showed of it
+ * (its credentials or query stripped by publicAccount), so a form saved back unchanged keeps
+ * them; otherwise the input.
+ */
+function keptUrl<T extends string | null>(
+  input: T,
+  stored: string | null | undefined,
+  shown: (url: string) => string,
+): T | string {
+  if (input === null || stored == null) return input;
+  return input === shown(stored) ? stored : input;
+}
+
+/** A line in the event log (and so the support bundle) saying what an account now is, as publicAccount lets it out. */
+function logAccount(ctx: ServiceContext, what: 'added' | 'changed' | 'removed', id: number): void {
+  const a = ctx.core.accounts.get(id);
+  if (!a) return;
+  try {
+    ctx.core.transferStore.logEvent({
+      level: 'info',
+      kind: 'account',
+      message: `account "${a.name}" ${what}: ${JSON.stringify(publicAccount(a, ctx.prefs.proxyOf(id)))}`,
+    });
+  } catch {
+    // the event log is best effort
+  }
+}
+
 export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
   const repo = ctx.core.accounts;
   const views = (): AccountView[] =>
@@ -50,20 +80,23 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
       if (clash && clash.id !== existing?.id)
         throw new AppServiceError('account-invalid', { detail: `an account named "${input.name}" exists` });
       let secretRef = existing?.secretRef ?? null;
+      let secretChangedAt: number | undefined;
       if (input.secretKey === null) {
         if (secretRef) ctx.core.secrets.forget(secretRef);
         secretRef = null;
       } else if (typeof input.secretKey === 'string') {
         secretRef = ctx.core.secrets.store(`account:${existing?.id ?? randomUUID()}`, input.secretKey);
+        secretChangedAt = Date.now();
       }
       const row: AccountRow = {
         name: input.name,
-        uploadUrl: input.uploadUrl,
-        mgrUrl: input.mgrUrl ?? null,
-        downloadDomain: input.downloadDomain ?? null,
+        uploadUrl: keptUrl(input.uploadUrl, existing?.uploadUrl, publicUrl),
+        mgrUrl: keptUrl(input.mgrUrl ?? null, existing?.mgrUrl, publicUrl),
+        downloadDomain: keptUrl(input.downloadDomain ?? null, existing?.downloadDomain, publicUrl),
         accessKey: input.accessKey ?? null,
         secretRef,
-        tokenUrl: input.tokenUrl ?? null,
+        tokenUrl: keptUrl(input.tokenUrl ?? null, existing?.tokenUrl, publicTokenUrl),
+        ...(secretChangedAt === undefined ? {} : { secretChangedAt }),
       };
       let id: number;
       if (existing) {
@@ -72,13 +105,21 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
       } else {
         id = repo.upsert(row);
       }
-      if (input.proxy) ctx.prefs.setProxy(id, input.proxy);
+      if (input.proxy) {
+        const before = existing ? ctx.prefs.proxyOf(existing.id) : undefined;
+        const url =
+          input.proxy.mode === 'url' && before?.mode === 'url'
+            ? keptUrl(input.proxy.url, before.url, publicUrl)
+            : undefined;
+        ctx.prefs.setProxy(id, url === undefined || url === null ? input.proxy : { mode: 'url', url });
+      }
       if (input.isDefault === true) ctx.prefs.setDefault(id);
       else if (input.isDefault === false && ctx.prefs.defaultId === id) ctx.prefs.setDefault(undefined);
       // The very next request of the engine and of the trackers uses the new row, and what a
       // refusal of its credentials held goes on with it.
       ctx.core.accountChanged(id);
       ctx.core.credentialHolds.release(id);
+      logAccount(ctx, existing ? 'changed' : 'added', id);
       changed();
       return views().find((v) => v.id === id)!;
     },
@@ -88,6 +129,7 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
       if (id === ctx.core.localAccountId) throw new AppServiceError('account-local-readonly');
       const uses = repo.usage(id);
       if (uses > 0) throw new AppServiceError('account-in-use', { name: a.name, count: uses });
+      logAccount(ctx, 'removed', id);
       repo.remove(id);
       if (a.secretRef) ctx.core.secrets.forget(a.secretRef);
       ctx.prefs.forget(id);
@@ -100,7 +142,7 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
       if (!a) throw notFound('Account', id);
       const checks: Check[] = [];
       checks.push(
-        await check('upload', a.uploadUrl, async () => {
+        await check('upload', publicUrl(a.uploadUrl), async () => {
           const access = ctx.core.uploadAccess(id);
           const { token } = await access.tokens.get({ bucket: 'blocklift-account-test', key: 'test', overwrite: true });
           await access.client.mkblk({
@@ -115,7 +157,7 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
       if (a.mgrUrl) {
         const mgr = ctx.core.mgrAccess(id);
         checks.push(
-          await check('manage', a.mgrUrl, async () => {
+          await check('manage', publicUrl(a.mgrUrl), async () => {
             if (!mgr) throw new Error('the management host cannot be used');
             // A signed submission the service refuses after checking the signature (no such bucket).
             await mgr.client.vcaCreate({ bucket: 'blocklift-account-test', source: 'http://127.0.0.1/none.mp4' });

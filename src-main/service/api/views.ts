@@ -9,6 +9,7 @@ import { normalizeWatchOptions } from '../../sync/options';
 import { persistentIdOfUpload } from '../../tasks/upload-link';
 import type { SyncRepo } from '../../store/sync-repo';
 import type { AccountPrefs } from '../account-prefs';
+import { publicAccount } from '../account-public';
 
 /** A stored transfer as a list row shows it; `live` is the engine's progress while it runs. */
 export function transferView(row: TransferListRow, live: ProgressEvent | undefined): TransferView {
@@ -67,7 +68,10 @@ export function etagCheck(view: TransferView): TransferDetail['etagCheck'] {
   return view.remoteHash === view.etag ? 'matched' : 'mismatched';
 }
 
-/** An account as screens see it: never its secret, nor where the secret is kept. */
+/**
+ * An account as screens see it: what `publicAccount` lets out (no secret, nor where it is
+ * kept, no credentials or query of the token URL, no proxy password), and its roles.
+ */
 export function accountView(
   a: AccountRecord,
   prefs: AccountPrefs,
@@ -75,17 +79,9 @@ export function accountView(
   defaultId: number | undefined,
 ): AccountView {
   return {
-    id: a.id,
-    name: a.name,
-    uploadUrl: a.uploadUrl,
-    mgrUrl: a.mgrUrl,
-    downloadDomain: a.downloadDomain,
-    accessKey: a.accessKey,
-    tokenUrl: a.tokenUrl,
-    hasSecret: a.secretRef !== null,
+    ...publicAccount(a, prefs.proxyOf(a.id)),
     isLocal: a.id === localAccountId,
     isDefault: a.id === defaultId,
-    proxy: prefs.proxyOf(a.id),
   };
 }
 

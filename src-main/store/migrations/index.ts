@@ -5,6 +5,7 @@ import { migration003Sync } from './003_sync';
 import { migration004VcaRequests } from './004_vca_requests';
 import { migration005PauseReason } from './005_pause_reason';
 import { migration006StateCounts } from './006_state_counts';
+import { migration007SecretChanged } from './007_secret_changed';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -17,4 +18,5 @@ export const MIGRATIONS: Migration[] = [
   migration004VcaRequests,
   migration005PauseReason,
   migration006StateCounts,
+  migration007SecretChanged,
 ];

@@ -199,6 +199,7 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
             accessKey: 'local',
             tokenUrl: null,
             hasSecret: true,
+            secret: 'stored · changed 2026-11-27',
             isLocal: true,
             isDefault: true,
             proxy: { mode: 'none' },

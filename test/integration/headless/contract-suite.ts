@@ -13,6 +13,7 @@ import type {
   TransferView,
 } from '../../../src-main/shared/contract';
 import { FAST_POLICY } from '../../helpers/fast-policy';
+import { sweepEveryVerbForSecrets } from './secret-sweep';
 
 /** Short delays of the embedded emulator (as the service suites use). */
 const FAST_EMULATOR = { notifyRetry: { attempts: 3, baseDelayMs: 50 }, vcaDelayMs: 50, fmgrStepDelayMs: 5 };
@@ -81,12 +82,13 @@ const transferIn = (id: number, states: TransferView['state'][]) => (e: AppEvent
 export function contractSuite(under: DoorUnderTest): void {
   describe(`the contract through the ${under.door} door`, () => {
     let tmp = '';
+    let dataDir = '';
     let service: AppService;
     let client: DoorClient;
 
     beforeAll(async () => {
       tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), `bl-contract-${under.door}-`)));
-      const dataDir = path.join(tmp, 'data');
+      dataDir = path.join(tmp, 'data');
       service = await AppService.open({
         dataDir,
         emulatorOptions: FAST_EMULATOR,
@@ -192,6 +194,10 @@ export function contractSuite(under: DoorUnderTest): void {
       expect(done.results.length).toBeGreaterThan(0);
       const again = await call(client, 'vca.get', { id: job.id });
       expect(again.state).toBe(done.state);
+    });
+
+    it('no verb, event or log line carries a secret key, a token-URL password or its query (issue 20)', async () => {
+      await sweepEveryVerbForSecrets(client, tmp, dataDir);
     });
 
     it('never sends an account secret in a reply or an event', async () => {

@@ -1,6 +1,8 @@
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { databaseFile } from '../../../src-main/service/data-dir';
 import { ContractWorld, value } from './contract-world';
 
 describe('the app service, through its contract', () => {
@@ -180,6 +182,62 @@ describe('the app service, through its contract', () => {
     expect(cleared.hasSecret).toBe(false);
     expect(await import('node:fs/promises').then((fs) => fs.readdir(path.join(w.dataDir, 'secrets')))).toEqual([]);
     expect(value(await svc.accounts.remove({ id: saved.id }))).toEqual({ removed: true });
+  });
+
+  it('accounts: a token URL shows without user info and query, a proxy without its password, the secret as "stored · changed <date>"; the shown text saved back keeps what is stored (issue 20)', async () => {
+    w = await ContractWorld.create();
+    const svc = await w.open();
+    const tokenUrl = 'https://user:p4ssw0rd@tokens.example/issue?sig=s3cr3t';
+    const proxy = { mode: 'url' as const, url: 'http://puser:proxy-pw@127.0.0.1:9' };
+    const saved = value(
+      await svc.accounts.save({ name: 'T', uploadUrl: 'http://127.0.0.1:9', tokenUrl, proxy, accessKey: 'AK' }),
+    );
+    expect(saved).toMatchObject({
+      tokenUrl: 'https://tokens.example/issue',
+      proxy: { mode: 'url', url: 'http://127.0.0.1:9/' },
+      hasSecret: false,
+      secret: null,
+    });
+    // What the settings form sends back unchanged: the stored URL and password stay.
+    const again = value(
+      await svc.accounts.save({
+        id: saved.id,
+        name: 'T',
+        uploadUrl: saved.uploadUrl,
+        tokenUrl: saved.tokenUrl,
+        proxy: saved.proxy,
+        accessKey: 'AK',
+        secretKey: 'S3CR3T-value',
+      }),
+    );
+    expect(again.secret).toBe(`stored · changed ${new Date().toISOString().slice(0, 10)}`);
+    const db = new Database(databaseFile(w.dataDir), { readonly: true });
+    try {
+      expect(db.prepare('SELECT token_url FROM accounts WHERE id = ?').pluck().get(saved.id)).toBe(tokenUrl);
+      expect(db.prepare("SELECT value FROM settings WHERE key = 'accountPrefs'").pluck().get()).toContain('proxy-pw');
+      // The event log says what changed, as the views show it.
+      const log = db
+        .prepare("SELECT message FROM event_log WHERE kind = 'account' ORDER BY id")
+        .pluck()
+        .all() as string[];
+      expect(log).toHaveLength(2);
+      expect(log[1]).toContain('"tokenUrl":"https://tokens.example/issue"');
+      for (const leak of ['p4ssw0rd', 's3cr3t', 'proxy-pw', 'S3CR3T-value']) expect(log.join('\n')).not.toContain(leak);
+    } finally {
+      db.close();
+    }
+    // Another text replaces it.
+    const changed = value(
+      await svc.accounts.save({
+        id: saved.id,
+        name: 'T',
+        uploadUrl: saved.uploadUrl,
+        tokenUrl: 'https://t2.example/x',
+      }),
+    );
+    expect(changed.tokenUrl).toBe('https://t2.example/x');
+    const all = JSON.stringify([value(await svc.accounts.list()), w.events]);
+    for (const leak of ['p4ssw0rd', 's3cr3t', 'proxy-pw', 'S3CR3T-value']) expect(all).not.toContain(leak);
   });
 
   it('an account edited through accounts.save is used by the very next transfer, with no restart', async () => {

@@ -58,6 +58,11 @@ describe('app.supportBundle', () => {
       }),
     );
 
+    // A token-URL account (issue 20): its user info and query are credentials; a careless log line shows it whole.
+    const tokenUrl = 'https://user:p4ssw0rd@tokens.example/issue?sig=s3cr3t';
+    value(await svc.accounts.save({ name: 'Tokens', uploadUrl: local.uploadUrl, tokenUrl }));
+    await appendFile(path.join(w.dataDir, 'logs', 'blocklift.log'), `x warn token provider ${tokenUrl} refused\n`);
+
     const bundle = value(await svc.app.supportBundle());
     expect(path.dirname(bundle.path)).toBe(path.join(w.dataDir, 'support'));
     expect((await stat(bundle.path)).size).toBe(bundle.bytes);
@@ -74,7 +79,16 @@ describe('app.supportBundle', () => {
       expect(listing).toContain(name);
     const all = execFileSync('unzip', ['-p', bundle.path], { encoding: 'utf8', maxBuffer: 64 << 20 });
     const show = (name: string) => execFileSync('unzip', ['-p', bundle.path, name], { encoding: 'utf8' });
-    for (const leak of [SECRET, b64, b64.replace(/=+$/, ''), localSecret, 'proxy-pw', 'abcdefghijklmnopqrstuv'])
+    for (const leak of [
+      SECRET,
+      b64,
+      b64.replace(/=+$/, ''),
+      localSecret,
+      'proxy-pw',
+      'abcdefghijklmnopqrstuv',
+      'p4ssw0rd',
+      's3cr3t',
+    ])
       expect(all, leak).not.toContain(leak);
     expect(JSON.parse(show('versions.json'))).toMatchObject({ node: process.versions.node, electron: null });
     const uploaded = JSON.parse(show('transfers/uploaded.json')) as Array<{ key: string }>;
@@ -87,8 +101,20 @@ describe('app.supportBundle', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ key: 'refused.txt', requestId: expect.any(String) });
     expect(failed[0]!.reason).toContain(failed[0]!.requestId);
-    const settings = JSON.parse(show('settings.json')) as { accounts: Array<{ name: string; hasSecret: boolean }> };
-    expect(settings.accounts.find((a) => a.name === 'Remote')).toMatchObject({ hasSecret: true });
+    const settings = JSON.parse(show('settings.json')) as {
+      accounts: Array<{ name: string; hasSecret: boolean; secret: string | null; tokenUrl: string | null }>;
+    };
+    expect(settings.accounts.find((a) => a.name === 'Remote')).toMatchObject({
+      hasSecret: true,
+      secret: expect.stringMatching(/^stored · changed \d{4}-\d{2}-\d{2}$/) as unknown,
+    });
+    // The same text every view shows of the account (one function builds both).
+    const shown = value(await svc.accounts.list()).find((a) => a.name === 'Tokens')!;
+    expect(settings.accounts.find((a) => a.name === 'Tokens')).toMatchObject({
+      tokenUrl: 'https://tokens.example/issue',
+      secret: null,
+    });
+    expect(shown.tokenUrl).toBe('https://tokens.example/issue');
     expect(show('logs/blocklift.log')).toContain('[redacted]');
   });
 });

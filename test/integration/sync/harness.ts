@@ -78,9 +78,11 @@ export class SyncHarness {
     const client = new UploadClient({ uploadUrl: this.emu.uploadUrl });
     this.clients.push(client);
     const tokens = new LocalTokenSigner(this.emu.config.accessKey, this.emu.config.secretKey);
+    // What the app's account gives the engine: a 406 asks what is stored (GET /stat) before the policy.
+    const statClient = this.mgr();
     this.engine = new UploadEngine({
       store: new SqliteTransferStore(db),
-      account: () => ({ client, tokens }),
+      account: () => ({ client, tokens, stored: (bucket, key, signal) => statClient.stat(bucket, key, signal) }),
       // maxFiles bounds every transfer in flight, small (form upload) ones included, so a
       // test that runs one file at a time gets a fixed order.
       ...(opts.maxFiles

@@ -249,6 +249,76 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     },
   );
 
+  // Issue 20 point 5: a full disk under the database during a full scan's writes (not the
+  // watcher's) holds the scan like the other disk-full cases: a problem says so, the root
+  // stays starting and scans again every ~2 s; once there is room every file is queued.
+  it('a full scan that meets a full disk is held with a disk-full problem and goes on once there is room', async () => {
+    const names = Array.from({ length: 120 }, (_, i) => `held/a-rather-long-file-name-to-fill-index-pages-${i}.txt`);
+    for (const n of names) {
+      await write(h, n, `content of ${n}`);
+      await old(h, n);
+    }
+    await h.openRun({ backend });
+    // No page may be added to the database: its writes fail with SQLITE_FULL, as on a full disk.
+    h.db!.pragma(`max_page_count = ${h.db!.pragma('page_count', { simple: true }) as number}`);
+    expect(await h.root!.start()).toBeUndefined();
+    expect(h.root!.state).toBe('starting');
+    expect(h.events).toContainEqual(expect.objectContaining({ type: 'problem', code: 'disk-full', relPath: '' }));
+    // Still held a retry later.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(h.root!.state).toBe('starting');
+
+    h.db!.pragma('max_page_count = 1073741823');
+    const t0 = Date.now();
+    while (h.root!.state !== 'watching' && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 50));
+    expect(h.root!.state).toBe('watching');
+    await settleFully(h);
+    expect(h.takeUploads()).toEqual(names.map((n) => `up/${n}`).sort());
+
+    // A rescan of a watching root that meets a full disk is held the same way.
+    h.db!.pragma(`max_page_count = ${h.db!.pragma('page_count', { simple: true }) as number}`);
+    const more = names.map((n) => n.replace('held/', 'more/'));
+    for (const n of more) {
+      await write(h, n, `content of ${n}`);
+      await old(h, n);
+    }
+    expect(await h.root!.rescan()).toBeUndefined();
+    expect(h.root!.state).toBe('watching');
+    h.db!.pragma('max_page_count = 1073741823');
+    await new Promise((r) => setTimeout(r, 2500));
+    await settleFully(h);
+    expect(h.takeUploads()).toEqual(more.map((n) => `up/${n}`).sort());
+  });
+
+  // Issue 20: a watched file whose exact bytes are already under its key (uploaded by
+  // another database, or a killed run whose upload landed before its record) is uploaded,
+  // not skipped: the engine asks what is stored there and finds this file.
+  it('a watched file whose bytes are already under its key ends uploaded (done, verified, "already there"), not skipped', async () => {
+    const same = Buffer.from('the same bytes on both sides');
+    h.emu.objects.putBuffer(h.emu.bucket, 'up/same.txt', same, {});
+    const putTime = h.emu.objects.stat(h.emu.bucket, 'up/same.txt')!.putTime;
+    await h.openRun({ backend, options: { conflict: 'skip' } });
+    await h.root!.start();
+    await write(h, 'same.txt', same.toString());
+    await settleFully(h);
+
+    const done = h.events.filter((e) => e.type === 'file-done');
+    expect(done.map((e) => e.type === 'file-done' && [e.relPath, e.status])).toEqual([['same.txt', 'uploaded']]);
+    expect(h.repo!.getFile(h.root!.id, 'same.txt')).toMatchObject({ state: 'uploaded', remoteKey: 'up/same.txt' });
+    const t = h
+      .db!.prepare('SELECT state, etag, remote_hash, warning FROM transfers WHERE local_path = ?')
+      .all(path.join(h.folder, 'same.txt'));
+    expect(t).toEqual([
+      {
+        state: 'done',
+        etag: etagOfBuffer(same),
+        remote_hash: etagOfBuffer(same),
+        warning: expect.stringMatching(/^already there: /) as unknown,
+      },
+    ]);
+    expect(h.emu.objects.stat(h.emu.bucket, 'up/same.txt')!.putTime).toBe(putTime);
+  });
+
   // Contract (options.ts conflict, engine file-upload.ts, reconcile.ts): with `skip`, a key
   // that already exists is left as it is; the row ends `skipped` with the file's size and
   // mtime, and a skipped row with unchanged content is `unchanged` to every later scan.

@@ -115,6 +115,7 @@ describe('settings slice: actions', () => {
               accessKey: null,
               tokenUrl: null,
               hasSecret: typeof input.secretKey === 'string',
+              secret: typeof input.secretKey === 'string' ? 'stored · changed 2026-11-27' : null,
               isLocal: false,
               isDefault: false,
               proxy: { mode: 'system' },

@@ -142,6 +142,15 @@ export const SEEDERS: Record<number, Seeder> = {
       DELETE FROM sync_files WHERE root_id = 1 AND rel_path = 'seven.jpg';
     `);
   },
+
+  7: (db) => {
+    // migration 7 adds when an account's secret was set: one with a secret, one without
+    db.exec(`
+      INSERT INTO accounts (id, name, upload_url, access_key, secret_ref, token_url, created_at, updated_at, secret_changed_at)
+      VALUES (3, 'seven', 'https://up7.example.com', 'AK7', 'env:SK7', NULL, ${T0_MS + 700}, ${T0_MS + 701}, ${T0_MS + 702}),
+             (4, 'seven token', 'https://up7.example.com', NULL, NULL, 'https://t7.example.com/t', ${T0_MS + 703}, ${T0_MS + 704}, NULL);
+    `);
+  },
 };
 
 /**
@@ -152,4 +161,5 @@ export const SEEDERS: Record<number, Seeder> = {
 export type Backfill = (before: Readonly<Record<string, unknown>>) => unknown;
 export const BACKFILLS: Record<number, Record<string, Record<string, Backfill>>> = {
   5: { transfers: { paused_by: (before) => (before.state === 'paused' ? 'user' : null) } },
+  7: { accounts: { secret_changed_at: (before) => (before.secret_ref === null ? null : before.updated_at) } },
 };
