@@ -2,8 +2,10 @@
  * The review of one VCA job: the video beside its labels, a threshold slider (labels below
  * it hidden unless asked for), and the keys of the keymap (components/keymap.ts, scope
  * 'vca'): j/k move, a accept, r reject, e correct, n next video, Space play/pause,
- * Ctrl/Cmd+Z undo. A decision is sent at once; the cursor then moves to the next label, and
- * to the next video once every shown label is decided.
+ * Ctrl/Cmd+Z undo. A key decides the label under the cursor when it is pressed: shown at once,
+ * the cursor moves on at once (to the next video once every shown label is decided), and the
+ * decision is saved behind (store/vca-decisions.ts); a label whose save failed says so and
+ * offers Retry.
  */
 import { Button, Empty, Input, Modal, Slider, Space, Switch, Typography } from 'antd';
 import { useRef, useState } from 'react';
@@ -14,6 +16,7 @@ import { useActions, useApp } from '../../store/react';
 import { shownItems, thresholdOf } from '../../store/vca';
 import { thresholdCounts } from '../../store/vca-review';
 import { LabelList } from './LabelList';
+import { NotSaved } from './NotSaved';
 
 export function Review() {
   const { t, i18n } = useTranslation();
@@ -27,7 +30,8 @@ export function Review() {
   );
   const showBelow = useApp((s) => s.vca.showBelow);
   const actions = useActions();
-  const [editing, setEditing] = useState<string | null>(null);
+  /** The correction dialog: the label it was opened on (fixed then, whatever the cursor does) and the text. */
+  const [editing, setEditing] = useState<{ labelId: number; attribute: string; text: string } | null>(null);
   const video = useRef<HTMLVideoElement>(null);
   const items = shownItems(job, value, showBelow);
   const current = items[cursor];
@@ -42,7 +46,13 @@ export function Review() {
       'vca.previous': () => actions.vca.move(-1),
       'vca.accept': () => void actions.vca.accept(),
       'vca.reject': () => void actions.vca.reject(),
-      'vca.correct': () => current && setEditing(current.label.correctedText ?? current.label.attribute),
+      'vca.correct': () =>
+        current &&
+        setEditing({
+          labelId: current.label.id,
+          attribute: current.label.attribute,
+          text: current.label.correctedText ?? current.label.attribute,
+        }),
       'vca.nextVideo': () => actions.vca.nextVideo(),
       'vca.play': () => {
         const v = video.current;
@@ -53,6 +63,14 @@ export function Review() {
     },
     job !== undefined && editing === null,
   );
+
+  /** Enter or Save in the correction dialog: the label it was opened on gets the text (nothing when empty). */
+  const saveCorrection = () => {
+    if (!editing) return;
+    const corrected = editing.text.trim();
+    setEditing(null);
+    if (corrected) void actions.vca.correct(corrected, editing.labelId);
+  };
 
   if (!job) return <Empty description={t('vca.pickJob')} />;
   return (
@@ -99,6 +117,7 @@ export function Review() {
           </Button>
           <Button onClick={() => actions.vca.nextVideo()}>{t('vca.nextVideo')}</Button>
         </Space>
+        <NotSaved job={job} />
         {items.length === 0 ? (
           <Empty description={reviewEmpty(t, job.results.length > 0 && !showBelow)} />
         ) : (
@@ -107,22 +126,19 @@ export function Review() {
       </section>
       <Modal
         open={editing !== null}
-        title={current ? t('vca.correctTo', { label: current.label.attribute }) : ''}
+        title={editing ? t('vca.correctTo', { label: editing.attribute }) : ''}
         okText={t('app.save')}
         cancelText={t('app.cancel')}
         onCancel={() => setEditing(null)}
-        onOk={() => {
-          const corrected = (editing ?? '').trim();
-          setEditing(null);
-          if (corrected) void actions.vca.correct(corrected);
-        }}
+        onOk={saveCorrection}
         destroyOnHidden
       >
         <Input
           autoFocus
-          aria-label={current ? t('vca.correctTo', { label: current.label.attribute }) : ''}
-          value={editing ?? ''}
-          onChange={(e) => setEditing(e.target.value)}
+          aria-label={editing ? t('vca.correctTo', { label: editing.attribute }) : ''}
+          value={editing?.text ?? ''}
+          onChange={(e) => setEditing((was) => was && { ...was, text: e.target.value })}
+          onPressEnter={saveCorrection}
         />
       </Modal>
     </div>
