@@ -26,12 +26,13 @@ export interface ServeApp {
   close(): Promise<void>;
 }
 
-export async function startServe(): Promise<ServeApp> {
+/** `args` are added to the command line (e.g. `--vca-labels <file>`). */
+export async function startServe(args: string[] = []): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
   const dataDir = path.join(tmp, 'data');
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir],
+    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const stderr: string[] = [];

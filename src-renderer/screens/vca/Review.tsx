@@ -7,7 +7,7 @@
  * decision is saved behind (store/vca-decisions.ts); a label whose save failed says so and
  * offers Retry.
  */
-import { Button, Empty, Input, Modal, Slider, Space, Switch, Typography } from 'antd';
+import { Button, Empty, Input, Slider, Space, Switch, Typography } from 'antd';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { keyLabel } from '../../components/keymap';
@@ -118,29 +118,40 @@ export function Review() {
           <Button onClick={() => actions.vca.nextVideo()}>{t('vca.nextVideo')}</Button>
         </Space>
         <NotSaved job={job} />
+        {editing && (
+          // Inline, not a dialog: it is there (and focused) before the next key, so a reviewer
+          // typing right after "e" types into it (a dialog opens after its animation).
+          <div className="vca-correct" role="group" aria-labelledby="vca-correct-label">
+            <label id="vca-correct-label" htmlFor="vca-correct-input">
+              {t('vca.correctTo', { label: editing.attribute })}
+            </label>
+            <Space.Compact style={{ width: '100%' }}>
+              <Input
+                id="vca-correct-input"
+                autoFocus
+                value={editing.text}
+                onChange={(e) => setEditing((was) => was && { ...was, text: e.target.value })}
+                onPressEnter={saveCorrection}
+                onKeyDown={(e) => {
+                  if (e.key === 'Escape') {
+                    e.preventDefault();
+                    setEditing(null);
+                  }
+                }}
+              />
+              <Button type="primary" onClick={saveCorrection}>
+                {t('app.save')}
+              </Button>
+              <Button onClick={() => setEditing(null)}>{t('app.cancel')}</Button>
+            </Space.Compact>
+          </div>
+        )}
         {items.length === 0 ? (
           <Empty description={reviewEmpty(t, job.results.length > 0 && !showBelow)} />
         ) : (
           <LabelList items={items} cursor={cursor} threshold={value} fmt={fmt} />
         )}
       </section>
-      <Modal
-        open={editing !== null}
-        title={editing ? t('vca.correctTo', { label: editing.attribute }) : ''}
-        okText={t('app.save')}
-        cancelText={t('app.cancel')}
-        onCancel={() => setEditing(null)}
-        onOk={saveCorrection}
-        destroyOnHidden
-      >
-        <Input
-          autoFocus
-          aria-label={editing ? t('vca.correctTo', { label: editing.attribute }) : ''}
-          value={editing?.text ?? ''}
-          onChange={(e) => setEditing((was) => was && { ...was, text: e.target.value })}
-          onPressEnter={saveCorrection}
-        />
-      </Modal>
     </div>
   );
 }
