@@ -147,9 +147,9 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await expect.poll(() => page.getByTestId('review-queue').textContent()).toBe('1 of 2 videos reviewed');
     expect(await options.nth(2).getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('e');
-    const edit = page.getByRole('dialog');
+    const edit = page.getByRole('group', { name: 'Correct "surfboard" to' });
     await edit.getByRole('textbox').fill('puppy');
-    // Keys typed in the dialog are text, not shortcuts.
+    // Keys typed in the correction field are text, not shortcuts.
     expect(await options.nth(0).textContent()).toContain('Accepted');
     await edit.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => options.nth(2).textContent()).toContain('puppy');
