@@ -80,6 +80,28 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await drawer.getByRole('tab', { name: 'Service reply' }).click();
     await expect.poll(() => drawer.getByText('req-7f3a9c').isVisible()).toBe(true);
     await fixture.shot(page, 'transfers-failed-detail');
+    // The window's shortcuts work with the drawer open (its focus inside it): ? opens the sheet…
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.waitFor();
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'hidden' });
+    expect(await drawer.getByText('req-7f3a9c').isVisible()).toBe(true);
+    // …Ctrl+F closes it and focuses the search…
+    await page.keyboard.press('Control+f');
+    await drawer.waitFor({ state: 'hidden' });
+    await expect
+      .poll(() => page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'))
+      .toBe('Search key or path');
+    // …Escape alone closes it, and Ctrl+4 switches screens from it.
+    await page.locator('.transfer-scroll [role=row]').first().dblclick();
+    await drawer.waitFor();
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+    await page.locator('.transfer-scroll [role=row]').first().dblclick();
+    await drawer.waitFor();
+    await page.keyboard.press('Control+4');
+    await expect.poll(() => page.getByRole('tab', { name: 'Video review', selected: true }).isVisible()).toBe(true);
     await page.context().close();
   });
 
