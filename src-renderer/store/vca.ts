@@ -279,6 +279,8 @@ export function actions(ctx: SliceContext<VcaState>) {
         return { cursor: n === 0 ? 0 : Math.min(n - 1, Math.max(0, s.cursor + delta)) };
       }),
     setCursor: (cursor: number) => ctx.set({ cursor }),
+    /** The label under the cursor now (read at the time of a key, not of the last render). */
+    underCursor: () => shownOf(ctx.get())[ctx.get().cursor],
     nextVideo: () => void nextVideo(),
     accept: () => decide('accepted'),
     reject: () => decide('rejected'),

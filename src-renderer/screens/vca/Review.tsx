@@ -30,11 +30,10 @@ export function Review() {
   );
   const showBelow = useApp((s) => s.vca.showBelow);
   const actions = useActions();
-  /** The correction dialog: the label it was opened on (fixed then, whatever the cursor does) and the text. */
+  /** The correction field: the label it was opened on (fixed then, whatever the cursor does) and the text. */
   const [editing, setEditing] = useState<{ labelId: number; attribute: string; text: string } | null>(null);
   const video = useRef<HTMLVideoElement>(null);
   const items = shownItems(job, value, showBelow);
-  const current = items[cursor];
   const fmt = (n: number) =>
     new Intl.NumberFormat(i18n.language, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n);
   const text = (v: number) => t('vca.thresholdText', { value: fmt(v), ...thresholdCounts(job, v, showBelow) });
@@ -46,13 +45,16 @@ export function Review() {
       'vca.previous': () => actions.vca.move(-1),
       'vca.accept': () => void actions.vca.accept(),
       'vca.reject': () => void actions.vca.reject(),
-      'vca.correct': () =>
-        current &&
-        setEditing({
-          labelId: current.label.id,
-          attribute: current.label.attribute,
-          text: current.label.correctedText ?? current.label.attribute,
-        }),
+      'vca.correct': () => {
+        // The label under the cursor when "e" is pressed (the store's, not the last render's).
+        const item = actions.vca.underCursor();
+        if (item)
+          setEditing({
+            labelId: item.label.id,
+            attribute: item.label.attribute,
+            text: item.label.correctedText ?? item.label.attribute,
+          });
+      },
       'vca.nextVideo': () => actions.vca.nextVideo(),
       'vca.play': () => {
         const v = video.current;
