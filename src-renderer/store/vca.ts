@@ -271,6 +271,16 @@ export function actions(ctx: SliceContext<VcaState>) {
         loaded: true,
         currentId: s.currentId ?? res.value[0]?.id ?? null,
       }));
+      // Loaded again after a reconnect: the decisions the closed connection failed are sent again, in order.
+      const lost = ctx.get().decisions.filter((d) => d.state === 'failed' && d.error?.code === 'bridge-closed');
+      if (lost.length === 0) return;
+      ctx.set((s) =>
+        withDecisions(
+          s,
+          lost.reduce((q, d) => retry(q, d.id), s.decisions),
+        ),
+      );
+      await kick();
     },
     open,
     move: (delta: number) =>

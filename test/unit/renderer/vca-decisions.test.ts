@@ -211,4 +211,34 @@ describe('review decisions: keys faster than the network', () => {
     expect(vca().decisions).toEqual([]);
     app.dispose();
   });
+
+  it('decisions a closed connection failed are sent again, in order, once the review loads after the reconnect', async () => {
+    const svc = slowService([tenLabels()]);
+    let closed = true;
+    const call = svc.bridge.call;
+    svc.bridge.call = ((method: never, input: never) =>
+      closed && method === 'vca.decide'
+        ? Promise.reject(new Error('socket closed'))
+        : call(method, input)) as typeof svc.bridge.call;
+    const app = createAppStore(svc.bridge);
+    await app.actions.vca.load();
+    const vca = () => app.store.getState().vca;
+    await app.actions.vca.accept();
+    await app.actions.vca.reject();
+    expect(vca().decisions.map((d) => [d.state, d.error?.code])).toEqual([
+      ['failed', 'bridge-closed'],
+      ['failed', 'bridge-closed'],
+    ]);
+    closed = false;
+    const loading = app.actions.vca.load();
+    await new Promise((r) => setTimeout(r, 0));
+    await svc.answerAll();
+    await loading;
+    expect(svc.received.map((d) => [d.labelId, d.decision])).toEqual([
+      [101, 'accepted'],
+      [102, 'rejected'],
+    ]);
+    expect(vca().decisions).toEqual([]);
+    app.dispose();
+  });
 });
