@@ -66,7 +66,7 @@ export function Review() {
     job !== undefined && editing === null,
   );
 
-  /** Enter or Save in the correction dialog: the label it was opened on gets the text (nothing when empty). */
+  /** Enter or Save in the correction field: the label it was opened on gets the text (nothing when empty). */
   const saveCorrection = () => {
     if (!editing) return;
     const corrected = editing.text.trim();
