@@ -12,6 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddTransfersResult, TransferPage } from '../../src-main/shared/contract';
@@ -85,6 +86,14 @@ async function analysed(video: string): Promise<VcaJobView> {
     .poll(async () => (await app.api<VcaJobView>('vca.get', { id: job.id })).tracking, { timeout: 60_000 })
     .toBe('done');
   return app.api<VcaJobView>('vca.get', { id: job.id });
+}
+
+/** Serious or critical axe violations of the page as it is, as "rule: target" lines (as in screens-fixture). */
+async function axe(): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.slice(0, 3).map((n) => `${v.id}: ${n.target.join(' ')}`));
 }
 
 type Key = string | { correct: string };
@@ -227,6 +236,7 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
           expect(await page.locator('[data-saving]').count()).toBe(mid.filter((e) => e.decision !== 'pending').length);
         }
         await shot(page, `review-keys-${lang}-mid`);
+        expect(await axe()).toEqual([]);
       } finally {
         if (stalled) process.kill(app.pid, 'SIGCONT');
       }
@@ -242,6 +252,7 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
       expect(after.map((l) => l.decision)).toEqual(want);
       expect(after.map((l) => l.text)).toEqual(before.map((l, i) => entry.expected[i]!.correctedText ?? l.text));
       await shot(page, `review-keys-${lang}-after`);
+      expect(await axe()).toEqual([]);
 
       const saved = await app.api<VcaJobView>('vca.get', { id: entry.job.id });
       const byId = new Map(saved.results.flatMap((g) => g.labels).map((l) => [l.id, l]));
