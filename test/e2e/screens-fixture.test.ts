@@ -181,6 +181,21 @@ describe('renderer screens in Chromium (fixture service)', () => {
     expect(await page.getByTestId('threshold-text').textContent()).toBe('0.75 · 6 of 6 shown');
     await fixture.shot(page, 'vca-reviewed-by-keyboard');
     expect(await axe(page)).toEqual([]);
+    // A save the service refuses (its database busy) stays on its label, marked, with Retry.
+    const bondi = options.filter({ hasText: 'Bondi' });
+    await bondi.click();
+    await page.keyboard.press('a');
+    await expect.poll(() => bondi.getAttribute('data-failed')).toBe('true');
+    expect(await bondi.textContent()).toContain('Accepted');
+    expect(await bondi.textContent()).toContain('Not saved');
+    const notSaved = page.getByTestId('vca-not-saved');
+    expect(await notSaved.textContent()).toContain('Bondi → Accepted: The queue database failed: database is locked');
+    await fixture.shot(page, 'vca-not-saved');
+    expect(await axe(page)).toEqual([]);
+    await notSaved.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => bondi.getAttribute('data-failed')).toBeNull();
+    expect(await notSaved.count()).toBe(0);
+    expect(await bondi.textContent()).toContain('Accepted');
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('?');
     const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });

@@ -6,6 +6,7 @@
 import { Alert, Button, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { VcaJobView } from '../../../src-main/shared/task-views';
+import { errorText } from '../../components/errors';
 import { useActions, useApp } from '../../store/react';
 
 export function NotSaved(props: { job: VcaJobView }) {
@@ -29,7 +30,7 @@ export function NotSaved(props: { job: VcaJobView }) {
                 {t('vca.notSavedItem', {
                   label: d.changes.map((c) => labels.get(c.labelId)?.attribute ?? c.labelId).join(', '),
                   decision: t(`vca.decision.${d.changes[0]?.decision ?? 'pending'}`),
-                  message: d.error?.message ?? '',
+                  message: d.error ? errorText(t, d.error) : '',
                 })}
               </Typography.Text>
               <Button size="small" onClick={() => void actions.vca.retryDecision(d.id)}>
