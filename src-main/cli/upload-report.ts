@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import { printable } from '../service/expand-paths';
 import type { AddTransfersResult, TransferView } from '../shared/contract';
+import { formatBytes, formatSpeed } from '../shared/units';
 import { clockTime } from './retry-notices';
 
 /**
@@ -20,8 +21,6 @@ import { clockTime } from './retry-notices';
  * Names are printed with control characters escaped, so one file is one line.
  */
 
-const MiB = 1024 * 1024;
-
 export class UploadReporter {
   private readonly bar: cliProgress.SingleBar | undefined;
   private readonly bytes = new Map<number, number>();
@@ -38,8 +37,7 @@ export class UploadReporter {
     if (!json && process.stderr.isTTY && fileCount > 0) {
       this.bar = new cliProgress.SingleBar(
         {
-          format:
-            ' {bar} {percentage}% | {doneMiB}/{totalMiB} MiB | {speed} MiB/s | ETA {eta} | {files}/{fileCount} files',
+          format: ' {bar} {percentage}% | {doneText}/{totalText} | {speedText} | ETA {eta} | {files}/{fileCount} files',
           stream: process.stderr,
           hideCursor: true,
         },
@@ -137,9 +135,9 @@ export class UploadReporter {
     const seconds = (performance.now() - this.startedMs) / 1000;
     const rate = seconds > 0.5 ? done / seconds : 0;
     return {
-      doneMiB: (done / MiB).toFixed(1),
-      totalMiB: (this.totalBytes / MiB).toFixed(1),
-      speed: (rate / MiB).toFixed(1),
+      doneText: formatBytes(done),
+      totalText: formatBytes(this.totalBytes),
+      speedText: formatSpeed(rate),
       eta: etaText(rate, this.totalBytes - done),
       files: this.finishedCount,
       fileCount: this.fileCount,

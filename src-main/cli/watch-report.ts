@@ -3,31 +3,29 @@ import { printable } from '../service/expand-paths';
 import type { RootActivityView, RootPlan, TransferView } from '../shared/contract';
 import type { WatchEvent } from '../shared/events';
 import type { VcaJobView } from '../shared/task-views';
+import { formatBytes, formatSpeed } from '../shared/units';
 import type { CliApp } from './app-client';
 import { RetryNotices, clockTime } from './retry-notices';
 
 /** What `blocklift watch` prints: the plan of a new folder (and the question), then what the app reports about it. */
-
-const MiB = 1024 * 1024;
 
 export function printPlan(plan: RootPlan, json: boolean, out: NodeJS.WritableStream = process.stdout): void {
   if (json) {
     out.write(`${JSON.stringify({ type: 'plan', ...plan })}\n`);
     return;
   }
-  const mib = (b: number) => `${(b / MiB).toFixed(1)} MiB`;
   const lines = [
-    `new        ${plan.newFiles} files, ${mib(plan.newBytes)}`,
-    `changed    ${plan.changedFiles} files, ${mib(plan.changedBytes)}`,
-    `retry      ${plan.retryFiles} files, ${mib(plan.retryBytes)}`,
-    `unchanged  ${plan.unchangedFiles} files, ${mib(plan.unchangedBytes)}`,
-    `ignored    ${plan.ignoredFiles} files, ${mib(plan.ignoredBytes)}`,
+    `new        ${plan.newFiles} files, ${formatBytes(plan.newBytes)}`,
+    `changed    ${plan.changedFiles} files, ${formatBytes(plan.changedBytes)}`,
+    `retry      ${plan.retryFiles} files, ${formatBytes(plan.retryBytes)}`,
+    `unchanged  ${plan.unchangedFiles} files, ${formatBytes(plan.unchangedBytes)}`,
+    `ignored    ${plan.ignoredFiles} files, ${formatBytes(plan.ignoredBytes)}`,
     `renamed    ${plan.renamedFiles} files (server-side, no upload)`,
     `rejected   ${plan.rejectedFiles} files (names the service cannot take)`,
-    `to upload  ${plan.filesToUpload} files, ${mib(plan.bytesToUpload)}` +
+    `to upload  ${plan.filesToUpload} files, ${formatBytes(plan.bytesToUpload)}` +
       (plan.estimatedSeconds === null
         ? ''
-        : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${mib(plan.assumedBytesPerSecond)}/s (${plan.speedSource === 'measured' ? 'measured from recent transfers of this database' : 'assumed; no transfers measured yet'})`),
+        : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${formatSpeed(plan.assumedBytesPerSecond)} (${plan.speedSource === 'measured' ? 'measured from recent transfers of this database' : 'assumed; no transfers measured yet'})`),
     ...plan.rejected.map((r) => `  rejected ${printable(r.relPath)}: ${r.message}`),
     ...plan.problems.map((p) => `  problem ${printable(p.relPath)}: ${p.message}`),
   ];

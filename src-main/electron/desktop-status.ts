@@ -1,4 +1,6 @@
 import type { AppEventMessage, AppEvents, Settings, TransferTotals } from '../shared/contract';
+// The window's formatter (1 MB = 1,024 KB), so the tray and the window show one number.
+import { formatSpeed } from '../shared/units';
 
 /**
  * What the tray, the taskbar and native notifications show, decided from the event stream
@@ -31,17 +33,6 @@ export interface DesktopView {
 }
 
 const ACTIVE: ReadonlyArray<keyof TransferTotals> = ['queued', 'hashing', 'uploading', 'completing'];
-
-export function formatSpeed(bytesPerSecond: number): string {
-  const units = ['B/s', 'KB/s', 'MB/s', 'GB/s'];
-  let v = bytesPerSecond;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v >= 100 || i === 0 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
-}
 
 export function trayStatus(totals: TransferTotals | null, throughput: number): TrayStatus {
   if (!totals) return { kind: 'idle' };

@@ -8,7 +8,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Notice } from '../store/app';
 import { useActions, useApp } from '../store/react';
-import { errorText, fixScreen } from './errors';
+import { errorText, noticeScreen } from './errors';
 
 export function Notices() {
   const { t } = useTranslation();
@@ -55,7 +55,7 @@ function title(t: ReturnType<typeof useTranslation>['t'], n: Notice): string {
 function NoticeAction({ notice, onDone }: { notice: Notice; onDone: () => void }) {
   const { t } = useTranslation();
   const actions = useActions();
-  const screen = notice.kind === 'batch' ? 'transfers' : fixScreen(notice.error);
+  const screen = noticeScreen(notice);
   return (
     <Space>
       {screen && (
@@ -68,7 +68,11 @@ function NoticeAction({ notice, onDone }: { notice: Notice; onDone: () => void }
             onDone();
           }}
         >
-          {screen === 'settings' ? t('app.openSettings') : t('app.showTransfers')}
+          {screen === 'settings'
+            ? t('app.openSettings')
+            : screen === 'transfers'
+              ? t('app.showTransfers')
+              : t('app.openScreen', { screen: t(`app.screens.${screen}`) })}
         </Button>
       )}
       {notice.kind === 'error' && notice.error.code === 'bridge-closed' && (

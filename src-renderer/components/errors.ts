@@ -4,7 +4,7 @@
  */
 import type { TFunction } from 'i18next';
 import type { UiError } from '../bridge/bridge';
-import type { Screen } from '../store/app';
+import type { Notice, Screen } from '../store/app';
 
 export function errorText(t: TFunction, error: UiError): string {
   const params = Object.fromEntries(Object.entries(error.params).map(([k, v]) => [k, v === null ? '' : String(v)]));
@@ -33,4 +33,15 @@ export function fixScreen(error: UiError): Screen | null {
     default:
       return null;
   }
+}
+
+/**
+ * The screen a notice's button opens: a finished batch → Transfers; a problem of a watched
+ * folder → Folders (whatever its code: an unreadable file there is fixed there); else the
+ * screen that fixes its error, and Transfers for a problem of one transfer.
+ */
+export function noticeScreen(notice: Notice): Screen | null {
+  if (notice.kind === 'batch') return 'transfers';
+  if (notice.kind === 'problem' && notice.rootId !== undefined) return 'folders';
+  return fixScreen(notice.error) ?? (notice.kind === 'problem' && notice.transferId !== undefined ? 'transfers' : null);
 }

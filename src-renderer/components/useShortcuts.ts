@@ -44,12 +44,19 @@ function usesActivationKeys(el: EventTarget | null): boolean {
 }
 
 /**
+ * A modal that lets the window's shortcuts through (a detail drawer beside the list, whose
+ * own keys are only Escape and Tab) carries this class on an ancestor of its dialog.
+ */
+export const ALLOWS_SHORTCUTS = 'allows-shortcuts';
+
+/**
  * Whether a window-wide shortcut may fire for a key pressed on `target`: never inside a
- * modal dialog (its own keys come first), single keys not while typing, and Space or Enter
- * not on an element they already activate.
+ * modal dialog (its own keys come first) unless it lets them through (ALLOWS_SHORTCUTS),
+ * single keys not while typing, and Space or Enter not on an element they already activate.
  */
 function allowedOn(s: Shortcut, target: EventTarget | null): boolean {
-  if (target instanceof HTMLElement && target.closest('[aria-modal="true"]')) return false;
+  const modal = target instanceof HTMLElement ? target.closest('[aria-modal="true"]') : null;
+  if (modal && !modal.closest(`.${ALLOWS_SHORTCUTS}`)) return false;
   if (isTyping(target) && !s.whileTyping) return false;
   const key = parseKeys(s.keys).key;
   return !((key === ' ' || key === 'Enter') && usesActivationKeys(target));

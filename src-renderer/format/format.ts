@@ -1,10 +1,9 @@
 /**
- * Numbers as people read them, per locale. Bytes are formatted here, not by Intl's unit
- * formatting (which gives "MB/秒" and "吉字节" in Chinese): the same "3.2 MB/s" in every
- * language, with the digits (decimal separator) of the locale. Binary multiples (1 MB =
- * 1024² bytes), as the service's block sizes are.
+ * Numbers as people read them, per locale. Bytes and speeds come from src-main/shared/units.ts,
+ * the formatter the tray and the command line use too ("3.2 MB/s" in every language, 1 MB =
+ * 1024² bytes).
  */
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] as const;
+export { formatBytes, formatSpeed } from '../../src-main/shared/units';
 
 const numberFormats = new Map<string, Intl.NumberFormat>();
 function numberFormat(locale: string, digits: number): Intl.NumberFormat {
@@ -15,26 +14,6 @@ function numberFormat(locale: string, digits: number): Intl.NumberFormat {
     numberFormats.set(id, nf);
   }
   return nf;
-}
-
-/** 0 → "0 B", 1536 → "1.5 KB", 3_355_443 → "3.2 MB". One decimal below 100 of a unit, none above. */
-export function formatBytes(bytes: number, locale = 'en'): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const digits = unit === 0 || value >= 100 ? 0 : 1;
-  // Rounding may reach 1024 of a unit ("1024.0 KB"): show the next unit instead.
-  if (Number(value.toFixed(digits)) >= 1024 && unit < UNITS.length - 1) return formatBytes(bytes + 1, locale);
-  return `${numberFormat(locale, digits).format(value)} ${UNITS[unit]}`;
-}
-
-/** Bytes per second: "3.2 MB/s"; 0 → "0 B/s". */
-export function formatSpeed(bytesPerSecond: number, locale = 'en'): string {
-  return `${formatBytes(bytesPerSecond, locale)}/s`;
 }
 
 /** A count with the locale's grouping: 50000 → "50,000". */

@@ -107,6 +107,7 @@ export const en = {
     descending: 'Descending',
     totalsLine: '{{active}} active · {{done}} done · {{failed}} failed',
     throughput: 'Throughput',
+    spark: { measuring: 'Measuring…', idle: 'No upload running' },
     throughputChart: 'Throughput over the last {{minutes}} minutes, now {{speed}}',
     columns: {
       name: 'Name',
@@ -376,6 +377,13 @@ export const en = {
     correctTo: 'Correct "{{label}}" to',
     keys: 'Keys: j/k move · a accept · r reject · e correct · n next video · Space play/pause · {{undo}} undo · ? all shortcuts',
     confidence: 'Confidence {{value}}',
+    saving: 'Saving…',
+    notSaved: 'Not saved',
+    notSavedTitle_one: '{{count}} decision was not saved',
+    notSavedTitle_other: '{{count}} decisions were not saved',
+    notSavedItem: '{{label}} → {{decision}}: {{message}}',
+    retry: 'Retry',
+    retryAll: 'Retry all',
     types: {
       scenario: 'Scenario',
       entity: 'Entity',

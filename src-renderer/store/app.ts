@@ -12,7 +12,7 @@ export type Screen = (typeof SCREENS)[number];
 
 export type Notice =
   | { id: number; kind: 'error'; error: UiError; context: string }
-  | { id: number; kind: 'problem'; error: UiError; at: number }
+  | { id: number; kind: 'problem'; error: UiError; at: number; rootId?: number; transferId?: number }
   | { id: number; kind: 'batch'; counts: AppEvents['batchFinished'] };
 
 /** At most this many notices are kept; older ones drop off (5,000 failures must not make 5,000 toasts). */
@@ -62,6 +62,9 @@ export function applyProblems(state: AppSliceState, batch: AppEvents['problems']
         kind: 'problem',
         error: { code: p.code as UiError['code'], message: p.message, params: p.params },
         at: p.at,
+        // Where it happened: a watched folder's problem is fixed on the Folders screen.
+        ...(p.rootId !== undefined ? { rootId: p.rootId } : {}),
+        ...(p.transferId !== undefined ? { transferId: p.transferId } : {}),
       }),
     state,
   );

@@ -77,19 +77,6 @@ export interface UndoEntry {
 /** At most this many decisions can be undone. */
 export const MAX_UNDO = 100;
 
-/** The undo step of going from `before` to `after` (one decision, or accept-all); null when nothing changed. */
-export function undoEntry(before: VcaJobView, after: VcaJobView, cursor: number): UndoEntry | null {
-  const now = new Map(after.results.flatMap((g) => g.labels).map((l) => [l.id, l]));
-  const labels = before.results
-    .flatMap((g) => g.labels)
-    .filter((l) => {
-      const n = now.get(l.id);
-      return n !== undefined && (n.decision !== l.decision || n.correctedText !== l.correctedText);
-    })
-    .map((l) => ({ labelId: l.id, decision: l.decision, correctedText: l.correctedText }));
-  return labels.length === 0 ? null : { jobId: before.id, cursor, labels };
-}
-
 /** Pushes an undo step, dropping the oldest past MAX_UNDO. */
 export function pushUndo(stack: UndoEntry[], entry: UndoEntry | null): UndoEntry[] {
   return entry ? [...stack, entry].slice(-MAX_UNDO) : stack;

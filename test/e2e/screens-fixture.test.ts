@@ -80,6 +80,28 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await drawer.getByRole('tab', { name: 'Service reply' }).click();
     await expect.poll(() => drawer.getByText('req-7f3a9c').isVisible()).toBe(true);
     await fixture.shot(page, 'transfers-failed-detail');
+    // The window's shortcuts work with the drawer open (its focus inside it): ? opens the sheet…
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.waitFor();
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'hidden' });
+    expect(await drawer.getByText('req-7f3a9c').isVisible()).toBe(true);
+    // …Ctrl+F closes it and focuses the search…
+    await page.keyboard.press('Control+f');
+    await drawer.waitFor({ state: 'hidden' });
+    await expect
+      .poll(() => page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")'))
+      .toBe('Search key or path');
+    // …Escape alone closes it, and Ctrl+4 switches screens from it.
+    await page.locator('.transfer-scroll [role=row]').first().dblclick();
+    await drawer.waitFor();
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+    await page.locator('.transfer-scroll [role=row]').first().dblclick();
+    await drawer.waitFor();
+    await page.keyboard.press('Control+4');
+    await expect.poll(() => page.getByRole('tab', { name: 'Video review', selected: true }).isVisible()).toBe(true);
     await page.context().close();
   });
 
@@ -147,9 +169,9 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await expect.poll(() => page.getByTestId('review-queue').textContent()).toBe('1 of 2 videos reviewed');
     expect(await options.nth(2).getAttribute('aria-selected')).toBe('true');
     await page.keyboard.press('e');
-    const edit = page.getByRole('dialog');
+    const edit = page.getByRole('group', { name: 'Correct "surfboard" to' });
     await edit.getByRole('textbox').fill('puppy');
-    // Keys typed in the dialog are text, not shortcuts.
+    // Keys typed in the correction field are text, not shortcuts.
     expect(await options.nth(0).textContent()).toContain('Accepted');
     await edit.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => options.nth(2).textContent()).toContain('puppy');
@@ -159,6 +181,21 @@ describe('renderer screens in Chromium (fixture service)', () => {
     expect(await page.getByTestId('threshold-text').textContent()).toBe('0.75 · 6 of 6 shown');
     await fixture.shot(page, 'vca-reviewed-by-keyboard');
     expect(await axe(page)).toEqual([]);
+    // A save the service refuses (its database busy) stays on its label, marked, with Retry.
+    const bondi = options.filter({ hasText: 'Bondi' });
+    await bondi.click();
+    await page.keyboard.press('a');
+    await expect.poll(() => bondi.getAttribute('data-failed')).toBe('true');
+    expect(await bondi.textContent()).toContain('Accepted');
+    expect(await bondi.textContent()).toContain('Not saved');
+    const notSaved = page.getByTestId('vca-not-saved');
+    expect(await notSaved.textContent()).toContain('Bondi → Accepted: The queue database failed: database is locked');
+    await fixture.shot(page, 'vca-not-saved');
+    expect(await axe(page)).toEqual([]);
+    await notSaved.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => bondi.getAttribute('data-failed')).toBeNull();
+    expect(await notSaved.count()).toBe(0);
+    expect(await bondi.textContent()).toContain('Accepted');
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('?');
     const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });

@@ -71,6 +71,8 @@ async function actOn(name: string, action: 'Pause' | 'Resume') {
 
 describe('the served app in Chromium (real serve, embedded emulator)', () => {
   it('files dropped on the window upload through the staging route and reach Done', async () => {
+    // Nothing has run yet: the throughput chart says so over its baseline (not an empty box).
+    expect(await page.locator('svg.sparkline').getAttribute('data-note')).toBe('idle');
     await dropAndUpload(
       [
         { name: 'notes.txt', size: 2_000 },
@@ -92,6 +94,10 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await setBandwidth(32 * 1024);
     await dropAndUpload([{ name: 'big.bin', size: 6 * 1024 * 1024 }]);
     await expect.poll(() => stateOf('big.bin'), { timeout: 60_000 }).toBe('Uploading');
+    // A speed was measured: the chart draws its line (and no longer says anything over it).
+    const chart = page.locator('svg.sparkline');
+    await expect.poll(() => chart.getAttribute('data-note')).toBeNull();
+    expect(await chart.locator('polyline').count()).toBe(1);
     await actOn('big.bin', 'Pause');
     await expect.poll(() => stateOf('big.bin')).toBe('Paused');
     await shot(page, 'serve-paused');

@@ -19,6 +19,8 @@ export interface ServeApp {
   loginUrl: string;
   origin: string;
   dataDir: string;
+  /** The serve child's process id (a test may SIGSTOP / SIGCONT it: a service that does not answer for a while). */
+  pid: number;
   /** Calls a verb of the app service over `POST /api/<method>`; rejects when the Result is an error. */
   api<T>(method: string, input?: unknown): Promise<T>;
   /** Paths under the data folder's staging area whose file name is `name`. */
@@ -26,12 +28,13 @@ export interface ServeApp {
   close(): Promise<void>;
 }
 
-export async function startServe(): Promise<ServeApp> {
+/** `args` are added to the command line (e.g. `--vca-labels <file>`). */
+export async function startServe(args: string[] = []): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
   const dataDir = path.join(tmp, 'data');
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir],
+    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const stderr: string[] = [];
@@ -51,6 +54,7 @@ export async function startServe(): Promise<ServeApp> {
     loginUrl,
     origin: url.origin,
     dataDir,
+    pid: child.pid ?? 0,
     api: async <T>(method: string, input?: unknown): Promise<T> => {
       const res = await fetch(`${url.origin}${API_HTTP_PREFIX}${method}`, {
         method: 'POST',

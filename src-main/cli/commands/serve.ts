@@ -28,8 +28,12 @@ export function register(program: Command): void {
     .option('--port <p>', 'port to listen on (0: any free port)', '7420')
     .option('--data <dir>', `the app's data folder (default: ${defaultDataDir()})`)
     .option('--host <h>', 'listen on this address instead of 127.0.0.1 (reachable from other machines: a warning)')
+    .option(
+      '--vca-labels <file>',
+      "the embedded emulator's video analysis results: JSON per source URL or pattern (format in src-main/emulator/vca-labels.ts)",
+    )
     .addOption(new Option('--dev-renderer <url>', 'npm run dev: the Vite dev server').hideHelp())
-    .action(async (o: { port: string; data?: string; host?: string; devRenderer?: string }) => {
+    .action(async (o: ServeOptions) => {
       process.exitCode = await runServe(o);
     });
 }
@@ -46,7 +50,15 @@ function freePort(): Promise<number> {
   });
 }
 
-async function runServe(o: { port: string; data?: string; host?: string; devRenderer?: string }): Promise<number> {
+interface ServeOptions {
+  port: string;
+  data?: string;
+  host?: string;
+  vcaLabels?: string;
+  devRenderer?: string;
+}
+
+async function runServe(o: ServeOptions): Promise<number> {
   const asked = wholeNumber('--port', o.port, 0, 65535);
   const port = asked === 0 ? await freePort() : asked;
   const dataDir = path.resolve(o.data ?? defaultDataDir());
@@ -69,6 +81,7 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
       logger: log.logger(),
       door: { door: 'headless' },
       publicBaseUrl: `http://127.0.0.1:${port}`,
+      ...(o.vcaLabels ? { emulatorOptions: { vcaLabelsFile: path.resolve(o.vcaLabels) } } : {}),
     });
   } catch (e) {
     // Another process (the CLI, another serve, the desktop app) runs the queue of this data folder.

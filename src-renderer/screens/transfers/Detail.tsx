@@ -4,14 +4,15 @@
  * every two seconds while the transfer moves.
  */
 import { App as AntApp, Button, Descriptions, Drawer, Empty, Space, Tabs, Tooltip, Typography, theme } from 'antd';
-import { useEffect } from 'react';
+import { useEffect, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TransferDetail } from '../../../src-main/shared/contract';
 import { TERMINAL_TRANSFER_STATES } from '../../../src-main/shared/models';
+import { ALLOWS_SHORTCUTS } from '../../components/useShortcuts';
 import { formatBytes, formatDateTime } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 
-export function Detail() {
+export function Detail(props: { focusAfterClose?: RefObject<(() => void) | null> }) {
   const { t } = useTranslation();
   const detailId = useApp((s) => s.transfers.detailId);
   const detail = useApp((s) => s.transfers.detail);
@@ -29,6 +30,15 @@ export function Detail() {
       title={detail ? detail.key : t('transfers.detail.title')}
       size="large"
       destroyOnHidden
+      // The window's shortcuts work while it is open (Ctrl/Cmd+1…5, ?, Ctrl/Cmd+F); Escape closes it.
+      rootClassName={ALLOWS_SHORTCUTS}
+      afterOpenChange={(open) => {
+        const focus = props.focusAfterClose?.current;
+        if (open || !focus) return;
+        if (props.focusAfterClose) props.focusAfterClose.current = null;
+        // After the drawer gives the focus back to where it was (right after this call).
+        setTimeout(focus, 0);
+      }}
     >
       {detail ? (
         <Tabs

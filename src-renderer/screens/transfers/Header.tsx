@@ -25,7 +25,7 @@ export function Header() {
         <Statistic title={t('states.done')} value={formatCount(totals.done, lng)} />
         <Statistic title={t('states.failed')} value={formatCount(totals.failed, lng)} />
         <Statistic title={t('transfers.throughput')} value={formatSpeed(throughput, lng)} />
-        <Sparkline samples={history} now={now} />
+        <Sparkline samples={history} now={now} active={active > totals.paused} />
       </Space>
     </header>
   );

@@ -1,6 +1,6 @@
 /** Search, filters (account, source, folder), sort, and the bulk actions on the selection or on all. */
 import { Button, Input, Popconfirm, Select, Space, Typography, type InputRef } from 'antd';
-import { useRef } from 'react';
+import { useRef, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useShallow } from 'zustand/react/shallow';
 import type { TransferSortField } from '../../../src-main/shared/contract';
@@ -14,14 +14,23 @@ const SORTS: TransferSortField[] = ['createdAt', 'updatedAt', 'name', 'size', 's
 const SOURCES: TransferSource[] = ['manual', 'watch', 'cli'];
 const VERBS: BulkVerb[] = ['pause', 'resume', 'retry', 'cancel', 'remove'];
 
-export function Toolbar() {
+export function Toolbar(props: { focusAfterDetail: RefObject<(() => void) | null> }) {
   const { t, i18n } = useTranslation();
   const filters = useApp((s) => s.transfers.filters);
   const accounts = useApp((s) => s.settings.accounts);
   const roots = useApp((s) => s.folders.roots);
   const actions = useActions();
   const search = useRef<InputRef>(null);
-  useShortcuts('transfers', { search: () => search.current?.focus({ cursor: 'all' }) });
+  const detailOpen = useApp((s) => s.transfers.detailId !== null);
+  useShortcuts('transfers', {
+    search: () => {
+      const focus = () => search.current?.focus({ cursor: 'all' });
+      if (!detailOpen) return focus();
+      // The open detail drawer holds the focus: closed first, the search focused once it let go.
+      props.focusAfterDetail.current = focus;
+      void actions.transfers.openDetail(null);
+    },
+  });
   return (
     <Space wrap className="toolbar">
       <Input.Search

@@ -1,5 +1,6 @@
 /** The Transfers screen: states sidebar, header with totals and throughput, toolbar, the list, details. */
 import { Button, Empty } from 'antd';
+import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useActions, useApp } from '../../store/react';
 import { AddDialog } from './AddDialog';
@@ -18,12 +19,14 @@ export function TransfersScreen() {
     return f.states.length > 0 || f.accountId !== null || f.source !== null || f.rootId !== null || f.text !== '';
   });
   const actions = useActions();
+  /** Set by Ctrl/Cmd+F while the detail is open: once the drawer has closed, this gets the focus it gives back. */
+  const focusAfterDetail = useRef<(() => void) | null>(null);
   return (
     <div className="transfers-screen">
       <Sidebar />
       <section className="transfers-main" aria-label={t('transfers.title')}>
         <Header />
-        <Toolbar />
+        <Toolbar focusAfterDetail={focusAfterDetail} />
         {loaded && total === 0 ? (
           <Empty
             className="empty"
@@ -57,7 +60,7 @@ export function TransfersScreen() {
           <TransferList />
         )}
       </section>
-      <Detail />
+      <Detail focusAfterClose={focusAfterDetail} />
       <AddDialog />
     </div>
   );

@@ -1,13 +1,16 @@
 /**
  * The labels of the job under review, grouped by type (the six documented types, then any
  * other the service sent), each with its confidence bar and decision: an ARIA listbox whose
- * active option is the cursor the keys move.
+ * active option is the cursor the keys move. A label whose decision is not saved yet shows a
+ * clock; one whose save failed says "Not saved" (the panel above the list offers Retry).
  */
+import { ClockCircleOutlined } from '@ant-design/icons';
 import { Tag, theme } from 'antd';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useActions } from '../../store/react';
+import { useActions, useApp } from '../../store/react';
 import { LABEL_TYPES, type ReviewItem } from '../../store/vca';
+import { failuresByLabel, savingLabels } from '../../store/vca-decisions';
 
 const DECISION_COLORS = {
   accepted: 'success',
@@ -27,6 +30,9 @@ export function LabelList(props: {
   const actions = useActions();
   const listRef = useRef<HTMLOListElement>(null);
   const { items, cursor, threshold, fmt } = props;
+  const decisions = useApp((s) => s.vca.decisions);
+  const failed = useMemo(() => failuresByLabel(decisions), [decisions]);
+  const saving = useMemo(() => savingLabels(decisions), [decisions]);
   useEffect(() => {
     listRef.current?.querySelector(`[data-index="${cursor}"]`)?.scrollIntoView({ block: 'nearest' });
   }, [cursor]);
@@ -44,6 +50,8 @@ export function LabelList(props: {
         const header = item.type !== lastType;
         lastType = item.type;
         const known = (LABEL_TYPES as readonly string[]).includes(item.type);
+        const failure = failed.get(item.label.id);
+        const isSaving = !failure && saving.has(item.label.id);
         return (
           <li key={item.label.id} role="presentation">
             {header && (
@@ -56,6 +64,9 @@ export function LabelList(props: {
               role="option"
               aria-selected={index === cursor}
               data-index={index}
+              data-label-id={item.label.id}
+              data-saving={isSaving ? 'true' : undefined}
+              data-failed={failure ? 'true' : undefined}
               className={index === cursor ? 'label-row current' : 'label-row'}
               style={{
                 // Below the threshold: secondary text (not opacity, which would fade the tags below 4.5:1).
@@ -72,7 +83,17 @@ export function LabelList(props: {
                 <span style={{ width: `${item.label.confidence * 100}%`, background: token.colorPrimary }} />
               </span>
               <span className="num">{fmt(item.label.confidence)}</span>
-              <Tag color={DECISION_COLORS[item.label.decision]}>{t(`vca.decision.${item.label.decision}`)}</Tag>
+              <Tag
+                color={DECISION_COLORS[item.label.decision]}
+                icon={isSaving ? <ClockCircleOutlined aria-label={t('vca.saving')} /> : undefined}
+              >
+                {t(`vca.decision.${item.label.decision}`)}
+              </Tag>
+              {failure && (
+                <Tag color="error" className="label-not-saved" title={failure.error?.message}>
+                  {t('vca.notSaved')}
+                </Tag>
+              )}
             </div>
           </li>
         );

@@ -2,10 +2,12 @@
  * The review of one VCA job: the video beside its labels, a threshold slider (labels below
  * it hidden unless asked for), and the keys of the keymap (components/keymap.ts, scope
  * 'vca'): j/k move, a accept, r reject, e correct, n next video, Space play/pause,
- * Ctrl/Cmd+Z undo. A decision is sent at once; the cursor then moves to the next label, and
- * to the next video once every shown label is decided.
+ * Ctrl/Cmd+Z undo. A key decides the label under the cursor when it is pressed: shown at once,
+ * the cursor moves on at once (to the next video once every shown label is decided), and the
+ * decision is saved behind (store/vca-decisions.ts); a label whose save failed says so and
+ * offers Retry.
  */
-import { Button, Empty, Input, Modal, Slider, Space, Switch, Typography } from 'antd';
+import { Button, Empty, Input, Slider, Space, Switch, Typography } from 'antd';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { keyLabel } from '../../components/keymap';
@@ -14,6 +16,7 @@ import { useActions, useApp } from '../../store/react';
 import { shownItems, thresholdOf } from '../../store/vca';
 import { thresholdCounts } from '../../store/vca-review';
 import { LabelList } from './LabelList';
+import { NotSaved } from './NotSaved';
 
 export function Review() {
   const { t, i18n } = useTranslation();
@@ -27,10 +30,10 @@ export function Review() {
   );
   const showBelow = useApp((s) => s.vca.showBelow);
   const actions = useActions();
-  const [editing, setEditing] = useState<string | null>(null);
+  /** The correction field: the label it was opened on (fixed then, whatever the cursor does) and the text. */
+  const [editing, setEditing] = useState<{ labelId: number; attribute: string; text: string } | null>(null);
   const video = useRef<HTMLVideoElement>(null);
   const items = shownItems(job, value, showBelow);
-  const current = items[cursor];
   const fmt = (n: number) =>
     new Intl.NumberFormat(i18n.language, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n);
   const text = (v: number) => t('vca.thresholdText', { value: fmt(v), ...thresholdCounts(job, v, showBelow) });
@@ -42,7 +45,16 @@ export function Review() {
       'vca.previous': () => actions.vca.move(-1),
       'vca.accept': () => void actions.vca.accept(),
       'vca.reject': () => void actions.vca.reject(),
-      'vca.correct': () => current && setEditing(current.label.correctedText ?? current.label.attribute),
+      'vca.correct': () => {
+        // The label under the cursor when "e" is pressed (the store's, not the last render's).
+        const item = actions.vca.underCursor();
+        if (item)
+          setEditing({
+            labelId: item.label.id,
+            attribute: item.label.attribute,
+            text: item.label.correctedText ?? item.label.attribute,
+          });
+      },
       'vca.nextVideo': () => actions.vca.nextVideo(),
       'vca.play': () => {
         const v = video.current;
@@ -53,6 +65,14 @@ export function Review() {
     },
     job !== undefined && editing === null,
   );
+
+  /** Enter or Save in the correction field: the label it was opened on gets the text (nothing when empty). */
+  const saveCorrection = () => {
+    if (!editing) return;
+    const corrected = editing.text.trim();
+    setEditing(null);
+    if (corrected) void actions.vca.correct(corrected, editing.labelId);
+  };
 
   if (!job) return <Empty description={t('vca.pickJob')} />;
   return (
@@ -99,32 +119,41 @@ export function Review() {
           </Button>
           <Button onClick={() => actions.vca.nextVideo()}>{t('vca.nextVideo')}</Button>
         </Space>
+        <NotSaved job={job} />
+        {editing && (
+          // Inline, not a dialog: it is there (and focused) before the next key, so a reviewer
+          // typing right after "e" types into it (a dialog opens after its animation).
+          <div className="vca-correct" role="group" aria-labelledby="vca-correct-label">
+            <label id="vca-correct-label" htmlFor="vca-correct-input">
+              {t('vca.correctTo', { label: editing.attribute })}
+            </label>
+            <Space.Compact style={{ width: '100%' }}>
+              <Input
+                id="vca-correct-input"
+                autoFocus
+                value={editing.text}
+                onChange={(e) => setEditing((was) => was && { ...was, text: e.target.value })}
+                onPressEnter={saveCorrection}
+                onKeyDown={(e) => {
+                  if (e.key === 'Escape') {
+                    e.preventDefault();
+                    setEditing(null);
+                  }
+                }}
+              />
+              <Button type="primary" onClick={saveCorrection}>
+                {t('app.save')}
+              </Button>
+              <Button onClick={() => setEditing(null)}>{t('app.cancel')}</Button>
+            </Space.Compact>
+          </div>
+        )}
         {items.length === 0 ? (
           <Empty description={reviewEmpty(t, job.results.length > 0 && !showBelow)} />
         ) : (
           <LabelList items={items} cursor={cursor} threshold={value} fmt={fmt} />
         )}
       </section>
-      <Modal
-        open={editing !== null}
-        title={current ? t('vca.correctTo', { label: current.label.attribute }) : ''}
-        okText={t('app.save')}
-        cancelText={t('app.cancel')}
-        onCancel={() => setEditing(null)}
-        onOk={() => {
-          const corrected = (editing ?? '').trim();
-          setEditing(null);
-          if (corrected) void actions.vca.correct(corrected);
-        }}
-        destroyOnHidden
-      >
-        <Input
-          autoFocus
-          aria-label={current ? t('vca.correctTo', { label: current.label.attribute }) : ''}
-          value={editing ?? ''}
-          onChange={(e) => setEditing(e.target.value)}
-        />
-      </Modal>
     </div>
   );
 }

@@ -28,6 +28,7 @@ const STATES: TransferState[] = [
   'skipped',
 ];
 const MiB = 1024 * 1024;
+let bondiRefused = false;
 
 function makeRow(id: number): TransferView {
   const state = STATES[id % STATES.length]!;
@@ -273,6 +274,19 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
       list: async () => ({ ok: true, value: vcaJobs }),
       decide: async (input) => {
         const j = vcaJobs.find((x) => x.id === input.jobId)!;
+        // The first decision on "Bondi" meets a busy database (the review then offers Retry).
+        const label = j.results.flatMap((g) => g.labels).find((l) => l.id === input.labelId);
+        if (label?.attribute === 'Bondi' && !bondiRefused) {
+          bondiRefused = true;
+          return {
+            ok: false,
+            error: {
+              code: 'database-error',
+              message: 'The queue database failed: database is locked',
+              params: { detail: 'database is locked' },
+            },
+          };
+        }
         for (const g of j.results)
           for (const l of g.labels)
             if (l.id === input.labelId)

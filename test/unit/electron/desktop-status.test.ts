@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DesktopStatus, formatSpeed, trayStatus } from '../../../src-main/electron/desktop-status';
+import { DesktopStatus, tooltip, trayStatus } from '../../../src-main/electron/desktop-status';
+import { formatSpeed } from '../../../src-main/shared/units';
 import type { AppEvents, Settings, TransferTotals, TransferView } from '../../../src-main/shared/contract';
 
 const zero: TransferTotals = {
@@ -63,7 +64,11 @@ describe('tray status', () => {
     });
     expect(trayStatus(totals({ paused: 4, failed: 1 }), 0)).toEqual({ kind: 'paused', count: 4 });
     expect(trayStatus(totals({ failed: 2, done: 3 }), 0)).toEqual({ kind: 'error', failed: 2 });
-    expect(formatSpeed(12_345_678)).toBe('12.3 MB/s');
+    // The window's formatter (1 MB = 1,024 KB): 12,345,678 B/s is 11.8 MB/s in the tray as in the window.
+    expect(tooltip(trayStatus(totals({ uploading: 1 }), 12_345_678))).toBe(
+      `Blocklift — uploading 1 at ${formatSpeed(12_345_678)}`,
+    );
+    expect(formatSpeed(12_345_678)).toBe('11.8 MB/s');
     expect(formatSpeed(999)).toBe('999 B/s');
   });
 
@@ -73,7 +78,7 @@ describe('tray status', () => {
     s.apply(
       transfers({
         totals: totals({ uploading: 2 }),
-        throughput: 2_000_000,
+        throughput: 2 * 1024 * 1024,
         progress: [
           { id: 1, bytesDone: 50, size: 100, speed: 1, etaSeconds: 1 },
           { id: 2, bytesDone: 0, size: 300, speed: 1, etaSeconds: 1 },
@@ -81,7 +86,7 @@ describe('tray status', () => {
       }),
     );
     expect(s.view()).toEqual({
-      tray: { kind: 'uploading', count: 2, bytesPerSecond: 2_000_000 },
+      tray: { kind: 'uploading', count: 2, bytesPerSecond: 2 * 1024 * 1024 },
       tooltip: 'Blocklift — uploading 2 at 2.0 MB/s',
       progress: 50 / 400,
       keepAwake: true,

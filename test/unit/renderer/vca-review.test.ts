@@ -9,7 +9,6 @@ import {
   pushUndo,
   shownItems,
   thresholdCounts,
-  undoEntry,
   type UndoEntry,
 } from '../../../src-renderer/store/vca-review';
 import { job } from './fixtures';
@@ -34,23 +33,6 @@ describe('review: threshold and undo (pure)', () => {
     expect(thresholdCounts(j, 0.42, false)).toEqual({ shown: 6, total: 6 });
     expect(thresholdCounts(j, 1, false)).toEqual({ shown: 0, total: 6 });
     expect(thresholdCounts(undefined, 0.5, false)).toEqual({ shown: 0, total: 0 });
-  });
-
-  it('an undo step holds the changed labels as they were, and nothing when nothing changed', () => {
-    const before = beach();
-    const after = structuredClone(before) as VcaJobView;
-    after.results[0]!.labels[0]!.decision = 'rejected';
-    after.results[1]!.labels[0]!.decision = 'corrected';
-    after.results[1]!.labels[0]!.correctedText = 'board';
-    expect(undoEntry(before, after, 2)).toEqual({
-      jobId: 1,
-      cursor: 2,
-      labels: [
-        { labelId: 101, decision: 'pending', correctedText: null },
-        { labelId: 103, decision: 'pending', correctedText: null },
-      ],
-    });
-    expect(undoEntry(before, structuredClone(before) as VcaJobView, 0)).toBeNull();
   });
 
   it('keeps at most MAX_UNDO steps, dropping the oldest', () => {

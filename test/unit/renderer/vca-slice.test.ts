@@ -54,7 +54,7 @@ describe('vca slice: pure parts', () => {
   });
 
   it('applies pushed jobs: replaces known ones, puts new ones first', () => {
-    const s = { ...initial(), jobs: [job(1, []), job(2, [])] };
+    const s = { ...initial(), confirmed: [job(1, []), job(2, [])], jobs: [job(1, []), job(2, [])] };
     const changed = { ...job(2, []), state: 'failed' };
     const next = apply(s, { changed: [changed, job(3, [])] });
     expect(next.jobs.map((j) => j.id)).toEqual([3, 1, 2]);
