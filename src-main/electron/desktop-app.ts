@@ -1,9 +1,10 @@
-import { Notification, shell } from 'electron';
+import { Notification, shell, type BrowserWindow } from 'electron';
 import type { Logger } from '../base/logger';
 import { DEFAULT_BUCKET } from '../emulator/server';
 import { AppService } from '../service/app-service';
 import type { SecretStore } from '../service/secrets';
 import type { Settings } from '../shared/contract';
+import { dialogFolderChooser } from './folder-dialog';
 
 export interface DesktopApp {
   backend: AppService;
@@ -15,11 +16,13 @@ export interface DesktopApp {
   close(): Promise<void>;
 }
 
-/** Opens the app service for the desktop door: safeStorage secrets, and the door's own abilities (open a folder). */
+/** Opens the app service for the desktop door: safeStorage secrets, and the door's own abilities (open a folder, the folder dialog). */
 export async function openDesktopApp(opts: {
   dataDir: string;
   secrets: SecretStore;
   logger?: Logger;
+  /** The app's window, which the folder dialog belongs to (none: a free-standing dialog). */
+  window: () => BrowserWindow | undefined;
 }): Promise<DesktopApp> {
   const service = await AppService.open({
     dataDir: opts.dataDir,
@@ -31,6 +34,7 @@ export async function openDesktopApp(opts: {
         const error = await shell.openPath(folder);
         if (error) throw new Error(error);
       },
+      chooseFolder: dialogFolderChooser(opts.window),
     },
   });
   return {

@@ -48,6 +48,7 @@ async function start(paths: string[]): Promise<void> {
     dataDir,
     logger: log.logger(),
     secrets: new SafeStorageSecretStore(path.join(dataDir, 'secrets.json')),
+    window: () => win,
   });
   serveRenderer(path.join(root, 'dist', 'renderer'));
   ipc = registerIpcDoor(desktop.backend);

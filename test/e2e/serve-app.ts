@@ -26,13 +26,20 @@ export interface ServeApp {
   close(): Promise<void>;
 }
 
-export async function startServe(): Promise<ServeApp> {
+/**
+ * `home`: the user's home of the serve child (HOME), which its folder browser shows; a test
+ * gives a temp folder so that nothing of the real home is listed.
+ */
+export async function startServe(opts: { home?: string } = {}): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
   const dataDir = path.join(tmp, 'data');
   const child: ChildProcess = spawn(
     process.execPath,
     [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: opts.home ? { ...process.env, HOME: opts.home, USERPROFILE: opts.home } : process.env,
+    },
   );
   const stderr: string[] = [];
   child.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
@@ -58,6 +59,7 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
   const { AppService } = await import('../../service/app-service');
   const { RotatingLog } = await import('../../service/log-file');
   const { DoorConfigError, startHeadlessDoor } = await import('../../headless/server');
+  const { browsingFolderChooser } = await import('../../headless/browse');
   // Notify URLs of the tasks the app submits point at this door (its receiver is mounted at /notify/).
   const { QueueInUseError } = await import('../../service/queue-lock');
   // Before the service: the embedded emulator reports into it from its start.
@@ -67,7 +69,8 @@ async function runServe(o: { port: string; data?: string; host?: string; devRend
     service = await AppService.open({
       dataDir,
       logger: log.logger(),
-      door: { door: 'headless' },
+      // "Choose folder…" answers the folder browser's listing (the user's home and below).
+      door: { door: 'headless', chooseFolder: browsingFolderChooser(os.homedir()) },
       publicBaseUrl: `http://127.0.0.1:${port}`,
     });
   } catch (e) {
