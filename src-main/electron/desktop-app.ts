@@ -23,11 +23,16 @@ export async function openDesktopApp(opts: {
   logger?: Logger;
   /** The app's window, which the folder dialog belongs to (none: a free-standing dialog). */
   window: () => BrowserWindow | undefined;
+  /** Brings the window to the front (`app.show`: a second launch, through the local door). */
+  showWindow: () => void;
+  /** The local door's address, the base of the notify URLs of tasks this app submits. */
+  publicBaseUrl?: string;
 }): Promise<DesktopApp> {
   const service = await AppService.open({
     dataDir: opts.dataDir,
     secrets: opts.secrets,
     logger: opts.logger,
+    publicBaseUrl: opts.publicBaseUrl,
     door: {
       door: 'electron',
       openFolder: async (folder) => {
@@ -35,9 +40,13 @@ export async function openDesktopApp(opts: {
         if (error) throw new Error(error);
       },
       chooseFolder: dialogFolderChooser(opts.window),
+      showWindow: async (paths) => {
+        opts.showWindow();
+        if (paths.length) await app.openPaths(paths);
+      },
     },
   });
-  return {
+  const app: DesktopApp = {
     backend: service,
     async settings() {
       const r = await service.settings.get(undefined);
@@ -58,4 +67,5 @@ export async function openDesktopApp(opts: {
     },
     close: () => service.close(),
   };
+  return app;
 }

@@ -451,6 +451,12 @@ export interface AppApi {
      */
     chooseFolder: Verb<{ path?: string }, FolderChoice>;
     /**
+     * Brings the app's window to the front, with files or folders handed to it to upload as a
+     * second launch hands them (`npm start` while the app runs). Desktop only; elsewhere
+     * 'not-supported-here'.
+     */
+    show: Verb<{ paths?: string[] }, { shown: true }>;
+    /**
      * Writes a support bundle (a zip in the data folder's `support/`: versions, settings
      * without secrets, the event log and log files with secrets redacted, the uploaded,
      * failed and skipped files with reasons and request ids) and returns where it is.
@@ -518,7 +524,7 @@ export const API_VERBS = {
   vca: ['create', 'track', 'lookup', 'list', 'get', 'decide', 'acceptAbove', 'setThreshold', 'labels', 'export'],
   accounts: ['list', 'save', 'remove', 'test'],
   settings: ['get', 'set'],
-  app: ['status', 'openDataFolder', 'chooseFolder', 'supportBundle'],
+  app: ['status', 'openDataFolder', 'chooseFolder', 'show', 'supportBundle'],
 } as const satisfies { [A in ApiArea]: ReadonlyArray<ApiVerb<A>> };
 
 type Exhaustive<A extends ApiArea> = Exclude<ApiVerb<A>, (typeof API_VERBS)[A][number]> extends never ? true : false;

@@ -17,6 +17,8 @@ export interface DoorCapabilities {
    * AppServiceError.
    */
   chooseFolder?: (start: string | undefined) => Promise<FolderChoice>;
+  /** Brings the app's window to the front, uploading the paths handed with it (`app.show`). */
+  showWindow?: (paths: string[]) => Promise<void>;
 }
 
 /** What every area of the service works with (service-internal; never handed to a door). */

@@ -75,6 +75,11 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
       if (!ctx.door.chooseFolder) throw new AppServiceError('not-supported-here', { what: 'Choosing a folder' });
       return ctx.door.chooseFolder(input.path);
     },
+    show: async (input) => {
+      if (!ctx.door.showWindow) throw new AppServiceError('not-supported-here', { what: 'Showing a window' });
+      await ctx.door.showWindow(input.paths ?? []);
+      return { shown: true as const };
+    },
     supportBundle: () =>
       writeSupportBundle({
         db: ctx.core.db,
