@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings, TransferPage, WatchRootView } from '../../src-main/shared/contract';
@@ -61,6 +62,14 @@ afterAll(async () => {
   if (home) await rm(home, { recursive: true, force: true });
 });
 
+/** Serious or critical axe violations of the page as it is (colour contrast included), as "rule: target" lines. */
+async function axe(): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.slice(0, 3).map((n) => `${v.id}: ${n.target.join(' ')}`));
+}
+
 /**
  * Opens "Choose folder…" (which starts at the folder typed in the path field, else the home),
  * goes `up` folders up, and walks down `names`; returns the dialog.
@@ -99,6 +108,7 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     expect(await dialog.getByRole('button', { name: 'Open raw' }).isVisible()).toBe(true);
     expect(await dialog.textContent()).toContain('and 3 files');
     await shot(page, 'folders-browser-en');
+    expect(await axe()).toEqual([]);
     await dialog.getByRole('button', { name: 'Choose this folder' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(await page.getByLabel('Folder path').inputValue()).toBe(shoot);
@@ -122,6 +132,7 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     const start = plan.getByRole('button', { name: /^Start: upload 3 files/ });
     await expect.poll(() => start.isEnabled(), { timeout: 30_000 }).toBe(true);
     await shot(page, 'folders-plan-options-en');
+    expect(await axe()).toEqual([]);
     await start.click();
     await plan.waitFor({ state: 'hidden' });
 
@@ -156,9 +167,12 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     await page.getByRole('tab', { name: '文件夹' }).click();
     // The path field still holds the folder added above: the browser starts there; two folders up is the home.
     const zh = { choose: '选择文件夹…', title: '选择文件夹', up: '上一级', open: (n: string) => `打开 ${n}` };
-    const dialog = await browseTo(zh, path.join(home, 'Projects', 'shoot'), 2, ['Documents']);
-    expect(await dialog.textContent()).toContain('另有 2 个文件');
+    const dialog = await browseTo(zh, path.join(home, 'Projects', 'shoot'), 2, []);
     await shot(page, 'folders-browser-zh-CN');
+    await dialog.getByRole('button', { name: '打开 Documents' }).click();
+    await expect.poll(() => dialog.getByTestId('browser-path').textContent()).toBe(path.join(home, 'Documents'));
+    expect(await dialog.textContent()).toContain('这里没有文件夹');
+    expect(await dialog.textContent()).toContain('另有 2 个文件');
     await dialog.getByRole('button', { name: '选择此文件夹' }).click();
     await dialog.waitFor({ state: 'hidden' });
     const documents = path.join(home, 'Documents');
