@@ -12,14 +12,14 @@ import type {
   WatchRootView,
 } from '../../src-main/shared/contract';
 import type { WatchRootOptionsInput } from '../../src-main/shared/watch-views';
-import { callSafely } from '../bridge/bridge';
+import { callSafely, type UiError } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
 export interface FoldersState {
   roots: WatchRootView[];
   loaded: boolean;
   /** The folder being added and its plan, while the user decides. */
-  draft: { input: RootInput; plan: RootPlan | null; planning: boolean } | null;
+  draft: { input: RootInput; plan: RootPlan | null; planning: boolean; error?: UiError } | null;
   preview: IgnorePreview | null;
   /** The screen's own folder browser (a door without a system dialog): the folder it shows. */
   browser: { listing: FolderListing; loading: boolean } | null;
@@ -79,10 +79,8 @@ export function actions(ctx: SliceContext<FoldersState>) {
       const res = await callSafely(ctx.bridge, 'roots.plan', input);
       const now = ctx.get().draft;
       if (now?.input !== input) return;
-      if (!res.ok) {
-        ctx.set({ draft: { input, plan: null, planning: false } });
-        return ctx.report(res.error, 'roots.plan');
-      }
+      // Options the service refuses (a bad rule or template): said in the dialog, where they are edited.
+      if (!res.ok) return ctx.set({ draft: { input, plan: null, planning: false, error: res.error } });
       ctx.set({ draft: { input, plan: res.value, planning: false } });
     },
     cancelDraft: () => ctx.set({ draft: null }),

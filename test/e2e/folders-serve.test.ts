@@ -124,6 +124,11 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     await expect.poll(() => matches.textContent(), { timeout: 30_000 }).toMatch(/1 ignored, 3 uploaded/);
     expect(await matches.textContent()).toContain('debug.log');
     await expect.poll(() => summary.locator('h4').textContent(), { timeout: 30_000 }).toMatch(/^3 files to upload/);
+    // A template the service refuses is said in the dialog, and nothing can start with it.
+    await plan.getByLabel('Key template').fill('{nope}/{relpath}');
+    const refused = plan.getByTestId('plan-error');
+    await expect.poll(() => refused.textContent(), { timeout: 30_000 }).toMatch(/unknown placeholder \{nope\}/);
+    expect(await plan.getByRole('button', { name: /^Start/ }).isEnabled()).toBe(false);
     await plan.getByLabel('Key template').fill('shoot/{relpath}');
     await expect
       .poll(() => plan.getByTestId('key-example').textContent())

@@ -5,10 +5,11 @@
  * analysis). A change plans again; Start repeats the numbers of the plan shown and adds the
  * folder with the options shown.
  */
-import { Checkbox, Descriptions, Divider, Form, Input, List, Modal, Radio, Spin, Typography } from 'antd';
+import { Alert, Checkbox, Descriptions, Divider, Form, Input, List, Modal, Radio, Spin, Typography } from 'antd';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootOptionsInput } from '../../../src-main/shared/watch-views';
+import { errorText } from '../../components/errors';
 import { formatBytes, formatCount, formatEta, formatSpeed } from '../../format/format';
 import { exampleKey } from '../../format/key-example';
 import { useActions, useApp } from '../../store/react';
@@ -56,6 +57,14 @@ function toOptions(v: Values): WatchRootOptionsInput {
   };
 }
 
+/** What decides which files are ignored (a key template the service refuses must not fail the preview too). */
+const ignoreOptions = (o: WatchRootOptionsInput): WatchRootOptionsInput => ({
+  ignore: o.ignore,
+  useDefaultIgnores: o.useDefaultIgnores,
+  includeHidden: o.includeHidden,
+  symlinks: o.symlinks,
+});
+
 export function PlanModal() {
   const { t } = useTranslation();
   const draft = useApp((s) => s.folders.draft);
@@ -69,7 +78,7 @@ export function PlanModal() {
   useEffect(() => {
     if (path === null) return;
     form.setFieldsValue(DEFAULTS);
-    void actions.folders.previewIgnores(path, toOptions(DEFAULTS));
+    void actions.folders.previewIgnores(path, ignoreOptions(toOptions(DEFAULTS)));
   }, [path, form, actions]);
   useEffect(() => () => clearTimeout(timer.current), []);
   const changed = () => {
@@ -78,7 +87,7 @@ export function PlanModal() {
       if (path === null) return;
       const options = toOptions({ ...DEFAULTS, ...form.getFieldsValue(true) });
       void actions.folders.replan(options);
-      void actions.folders.previewIgnores(path, options);
+      void actions.folders.previewIgnores(path, ignoreOptions(options));
     }, REPLAN_MS);
   };
   const pending = draft?.planning ?? false;
@@ -125,6 +134,7 @@ function PlanSummary() {
   const draft = useApp((s) => s.folders.draft);
   const plan = draft?.plan ?? null;
   const { files, bytes } = usePlanNumbers();
+  if (draft?.error) return <Alert type="error" showIcon data-testid="plan-error" title={errorText(t, draft.error)} />;
   if (!plan)
     return (
       <Spin tip={t('folders.planning')}>

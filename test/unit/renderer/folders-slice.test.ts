@@ -123,6 +123,12 @@ describe('folders slice: the plan with its options', () => {
       planning: false,
       input: { options: { ignore: ['*.log'] } },
     });
+    // Options the service refuses: said in the dialog (draft.error), not as a notice; no plan to start.
+    const refused = app.actions.folders.replan({ keyTemplate: '{nope}' });
+    pending[2]?.({ ok: false, error: { code: 'invalid-input', message: 'unknown placeholder {nope}', params: {} } });
+    await refused;
+    expect(draft()).toMatchObject({ plan: null, planning: false, error: { code: 'invalid-input' } });
+    expect(app.store.getState().app.notices).toEqual([]);
     await app.actions.folders.confirm({ ignore: ['*.log'], vcaForVideos: true });
     expect(added).toEqual([{ path: '/w', bucket: 'local', options: { ignore: ['*.log'], vcaForVideos: true } }]);
     app.dispose();
