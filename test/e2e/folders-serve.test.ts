@@ -4,8 +4,10 @@
  * `app.chooseFolder`), its options set in the plan dialog (ignore rules with their live
  * matches, key template with its example, video analysis), and its first upload following
  * them: the ignored file never uploads, the video is analysed. The serve child's home is a
- * temp folder, so the browser lists nothing of the real one. Screenshots of the folder
- * browser and of the plan with options, in English and Chinese.
+ * temp folder, so the browser lists nothing of the real one. A real folder dropped on the
+ * window (Chromium's own drag and drop) offers "Upload once" and "Watch this folder".
+ * Screenshots of the folder browser and of the plan with options, in English and Chinese, and
+ * of the drop dialog.
  */
 import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
@@ -17,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings, TransferPage, WatchRootView } from '../../src-main/shared/contract';
 import type { VcaJobView } from '../../src-main/shared/task-views';
 import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
-import { shot, startServe, type ServeApp } from './serve-app';
+import { dropPaths, shot, startServe, type ServeApp } from './serve-app';
 
 let home: string;
 let app: ServeApp;
@@ -46,6 +48,7 @@ beforeAll(async () => {
     'raw/take1.mp4': 50_000,
   });
   await folderOf(path.join(home, 'Documents'), { 'report.txt': 1_000, 'build.log': 500 });
+  await folderOf(path.join(home, 'Drops', 'pics'), { 'a.jpg': 1_500, 'b.jpg': 2_500 });
   app = await startServe({ home });
   browser = await launchChromium({ viewport: { width: 1400, height: 1000 } });
   page = await browser.context.newPage();
@@ -165,14 +168,50 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
       .toBe('Watching');
   });
 
+  it('a folder dropped on the window offers "Upload once" or "Watch this folder"', async () => {
+    await page.getByRole('tab', { name: 'Transfers' }).click();
+    const pics = path.join(home, 'Drops', 'pics');
+    const dropped = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dropPaths(browser.context, page, [pics]);
+    await dropped.waitFor();
+    const listed = dropped.getByTestId('dropped-files');
+    await expect.poll(() => listed.textContent()).toContain('pics/a.jpg');
+    expect(await listed.textContent()).toContain('pics/b.jpg');
+    expect(await dropped.textContent()).toContain('“pics” is a folder');
+    await shot(page, 'folders-drop-dialog-en');
+    expect(await axe()).toEqual([]);
+    // Once: its files upload, keyed by their path in the drop.
+    await dropped.getByRole('button', { name: 'Upload once' }).click();
+    await dropped.waitFor({ state: 'hidden' });
+    const keys = async () =>
+      (await app.api<TransferPage>('transfers.list', { text: 'pics/', states: ['done'] })).rows
+        .map((r) => r.key)
+        .sort();
+    await expect.poll(keys, { timeout: 60_000 }).toEqual(['pics/a.jpg', 'pics/b.jpg']);
+    // Watch: a browser cannot tell where the folder is, so the folder browser opens to point at it.
+    await dropPaths(browser.context, page, [pics]);
+    await dropped.waitFor();
+    await dropped.getByRole('button', { name: 'Watch this folder' }).click();
+    await dropped.waitFor({ state: 'hidden' });
+    expect(await page.getByRole('tab', { name: 'Folders' }).getAttribute('aria-selected')).toBe('true');
+    const chooser = page.getByRole('dialog', { name: 'Choose a folder' });
+    await chooser.waitFor();
+    await expect.poll(() => chooser.getByTestId('browser-path').textContent()).toBe(home);
+    await chooser.getByRole('button', { name: 'Open Drops' }).click();
+    await chooser.getByRole('button', { name: 'Open pics' }).click();
+    await expect.poll(() => chooser.getByTestId('browser-path').textContent()).toBe(pics);
+    await chooser.getByRole('button', { name: 'Choose this folder' }).click();
+    expect(await page.getByLabel('Folder path').inputValue()).toBe(pics);
+  });
+
   it('shows the folder browser and the plan with its options in Chinese', async () => {
     const s = await app.api<Settings>('settings.set', { language: 'zh-CN' });
     expect(s.language).toBe('zh-CN');
     await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('zh-CN');
     await page.getByRole('tab', { name: '文件夹' }).click();
-    // The path field still holds the folder added above: the browser starts there; two folders up is the home.
+    // The path field holds the folder chosen above: the browser starts there; two folders up is the home.
     const zh = { choose: '选择文件夹…', title: '选择文件夹', up: '上一级', open: (n: string) => `打开 ${n}` };
-    const dialog = await browseTo(zh, path.join(home, 'Projects', 'shoot'), 2, []);
+    const dialog = await browseTo(zh, path.join(home, 'Drops', 'pics'), 2, []);
     await shot(page, 'folders-browser-zh-CN');
     await dialog.getByRole('button', { name: '打开 Documents' }).click();
     await expect.poll(() => dialog.getByTestId('browser-path').textContent()).toBe(path.join(home, 'Documents'));

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { Result } from '../../src-main/shared/contract';
 import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
 import { SCREENSHOT_DIR } from './chromium';
@@ -107,4 +107,17 @@ export async function dropFiles(page: Page, files: Array<{ name: string; size: n
     for (const type of ['dragenter', 'dragover', 'drop'])
       document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
   })()`);
+}
+
+/**
+ * Drops real files or folders of this machine on the window as a person dragging them from
+ * the file manager does: Chromium's own drag and drop (DevTools Input.dispatchDragEvent), so
+ * the page gets the browser's real entries (a folder is a directory entry it walks).
+ */
+export async function dropPaths(context: BrowserContext, page: Page, paths: string[]): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  const data = { items: [], files: paths, dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const)
+    await cdp.send('Input.dispatchDragEvent', { type, x: 300, y: 300, data });
+  await cdp.detach();
 }
