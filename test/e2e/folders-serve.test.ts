@@ -105,6 +105,8 @@ async function browseTo(
 describe('adding a folder in the served app (real serve, embedded emulator)', () => {
   it('chooses the folder in the browser dialog, sets its options in the plan, and the first upload follows them', async () => {
     await page.getByRole('tab', { name: 'Folders' }).click();
+    await page.getByRole('button', { name: 'Choose folder…' }).waitFor();
+    await shot(page, 'folders-add-en');
     const shoot = path.join(home, 'Projects', 'shoot');
     const en = { choose: 'Choose folder…', title: 'Choose a folder', up: 'Up', open: (n: string) => `Open ${n}` };
     const dialog = await browseTo(en, home, 0, ['Projects', 'shoot']);

@@ -79,19 +79,27 @@ function AddFolderForm() {
           })
         }
       >
-        <Form.Item name="path" label={t('folders.path')} rules={[{ required: true, whitespace: true }]}>
-          <Input style={{ width: 320 }} spellCheck={false} placeholder="/home/me/Pictures" />
+        {/* The path stays for typing; "Choose folder…" sits beside it and fills it in. */}
+        <Form.Item label={t('folders.path')} required>
+          <Space.Compact>
+            <Form.Item name="path" noStyle rules={[{ required: true, whitespace: true }]}>
+              <Input
+                style={{ width: 320 }}
+                spellCheck={false}
+                placeholder="/home/me/Pictures"
+                aria-label={t('folders.path')}
+              />
+            </Form.Item>
+            {canChoose && (
+              <Button
+                icon={<FolderOpenOutlined />}
+                onClick={() => void actions.folders.chooseFolder(form.getFieldValue('path')?.trim() || undefined)}
+              >
+                {t('folders.choose')}
+              </Button>
+            )}
+          </Space.Compact>
         </Form.Item>
-        {canChoose && (
-          <Form.Item>
-            <Button
-              icon={<FolderOpenOutlined />}
-              onClick={() => void actions.folders.chooseFolder(form.getFieldValue('path')?.trim() || undefined)}
-            >
-              {t('folders.choose')}
-            </Button>
-          </Form.Item>
-        )}
         <Form.Item name="bucket" label={t('folders.bucket')} rules={[{ required: true, whitespace: true }]}>
           <Input style={{ width: 140 }} spellCheck={false} />
         </Form.Item>
