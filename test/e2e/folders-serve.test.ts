@@ -168,6 +168,17 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     await expect
       .poll(() => card.locator('.ant-card-head .ant-tag').textContent(), { timeout: 30_000 })
       .toBe('Watching');
+    // Its options later: the drawer shows the rules it was added with, and previews new ones as they are typed.
+    await card.getByRole('button', { name: 'Options' }).click();
+    const drawer = page.getByRole('dialog', { name: `Options of ${shoot}` });
+    await drawer.waitFor();
+    const rules = drawer.getByLabel(/^Ignore rules/);
+    expect(await rules.inputValue()).toBe('*.log');
+    await rules.fill('*.log\nraw/');
+    await expect.poll(() => drawer.textContent(), { timeout: 30_000 }).toMatch(/2 ignored, 2 uploaded/);
+    expect(await drawer.textContent()).toContain('raw/take1.mp4');
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
   });
 
   it('a folder dropped on the window offers "Upload once" or "Watch this folder"', async () => {

@@ -69,6 +69,7 @@ function AddFolderForm() {
     <Card size="small" title={t('folders.add')} style={{ marginBottom: 16 }}>
       <Form
         form={form}
+        name="add-folder"
         layout="inline"
         initialValues={{ path: '', bucket: emulator ? 'local' : '', prefix: '' }}
         onFinish={(v: AddValues) =>

@@ -111,7 +111,7 @@ export function PlanModal() {
     >
       <PlanSummary />
       <Divider titlePlacement="start">{t('folders.planOptions')}</Divider>
-      <Form form={form} layout="vertical" initialValues={DEFAULTS} onValuesChange={changed}>
+      <Form form={form} name="plan-options" layout="vertical" initialValues={DEFAULTS} onValuesChange={changed}>
         <OptionFields prefix={draft?.input.prefix ?? ''} />
       </Form>
     </Modal>
