@@ -118,7 +118,7 @@ if (!app.requestSingleInstanceLock({ paths: argvPaths(process.argv) })) {
     ipc?.dispose();
     // door.json goes first: no command hands work to an app that is quitting.
     void (localDoor?.close() ?? Promise.resolve())
-      .catch(() => undefined)
+      .catch((e: unknown) => log?.write('error', `the local door did not close: ${(e as Error)?.message ?? String(e)}`))
       .then(() => desktop?.close())
       .finally(() => {
         log?.write('info', 'desktop app quit');
