@@ -191,6 +191,7 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     await expect.poll(() => listed.textContent()).toContain('pics/a.jpg');
     expect(await listed.textContent()).toContain('pics/b.jpg');
     expect(await dropped.textContent()).toContain('“pics” is a folder');
+    await dropped.getByRole('button', { name: 'Upload once' }).click({ trial: true }); // waits until it stops moving in
     await shot(page, 'folders-drop-dialog-en');
     expect(await axe()).toEqual([]);
     // Once: its files upload, keyed by their path in the drop.
