@@ -37,8 +37,10 @@ const LAYERS = [
   'tasks',
   'emulator',
   'service',
-  'electron',
+  // The desktop app opens the local door that `serve` opens (headless/local-door.ts), so
+  // electron/ comes after headless/; headless/ never imports 'electron' (the rule below).
   'headless',
+  'electron',
   'cli',
 ];
 // Exceptions design.md allows explicitly: the engine persists through a narrow store

@@ -3,6 +3,7 @@
 // runtime it tries Electron's install step; when that fails too it says so in one line and
 // starts the headless door instead (same UI in a browser; the URL with its token is printed).
 // Arguments after `npm start --` go to the app (files to upload) or to `serve` (--port…).
+// An app already running on the data folder is brought to the front instead (show-running.ts).
 import { spawn } from 'node:child_process';
 import { buildMain, buildRenderer, ROOT, staleReason } from './build-lib.mjs';
 import { ensureElectron, ensureElectronNative } from './electron-runtime.mjs';
@@ -10,6 +11,22 @@ import { ensureElectron, ensureElectronNative } from './electron-runtime.mjs';
 const args = process.argv.slice(2);
 if (staleReason('main')) await buildMain();
 if (staleReason('renderer')) await buildRenderer();
+
+// An app already runs on this data folder (the desktop app or serve, found through its local
+// door): it is asked to show its window, the paths handed to it, instead of starting a second
+// app that would fail on the queue lock.
+const { main, showRunningApp } = await import('../dist/cli/cli.mjs');
+const running = await showRunningApp(args);
+if (running.kind === 'shown') {
+  process.stdout.write('blocklift: already running: its window is brought to the front.\n');
+  process.exit(0);
+}
+if (running.kind === 'headless') {
+  process.stdout.write(
+    `blocklift: already running headless (blocklift serve) on this data folder; open:\n  ${running.loginUrl}\n`,
+  );
+  process.exit(0);
+}
 
 let runtime = ensureElectron();
 if (runtime.ok) {
@@ -24,6 +41,5 @@ if (runtime.ok) {
   process.stderr.write(
     `blocklift: no desktop window: ${runtime.reason}; starting the headless door instead (open its URL in a browser).\n`,
   );
-  const { main } = await import('../dist/cli/cli.mjs');
   process.exitCode = await main([process.argv[0], 'blocklift', 'serve', ...args]);
 }

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { dataDirFromFlags, logDir } from '../service/data-dir';
 import { APP_VERSION } from '../shared/version';
 import { CliError } from './cli-error';
+import type { RunningApp } from './show-running';
 
 /**
  * The `blocklift` command. Each subcommand lives in commands/<name>.ts and exports
@@ -42,6 +43,11 @@ async function commandModules(argv: string[]): Promise<Register[]> {
 
 /** Commander's own exits that are not errors (help, version). */
 const COMMANDER_OK = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
+
+/** bin/start.mjs: the app already running on the data folder, asked to show itself (show-running.ts; loaded only then). */
+export async function showRunningApp(args: string[]): Promise<RunningApp> {
+  return (await import('./show-running')).showRunningApp(args);
+}
 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('blocklift')

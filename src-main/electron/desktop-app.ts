@@ -1,9 +1,10 @@
-import { Notification, shell } from 'electron';
+import { Notification, shell, type BrowserWindow } from 'electron';
 import type { Logger } from '../base/logger';
 import { DEFAULT_BUCKET } from '../emulator/server';
 import { AppService } from '../service/app-service';
 import type { SecretStore } from '../service/secrets';
 import type { Settings } from '../shared/contract';
+import { dialogFolderChooser } from './folder-dialog';
 
 export interface DesktopApp {
   backend: AppService;
@@ -15,25 +16,37 @@ export interface DesktopApp {
   close(): Promise<void>;
 }
 
-/** Opens the app service for the desktop door: safeStorage secrets, and the door's own abilities (open a folder). */
+/** Opens the app service for the desktop door: safeStorage secrets, and the door's own abilities (open a folder, the folder dialog). */
 export async function openDesktopApp(opts: {
   dataDir: string;
   secrets: SecretStore;
   logger?: Logger;
+  /** The app's window, which the folder dialog belongs to (none: a free-standing dialog). */
+  window: () => BrowserWindow | undefined;
+  /** Brings the window to the front (`app.show`: a second launch, through the local door). */
+  showWindow: () => void;
+  /** The local door's address, the base of the notify URLs of tasks this app submits. */
+  publicBaseUrl?: string;
 }): Promise<DesktopApp> {
   const service = await AppService.open({
     dataDir: opts.dataDir,
     secrets: opts.secrets,
     logger: opts.logger,
+    publicBaseUrl: opts.publicBaseUrl,
     door: {
       door: 'electron',
       openFolder: async (folder) => {
         const error = await shell.openPath(folder);
         if (error) throw new Error(error);
       },
+      chooseFolder: dialogFolderChooser(opts.window),
+      showWindow: async (paths) => {
+        opts.showWindow();
+        if (paths.length) await app.openPaths(paths);
+      },
     },
   });
-  return {
+  const app: DesktopApp = {
     backend: service,
     async settings() {
       const r = await service.settings.get(undefined);
@@ -54,4 +67,5 @@ export async function openDesktopApp(opts: {
     },
     close: () => service.close(),
   };
+  return app;
 }

@@ -7,12 +7,16 @@ import { APP_ORIGIN, registerIpcDoor, type IpcDoor } from './ipc';
 import { SafeStorageSecretStore } from './secrets';
 import { startTray } from './tray';
 import { createAppWindow } from './window';
-import { defaultDataDir } from '../service/data-dir';
+import { freeLoopbackPort, openLocalDoor, type LocalDoor } from '../headless/local-door';
+import { databaseFile, defaultDataDir } from '../service/data-dir';
 
 /**
  * The desktop app's main process (package.json "main" → dist/electron/main.js). One
  * instance per user: a second launch hands its paths to the first and exits. The window
  * can close while uploads go on in the tray; quitting waits for in-flight chunks to commit.
+ * Besides its window (IPC), the app opens the local door `blocklift serve` opens
+ * (headless/local-door.ts: 127.0.0.1, a random token, door.json in the data folder), so the
+ * command line hands its work to this app as it does to `serve`.
  */
 
 const APP_NAME = 'Blocklift';
@@ -25,6 +29,7 @@ app.setPath('userData', path.join(app.getPath('appData'), APP_NAME));
 
 let desktop: DesktopApp | undefined;
 let ipc: IpcDoor | undefined;
+let localDoor: LocalDoor | undefined;
 let win: BrowserWindow | undefined;
 let tray: { dispose(): void } | undefined;
 let log: RotatingLog | undefined;
@@ -44,13 +49,33 @@ async function start(paths: string[]): Promise<void> {
   const dataDir = defaultDataDir();
   log = new RotatingLog({ dataDir });
   log.write('info', `desktop app ${app.getVersion()} starting`);
+  // The local door's port is known first: tasks the app submits carry notify URLs below it.
+  const port = await freeLoopbackPort();
   desktop = await openDesktopApp({
     dataDir,
     logger: log.logger(),
     secrets: new SafeStorageSecretStore(path.join(dataDir, 'secrets.json')),
+    window: () => win,
+    showWindow,
+    publicBaseUrl: `http://127.0.0.1:${port}`,
   });
-  serveRenderer(path.join(root, 'dist', 'renderer'));
+  const rendererDir = path.join(root, 'dist', 'renderer');
+  serveRenderer(rendererDir);
   ipc = registerIpcDoor(desktop.backend);
+  // Without it the window still works; only the command line cannot reach this app (it says the queue is in use).
+  localDoor = await openLocalDoor({
+    backend: desktop.backend,
+    dataDir,
+    dbFile: databaseFile(dataDir),
+    version: app.getVersion(),
+    rendererDir,
+    stagingDir: path.join(dataDir, 'staging'),
+    port,
+  }).catch((e: unknown) => {
+    log?.write('error', `the local door did not open: ${(e as Error)?.message ?? String(e)}`);
+    return undefined;
+  });
+  if (localDoor) log.write('info', `local door at ${localDoor.door.url} (token in door.json, not logged)`);
   const backend = desktop.backend;
   log.follow((l) => backend.on(l));
   const icon = path.join(root, 'dist', 'electron', 'icon.png');
@@ -91,11 +116,15 @@ if (!app.requestSingleInstanceLock({ paths: argvPaths(process.argv) })) {
     event.preventDefault();
     tray?.dispose();
     ipc?.dispose();
-    void (desktop?.close() ?? Promise.resolve()).finally(() => {
-      log?.write('info', 'desktop app quit');
-      closed = true;
-      app.quit();
-    });
+    // door.json goes first: no command hands work to an app that is quitting.
+    void (localDoor?.close() ?? Promise.resolve())
+      .catch((e: unknown) => log?.write('error', `the local door did not close: ${(e as Error)?.message ?? String(e)}`))
+      .then(() => desktop?.close())
+      .finally(() => {
+        log?.write('info', 'desktop app quit');
+        closed = true;
+        app.quit();
+      });
   });
   app
     .whenReady()

@@ -2,9 +2,11 @@ import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { AppServiceError } from '../service/api/errors';
+import type { DoorCapabilities } from '../service/app-service';
 import { failure } from '../service/door-backend';
-import type { Result } from '../shared/contract';
-import { DOOR_BROWSE_PATH, type FolderListing } from '../shared/wire';
+import type { FolderListing, Result } from '../shared/contract';
+import { DOOR_BROWSE_PATH } from '../shared/wire';
 
 /** Entries listed per folder at most (folders first, then files, by name). */
 const MAX_ENTRIES = 2000;
@@ -43,6 +45,18 @@ export async function listFolder(top: string, wanted: string | undefined): Promi
   }
   entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
   return { ok: true, value: { path: real, parent: real === realTop ? null : path.dirname(real), entries } };
+}
+
+/**
+ * The headless door's `app.chooseFolder` (DoorCapabilities): the listing of the folder asked
+ * for, `top` when none, for the screen's own folder browser; the same rules as the route.
+ */
+export function browsingFolderChooser(top: string): NonNullable<DoorCapabilities['chooseFolder']> {
+  return async (start) => {
+    const r = await listFolder(top, start);
+    if (!r.ok) throw new AppServiceError(r.error.code, r.error.params, r.error.message);
+    return { kind: 'listing', listing: r.value };
+  };
 }
 
 export function registerBrowseRoute(app: FastifyInstance, top: string): void {

@@ -366,7 +366,7 @@ export interface AppStatus {
   /** What the schedule says now. */
   schedule: { running: boolean; bytesPerSecond: number | null; nextChangeAt: number | null };
   /** Door abilities a screen may offer. */
-  can: { openDataFolder: boolean; openPath: boolean; localPaths: boolean };
+  can: { openDataFolder: boolean; openPath: boolean; localPaths: boolean; chooseFolder: boolean };
   firstRun: boolean;
   /** The main process's event-loop delay and memory (service/process-health.ts). */
   health: ProcessHealth;
@@ -455,6 +455,18 @@ export interface AppApi {
     /** Desktop only; elsewhere an error with code 'not-supported-here'. */
     openDataFolder: Verb<void, { opened: true }>;
     /**
+     * Lets the person choose a folder (to watch): the system's dialog on the desktop, a listing
+     * to browse on the headless door (FolderChoice); `path` is where the dialog starts, or the
+     * folder to list. In-process: 'not-supported-here'.
+     */
+    chooseFolder: Verb<{ path?: string }, FolderChoice>;
+    /**
+     * Brings the app's window to the front, with files or folders handed to it to upload as a
+     * second launch hands them (`npm start` while the app runs). Desktop only; elsewhere
+     * 'not-supported-here'.
+     */
+    show: Verb<{ paths?: string[] }, { shown: true }>;
+    /**
      * Writes a support bundle (a zip in the data folder's `support/`: versions, settings
      * without secrets, the event log and log files with secrets redacted, the uploaded,
      * failed and skipped files with reasons and request ids) and returns where it is.
@@ -462,6 +474,25 @@ export interface AppApi {
     supportBundle: Verb<void, { path: string; bytes: number }>;
   };
 }
+
+/** One folder listed for a folder browser drawn by the screen (the headless door's answer to `app.chooseFolder`). */
+export interface FolderListing {
+  /** Absolute path of the folder listed. */
+  path: string;
+  /** Its parent, or null at the top of what may be browsed. */
+  parent: string | null;
+  entries: Array<{ name: string; path: string; kind: 'folder' | 'file'; size: number | null }>;
+}
+
+/**
+ * What `app.chooseFolder` answers. The desktop door opens the system's folder dialog and
+ * answers what the person chose (`chosen`, or `canceled`); a door without a system dialog
+ * (the headless one, whose screen is in a browser) answers the `listing` of the folder asked
+ * for (the user's home when none), and the screen draws its own browser, asking again for
+ * each folder it opens.
+ */
+export type FolderChoice =
+  { kind: 'chosen'; path: string } | { kind: 'canceled' } | { kind: 'listing'; listing: FolderListing };
 
 export interface IgnorePreview {
   /** Relative paths the rules exclude (the first `limit`), and why. */
@@ -503,7 +534,7 @@ export const API_VERBS = {
   vca: ['create', 'track', 'lookup', 'list', 'get', 'decide', 'acceptAbove', 'setThreshold', 'labels', 'export'],
   accounts: ['list', 'save', 'remove', 'test'],
   settings: ['get', 'set'],
-  app: ['status', 'openDataFolder', 'supportBundle'],
+  app: ['status', 'openDataFolder', 'chooseFolder', 'show', 'supportBundle'],
 } as const satisfies { [A in ApiArea]: ReadonlyArray<ApiVerb<A>> };
 
 type Exhaustive<A extends ApiArea> = Exclude<ApiVerb<A>, (typeof API_VERBS)[A][number]> extends never ? true : false;

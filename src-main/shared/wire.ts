@@ -52,10 +52,4 @@ export const DOOR_STAGE_COMMIT_PATH = '/api/door/stage-commit';
 /** Headless door: POST { path? } → Result<FolderListing>; the user's home and below only ("add by path"). */
 export const DOOR_BROWSE_PATH = '/api/door/browse';
 
-export interface FolderListing {
-  /** Absolute path of the folder listed. */
-  path: string;
-  /** Its parent, or null at the top of what may be browsed. */
-  parent: string | null;
-  entries: Array<{ name: string; path: string; kind: 'folder' | 'file'; size: number | null }>;
-}
+export type { FolderListing } from './contract';

@@ -63,18 +63,25 @@ export function DropZone() {
       e.preventDefault();
       const files = Array.from(e.dataTransfer?.files ?? []);
       // Entries must be taken while the drop event runs; they are read later only if needed.
-      const entries = Array.from(e.dataTransfer?.items ?? [])
+      const items = Array.from(e.dataTransfer?.items ?? []);
+      const entries = items
         .map((item) => item.webkitGetAsEntry?.())
         .filter((entry): entry is FileSystemEntry => !!entry);
+      // One folder dropped: the dialog offers to watch it as well as to upload it once.
+      const only = entries.length === 1 && files.length === 1 ? entries[0] : undefined;
+      const folder = only?.isDirectory ? { name: only.name, file: files[0] } : null;
       if (files.length > 0) {
         actions.app.go('transfers');
         const flat = () => files.map((file) => ({ file, relPath: file.name }));
         // Folders are walked through their entries; where entries cannot be read, the files as dropped.
-        void actions.transfers.dropFiles(files, () =>
-          collect(entries).then(
-            (found) => (found.length > 0 ? found : flat()),
-            () => flat(),
-          ),
+        void actions.transfers.dropFiles(
+          files,
+          () =>
+            collect(entries).then(
+              (found) => (found.length > 0 ? found : flat()),
+              () => flat(),
+            ),
+          folder,
         );
       }
     };

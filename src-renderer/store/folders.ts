@@ -3,21 +3,32 @@
  * Adding a folder goes through its plan first (the dry run), so the screen can show what it
  * would upload before anything does.
  */
-import type { AppEvents, IgnorePreview, RootInput, RootPlan, WatchRootView } from '../../src-main/shared/contract';
+import type {
+  AppEvents,
+  FolderListing,
+  IgnorePreview,
+  RootInput,
+  RootPlan,
+  WatchRootView,
+} from '../../src-main/shared/contract';
 import type { WatchRootOptionsInput } from '../../src-main/shared/watch-views';
-import { callSafely } from '../bridge/bridge';
+import { callSafely, type UiError } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
 export interface FoldersState {
   roots: WatchRootView[];
   loaded: boolean;
   /** The folder being added and its plan, while the user decides. */
-  draft: { input: RootInput; plan: RootPlan | null; planning: boolean } | null;
+  draft: { input: RootInput; plan: RootPlan | null; planning: boolean; error?: UiError } | null;
   preview: IgnorePreview | null;
+  /** The screen's own folder browser (a door without a system dialog): the folder it shows. */
+  browser: { listing: FolderListing; loading: boolean } | null;
+  /** The folder last chosen (system dialog or browser), for the path field; `n` tells two choices of one path apart. */
+  chosen: { path: string; n: number } | null;
 }
 
 export function initial(): FoldersState {
-  return { roots: [], loaded: false, draft: null, preview: null };
+  return { roots: [], loaded: false, draft: null, preview: null, browser: null, chosen: null };
 }
 
 /** Pure: changed roots replace theirs (new ones are appended), removed ones go. */
@@ -47,7 +58,7 @@ export function actions(ctx: SliceContext<FoldersState>) {
     load,
     /** Starts adding a folder: asks the service for its plan. */
     plan: async (input: RootInput): Promise<void> => {
-      ctx.set({ draft: { input, plan: null, planning: true } });
+      ctx.set({ draft: { input, plan: null, planning: true }, preview: null });
       const res = await callSafely(ctx.bridge, 'roots.plan', input);
       if (ctx.get().draft?.input !== input) return;
       if (!res.ok) {
@@ -56,12 +67,29 @@ export function actions(ctx: SliceContext<FoldersState>) {
       }
       ctx.set({ draft: { input, plan: res.value, planning: false } });
     },
+    /**
+     * The plan again with other options (the plan dialog's): the last plan stays shown, marked
+     * as planning, until the new one comes; an answer for options changed since is dropped.
+     */
+    replan: async (options: WatchRootOptionsInput): Promise<void> => {
+      const draft = ctx.get().draft;
+      if (!draft) return;
+      const input: RootInput = { ...draft.input, options };
+      ctx.set({ draft: { input, plan: draft.plan, planning: true } });
+      const res = await callSafely(ctx.bridge, 'roots.plan', input);
+      const now = ctx.get().draft;
+      if (now?.input !== input) return;
+      // Options the service refuses (a bad rule or template): said in the dialog, where they are edited.
+      if (!res.ok) return ctx.set({ draft: { input, plan: null, planning: false, error: res.error } });
+      ctx.set({ draft: { input, plan: res.value, planning: false } });
+    },
     cancelDraft: () => ctx.set({ draft: null }),
-    /** Adds the drafted folder: uploading starts. */
-    confirm: async (): Promise<boolean> => {
+    /** Adds the drafted folder, with `options` when given (what the plan dialog shows now): uploading starts. */
+    confirm: async (options?: WatchRootOptionsInput): Promise<boolean> => {
       const draft = ctx.get().draft;
       if (!draft) return false;
-      const res = await callSafely(ctx.bridge, 'roots.add', draft.input);
+      const input: RootInput = options ? { ...draft.input, options } : draft.input;
+      const res = await callSafely(ctx.bridge, 'roots.add', input);
       if (!res.ok) {
         ctx.report(res.error, 'roots.add');
         return false;
@@ -91,6 +119,39 @@ export function actions(ctx: SliceContext<FoldersState>) {
       if (!res.ok) return ctx.report(res.error, 'roots.previewIgnores');
       ctx.set({ preview: res.value });
     },
+    /**
+     * "Choose folder…": the door's `app.chooseFolder` from `start`. A chosen folder (the system
+     * dialog) becomes `chosen`; a listing (the headless door) opens the screen's folder browser.
+     */
+    chooseFolder: async (start?: string): Promise<void> => {
+      let res = await callSafely(ctx.bridge, 'app.chooseFolder', start ? { path: start } : {});
+      // A typed path the browser may not show (missing, outside the home): it starts at the top instead.
+      if (!res.ok && start && res.error.code === 'path-not-found')
+        res = await callSafely(ctx.bridge, 'app.chooseFolder', {});
+      if (!res.ok) return ctx.report(res.error, 'app.chooseFolder');
+      const choice = res.value;
+      if (choice.kind === 'chosen') ctx.set((s) => ({ chosen: { path: choice.path, n: (s.chosen?.n ?? 0) + 1 } }));
+      else if (choice.kind === 'listing') ctx.set({ browser: { listing: choice.listing, loading: false } });
+    },
+    /** The folder browser opens another folder (a child, the parent, or a typed path). */
+    browseTo: async (path: string): Promise<void> => {
+      const open = ctx.get().browser;
+      if (!open) return;
+      ctx.set({ browser: { ...open, loading: true } });
+      const res = await callSafely(ctx.bridge, 'app.chooseFolder', { path });
+      if (!ctx.get().browser) return;
+      if (!res.ok) {
+        ctx.set({ browser: { ...open, loading: false } });
+        return ctx.report(res.error, 'app.chooseFolder');
+      }
+      if (res.value.kind === 'listing') ctx.set({ browser: { listing: res.value.listing, loading: false } });
+    },
+    /** The folder browser's choice: the folder it shows. */
+    chooseBrowsed: () =>
+      ctx.set((s) =>
+        s.browser ? { browser: null, chosen: { path: s.browser.listing.path, n: (s.chosen?.n ?? 0) + 1 } } : {},
+      ),
+    closeBrowser: () => ctx.set({ browser: null }),
   };
 }
 

@@ -62,8 +62,17 @@ export interface TransfersState {
   anchor: number | null;
   detailId: number | null;
   detail: TransferDetail | null;
-  /** The "add" dialog: paths known so far, and whether some dropped files had no local path (a browser). */
-  adding: { paths: string[]; noPath: boolean; staged: StagedFile[] } | null;
+  /**
+   * The "add" dialog: paths known so far, and whether some dropped files had no local path (a
+   * browser); `folder` when what was dropped is one folder (it may be watched instead: its path
+   * when the door knows it).
+   */
+  adding: {
+    paths: string[];
+    noPath: boolean;
+    staged: StagedFile[];
+    folder: { name: string; path: string | null } | null;
+  } | null;
 }
 
 export function emptyTotals(): TransferTotals {
@@ -356,17 +365,26 @@ export function actions(ctx: SliceContext<TransfersState>) {
       const res = await callSafely(ctx.bridge, 'transfers.get', { id });
       if (res.ok && ctx.get().detailId === id) ctx.set({ detail: res.value });
     },
-    /** Files dropped on the window: their local paths when the door knows them, else ask for paths. */
-    dropFiles: async (files: unknown[], collect: () => Promise<StagedFile[]>): Promise<void> => {
+    /**
+     * Files dropped on the window: their local paths when the door knows them, else ask for
+     * paths. `folder`: the drop is that one folder (its File and name), which the dialog offers
+     * to watch as well as to upload once.
+     */
+    dropFiles: async (
+      files: unknown[],
+      collect: () => Promise<StagedFile[]>,
+      folder: { name: string; file: unknown } | null = null,
+    ): Promise<void> => {
       const paths = files.map((f) => ctx.bridge.pathForFile(f)).filter((p) => p !== '');
+      const dropped = folder ? { name: folder.name, path: ctx.bridge.pathForFile(folder.file) || null } : null;
       if (paths.length === files.length || !ctx.bridge.stageFiles) {
-        ctx.set({ adding: { paths, noPath: paths.length < files.length, staged: [] } });
+        ctx.set({ adding: { paths, noPath: paths.length < files.length, staged: [], folder: dropped } });
         return;
       }
       // A browser: the files themselves go to the door.
-      ctx.set({ adding: { paths: [], noPath: false, staged: await collect() } });
+      ctx.set({ adding: { paths: [], noPath: false, staged: await collect(), folder: dropped } });
     },
-    openAdd: () => ctx.set({ adding: { paths: [], noPath: false, staged: [] } }),
+    openAdd: () => ctx.set({ adding: { paths: [], noPath: false, staged: [], folder: null } }),
     closeAdd: () => ctx.set({ adding: null }),
     /** Queues the paths, or sends the staged files of a browser drop. */
     add: async (paths: string[], bucket: string, prefix: string) => {

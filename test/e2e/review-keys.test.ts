@@ -51,7 +51,7 @@ beforeAll(async () => {
     labelsFile,
     JSON.stringify({ jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: labelsOf(v) })) }),
   );
-  app = await startServe(['--vca-labels', labelsFile]);
+  app = await startServe({ args: ['--vca-labels', labelsFile] });
   browser = await launchChromium({ viewport: { width: 1400, height: 1000 } });
   page = await browser.context.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));

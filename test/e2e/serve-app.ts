@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { Result } from '../../src-main/shared/contract';
 import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
 import { SCREENSHOT_DIR } from './chromium';
@@ -28,14 +28,21 @@ export interface ServeApp {
   close(): Promise<void>;
 }
 
-/** `args` are added to the command line (e.g. `--vca-labels <file>`). */
-export async function startServe(args: string[] = []): Promise<ServeApp> {
+/**
+ * `home`: the user's home of the serve child (HOME), which its folder browser shows; a test
+ * gives a temp folder so that nothing of the real home is listed. `args` are added to the
+ * command line (e.g. `--vca-labels <file>`).
+ */
+export async function startServe(opts: { home?: string; args?: string[] } = {}): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
   const dataDir = path.join(tmp, 'data');
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir, ...(opts.args ?? [])],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: opts.home ? { ...process.env, HOME: opts.home, USERPROFILE: opts.home } : process.env,
+    },
   );
   const stderr: string[] = [];
   child.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
@@ -104,4 +111,17 @@ export async function dropFiles(page: Page, files: Array<{ name: string; size: n
     for (const type of ['dragenter', 'dragover', 'drop'])
       document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
   })()`);
+}
+
+/**
+ * Drops real files or folders of this machine on the window as a person dragging them from
+ * the file manager does: Chromium's own drag and drop (DevTools Input.dispatchDragEvent), so
+ * the page gets the browser's real entries (a folder is a directory entry it walks).
+ */
+export async function dropPaths(context: BrowserContext, page: Page, paths: string[]): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  const data = { items: [], files: paths, dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const)
+    await cdp.send('Input.dispatchDragEvent', { type, x: 300, y: 300, data });
+  await cdp.detach();
 }

@@ -27,6 +27,8 @@ export interface CliRunOptions {
   withoutRootReadRights?: boolean;
   /** Called with the child once spawned (to signal it, or wait for its output). */
   onSpawn?: (child: ChildProcess) => void;
+  /** The script run instead of bin/blocklift.mjs (runStart). */
+  script?: string;
 }
 
 export function runCli(args: readonly string[], opts: CliRunOptions): Promise<CliRun> {
@@ -35,8 +37,8 @@ export function runCli(args: readonly string[], opts: CliRunOptions): Promise<Cl
     for (const name of ['BLOCKLIFT_DEBUG', 'BLOCKLIFT_DB']) delete env[name];
     Object.assign(env, opts.env);
     const [command, argv] = opts.withoutRootReadRights
-      ? withoutRootReadRights(process.execPath, [BIN, ...args])
-      : [process.execPath, [BIN, ...args]];
+      ? withoutRootReadRights(process.execPath, [opts.script ?? BIN, ...args])
+      : [process.execPath, [opts.script ?? BIN, ...args]];
     const child = spawn(command, argv, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -51,6 +53,14 @@ export function runCli(args: readonly string[], opts: CliRunOptions): Promise<Cl
     });
     opts.onSpawn?.(child);
   });
+}
+
+/**
+ * `npm start` (bin/start.mjs) as a person runs it, as a child; like runCli (BLOCKLIFT_DATA
+ * required). Only for a data folder an app already runs on: otherwise it would start one.
+ */
+export function runStart(args: readonly string[], opts: CliRunOptions): Promise<CliRun> {
+  return runCli(args, { ...opts, script: path.join(ROOT, 'bin/start.mjs') });
 }
 
 /** The JSON lines of a --json run's stdout. */

@@ -9,7 +9,7 @@ import type { TransferPage, WatchRootView } from '../../src-main/shared/contract
 import type { FmgrTaskView } from '../../src-main/shared/task-views';
 import { DOOR_FILE, readDoorFile } from '../../src-main/service/door-file';
 import { startServe, type ServeApp } from '../e2e/serve-app';
-import { jsonLines, runCli } from '../helpers/cli';
+import { jsonLines, runCli, runStart } from '../helpers/cli';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
 /**
@@ -161,6 +161,19 @@ describe('blocklift upload with a running app on the same data folder', () => {
       const page = await app!.api<TransferPage>('transfers.list', { text: 'w/two.txt' });
       return page.rows.some((r) => r.state === 'done');
     }, 'the app uploads a file the folder got after the command ended');
+
+    // A second `npm start` on the data folder serve runs on starts no second app (which would
+    // fail on the queue lock): it says where the running one is, with its token.
+    const second = await runStart([], {
+      cwd: work,
+      env: { BLOCKLIFT_DATA: app.dataDir, HOME: tmp },
+      killAfterMs: 120_000,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain(
+      `already running headless (blocklift serve) on this data folder; open:\n  ${app.loginUrl}`,
+    );
+    expect(second.stderr).toBe('');
 
     const dataDir = app.dataDir;
     await app.close();

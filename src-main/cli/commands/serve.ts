@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { databaseFile, defaultDataDir } from '../../service/data-dir';
-import { writeDoorFile } from '../../service/door-file';
 import { APP_VERSION } from '../../shared/version';
 import { CliError } from '../cli-error';
 import { wholeNumber } from '../option-parsers';
@@ -38,18 +37,6 @@ export function register(program: Command): void {
     });
 }
 
-/** A free loopback port (the service needs the door's address before the door listens). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 interface ServeOptions {
   port: string;
   data?: string;
@@ -60,16 +47,18 @@ interface ServeOptions {
 
 async function runServe(o: ServeOptions): Promise<number> {
   const asked = wholeNumber('--port', o.port, 0, 65535);
-  const port = asked === 0 ? await freePort() : asked;
+  // Loaded here, not at the top: the other commands start without the HTTP framework.
+  const { freeLoopbackPort, openLocalDoor } = await import('../../headless/local-door');
+  const port = asked === 0 ? await freeLoopbackPort() : asked;
   const dataDir = path.resolve(o.data ?? defaultDataDir());
   if (o.host)
     process.stderr.write(
       `blocklift serve: WARNING: listening on ${o.host}: anyone who can reach it and has the token controls this app; plain HTTP, so use it on a trusted network or behind TLS.\n`,
     );
-  // Loaded here, not at the top: the other commands start without the HTTP framework.
   const { AppService } = await import('../../service/app-service');
   const { RotatingLog } = await import('../../service/log-file');
-  const { DoorConfigError, startHeadlessDoor } = await import('../../headless/server');
+  const { DoorConfigError } = await import('../../headless/server');
+  const { browsingFolderChooser } = await import('../../headless/browse');
   // Notify URLs of the tasks the app submits point at this door (its receiver is mounted at /notify/).
   const { QueueInUseError } = await import('../../service/queue-lock');
   // Before the service: the embedded emulator reports into it from its start.
@@ -79,7 +68,8 @@ async function runServe(o: ServeOptions): Promise<number> {
     service = await AppService.open({
       dataDir,
       logger: log.logger(),
-      door: { door: 'headless' },
+      // "Choose folder…" answers the folder browser's listing (the user's home and below).
+      door: { door: 'headless', chooseFolder: browsingFolderChooser(os.homedir()) },
       publicBaseUrl: `http://127.0.0.1:${port}`,
       ...(o.vcaLabels ? { emulatorOptions: { vcaLabelsFile: path.resolve(o.vcaLabels) } } : {}),
     });
@@ -88,17 +78,20 @@ async function runServe(o: ServeOptions): Promise<number> {
     if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
     throw e;
   }
-  let door;
+  // The door, and door.json once it listens: the command line finds this app there and hands
+  // its work to it (the desktop app opens the same local door).
+  let local;
   try {
-    door = await startHeadlessDoor({
+    local = await openLocalDoor({
       backend: service,
+      dataDir,
+      dbFile: databaseFile(dataDir),
       version: APP_VERSION,
       rendererDir: rendererDir(),
       stagingDir: path.join(dataDir, 'staging'),
       host: o.host,
       port,
       exposed: o.host !== undefined,
-      notificationHandler: service.notificationHandler,
       devRendererUrl: o.devRenderer,
     });
   } catch (e) {
@@ -108,8 +101,7 @@ async function runServe(o: ServeOptions): Promise<number> {
       throw new CliError(`port ${port} is in use (another blocklift serve?); choose one with --port, or --port 0`);
     throw e;
   }
-  // The command line finds this app here and hands its work to it (door-file.ts); 0600: it holds the token.
-  const removeDoorFile = writeDoorFile(dataDir, { url: door.url, token: door.token, db: databaseFile(dataDir) });
+  const door = local.door;
   const unfollow = log.follow((l) => service.on(l));
   log.write('info', `serve ${APP_VERSION} started at ${door.url} (token not logged)`);
   process.stdout.write(
@@ -120,8 +112,7 @@ async function runServe(o: ServeOptions): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   process.stderr.write(`blocklift serve: ${signal}, letting in-flight chunks commit…\n`);
-  removeDoorFile();
-  await door.close();
+  await local.close();
   unfollow();
   await service.close();
   log.write('info', `serve stopped (${signal})`);

@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../../engine/api';
-import type { AppEvents } from '../../shared/contract';
+import type { AppEvents, FolderChoice } from '../../shared/contract';
 import type { AccountPrefs } from '../account-prefs';
 import type { AppCore } from '../app-core';
 import type { EventCoalescer } from '../event-coalescer';
@@ -11,6 +11,14 @@ export interface DoorCapabilities {
   door?: 'electron' | 'headless' | 'in-process';
   /** Opens a folder in the system's file manager. */
   openFolder?: (folder: string) => Promise<void>;
+  /**
+   * Lets the person choose a folder (`app.chooseFolder`): the system's dialog starting at
+   * `start` (desktop), or the listing of `start` to browse (headless). A refusal throws an
+   * AppServiceError.
+   */
+  chooseFolder?: (start: string | undefined) => Promise<FolderChoice>;
+  /** Brings the app's window to the front, uploading the paths handed with it (`app.show`). */
+  showWindow?: (paths: string[]) => Promise<void>;
 }
 
 /** What every area of the service works with (service-internal; never handed to a door). */

@@ -269,5 +269,7 @@ export const SCHEMAS: { [M in ApiMethod]: z.ZodType<ApiInput<M>, unknown> } = {
   'settings.set': settingsPatch,
   'app.status': voidInput,
   'app.openDataFolder': voidInput,
+  'app.chooseFolder': z.object({ path: nonEmpty().optional() }).strict(),
+  'app.show': z.object({ paths: z.array(nonEmpty()).max(10_000).optional() }).strict(),
   'app.supportBundle': voidInput,
 };

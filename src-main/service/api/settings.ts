@@ -57,6 +57,7 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
           openDataFolder: ctx.door.openFolder !== undefined,
           openPath: ctx.door.openFolder !== undefined,
           localPaths: ctx.door.door !== 'headless',
+          chooseFolder: ctx.door.chooseFolder !== undefined,
         },
         firstRun:
           core.accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME) &&
@@ -69,6 +70,15 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
       if (!ctx.door.openFolder) throw new AppServiceError('not-supported-here', { what: 'Opening the data folder' });
       await ctx.door.openFolder(ctx.core.dataDir);
       return { opened: true as const };
+    },
+    chooseFolder: async (input) => {
+      if (!ctx.door.chooseFolder) throw new AppServiceError('not-supported-here', { what: 'Choosing a folder' });
+      return ctx.door.chooseFolder(input.path);
+    },
+    show: async (input) => {
+      if (!ctx.door.showWindow) throw new AppServiceError('not-supported-here', { what: 'Showing a window' });
+      await ctx.door.showWindow(input.paths ?? []);
+      return { shown: true as const };
     },
     supportBundle: () =>
       writeSupportBundle({

@@ -3,12 +3,14 @@
  * pause / resume / rescan / options / stop watching), and "add a folder", which shows the
  * plan (the dry run) before anything uploads.
  */
+import { FolderOpenOutlined } from '@ant-design/icons';
 import { Button, Card, Empty, Form, Input, Popconfirm, Space, Statistic, Table, Tag, Typography } from 'antd';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootView } from '../../../src-main/shared/contract';
 import { formatCount, formatRelative } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
+import { FolderBrowser } from './FolderBrowser';
 import { OptionsDrawer } from './OptionsDrawer';
 import { PlanModal } from './PlanModal';
 
@@ -36,21 +38,41 @@ export function FoldersScreen() {
         </Space>
       )}
       <PlanModal />
+      <FolderBrowser />
       {editing && <OptionsDrawer root={editing} onClose={() => setEditing(null)} />}
     </div>
   );
 }
 
+interface AddValues {
+  path: string;
+  bucket: string;
+  prefix: string;
+}
+
+/**
+ * The folder to add: typed, or chosen ("Choose folder…": the system's dialog on the desktop,
+ * the screen's folder browser in a browser). "See what it would upload" opens the plan, where
+ * its options are set before anything uploads.
+ */
 function AddFolderForm() {
   const { t } = useTranslation();
   const actions = useActions();
   const emulator = useApp((s) => s.app.status?.emulator ?? null);
+  const canChoose = useApp((s) => s.app.status?.can.chooseFolder ?? false);
+  const chosen = useApp((s) => s.folders.chosen);
+  const [form] = Form.useForm<AddValues>();
+  useEffect(() => {
+    if (chosen) form.setFieldValue('path', chosen.path);
+  }, [chosen, form]);
   return (
     <Card size="small" title={t('folders.add')} style={{ marginBottom: 16 }}>
       <Form
+        form={form}
+        name="add-folder"
         layout="inline"
         initialValues={{ path: '', bucket: emulator ? 'local' : '', prefix: '' }}
-        onFinish={(v: { path: string; bucket: string; prefix: string }) =>
+        onFinish={(v: AddValues) =>
           void actions.folders.plan({
             path: v.path.trim(),
             bucket: v.bucket.trim(),
@@ -58,8 +80,26 @@ function AddFolderForm() {
           })
         }
       >
-        <Form.Item name="path" label={t('folders.path')} rules={[{ required: true, whitespace: true }]}>
-          <Input style={{ width: 320 }} spellCheck={false} placeholder="/home/me/Pictures" />
+        {/* The path stays for typing; "Choose folder…" sits beside it and fills it in. */}
+        <Form.Item label={t('folders.path')} required>
+          <Space.Compact>
+            <Form.Item name="path" noStyle rules={[{ required: true, whitespace: true }]}>
+              <Input
+                style={{ width: 320 }}
+                spellCheck={false}
+                placeholder="/home/me/Pictures"
+                aria-label={t('folders.path')}
+              />
+            </Form.Item>
+            {canChoose && (
+              <Button
+                icon={<FolderOpenOutlined />}
+                onClick={() => void actions.folders.chooseFolder(form.getFieldValue('path')?.trim() || undefined)}
+              >
+                {t('folders.choose')}
+              </Button>
+            )}
+          </Space.Compact>
         </Form.Item>
         <Form.Item name="bucket" label={t('folders.bucket')} rules={[{ required: true, whitespace: true }]}>
           <Input style={{ width: 140 }} spellCheck={false} />

@@ -4,6 +4,7 @@
  * local delete does, video analysis. Saved together; the service checks each value.
  */
 import { Button, Checkbox, Drawer, Form, Input, List, Radio, Space, Typography } from 'antd';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootView } from '../../../src-main/shared/contract';
 import type { WatchRootOptionsInput } from '../../../src-main/shared/watch-views';
@@ -28,6 +29,18 @@ const lines = (text: string) =>
     .split('\n')
     .map((l) => l.trim())
     .filter(Boolean);
+
+/** What decides which files are ignored (a key template being typed must not fail the preview). */
+function ignoreOptions(v: Values): WatchRootOptionsInput {
+  const o = toOptions(v);
+  return {
+    ignore: o.ignore,
+    useDefaultIgnores: o.useDefaultIgnores,
+    includeOnly: o.includeOnly,
+    includeHidden: o.includeHidden,
+    symlinks: o.symlinks,
+  };
+}
 
 function toOptions(v: Values): WatchRootOptionsInput {
   return {
@@ -61,6 +74,16 @@ export function OptionsDrawer({ root, onClose }: { root: WatchRootView; onClose:
   };
   const prefix = Form.useWatch('prefix', form) ?? initial.prefix;
   const template = Form.useWatch('keyTemplate', form) ?? initial.keyTemplate;
+  // The preview follows the rules as they are typed (a pause of 350 ms), as in the plan dialog.
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const changed = () => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(
+      () => void actions.folders.previewIgnores(root.path, ignoreOptions(form.getFieldsValue(true))),
+      350,
+    );
+  };
   const save = async (v: Values) => {
     if (await actions.folders.update(root.id, v.prefix, toOptions(v))) onClose();
   };
@@ -76,7 +99,14 @@ export function OptionsDrawer({ root, onClose }: { root: WatchRootView; onClose:
         </Button>
       }
     >
-      <Form form={form} layout="vertical" initialValues={initial} onFinish={(v) => void save(v)}>
+      <Form
+        form={form}
+        name="root-options"
+        layout="vertical"
+        initialValues={initial}
+        onFinish={(v) => void save(v)}
+        onValuesChange={changed}
+      >
         <Form.Item name="prefix" label={t('folders.prefix')}>
           <Input spellCheck={false} />
         </Form.Item>
@@ -120,7 +150,9 @@ export function OptionsDrawer({ root, onClose }: { root: WatchRootView; onClose:
         </Form.Item>
       </Form>
       <Space orientation="vertical" style={{ width: '100%' }}>
-        <Button onClick={() => void actions.folders.previewIgnores(root.path, toOptions(form.getFieldsValue(true)))}>
+        <Button
+          onClick={() => void actions.folders.previewIgnores(root.path, ignoreOptions(form.getFieldsValue(true)))}
+        >
           {t('folders.options.preview')}
         </Button>
         {preview && (

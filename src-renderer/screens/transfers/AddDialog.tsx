@@ -1,9 +1,11 @@
 /**
  * The "add" dialog: paths to upload (from a drop in the desktop app, or typed: a browser
  * cannot tell where a dropped file lives), the bucket and a key prefix. The bucket is
- * remembered for next time.
+ * remembered for next time. A dropped folder is offered two ways: "Upload once", or "Watch
+ * this folder" (its plan and options on the Folders screen; in a browser, which does not know
+ * where the folder is, the folder browser to point at it).
  */
-import { Alert, App as AntApp, Form, Input, Modal } from 'antd';
+import { Alert, App as AntApp, Button, Form, Input, Modal, Space } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatBytes } from '../../format/format';
@@ -55,17 +57,52 @@ export function AddDialog() {
     }
   };
 
+  const folder = adding?.folder ?? null;
+  const watch = async () => {
+    if (!folder) return;
+    const values = await form.validateFields(['bucket', 'prefix']).catch(() => null);
+    if (!values) return;
+    localStorage.setItem(BUCKET_KEY, values.bucket.trim());
+    actions.transfers.closeAdd();
+    actions.app.go('folders');
+    if (folder.path)
+      await actions.folders.plan({
+        path: folder.path,
+        bucket: values.bucket.trim(),
+        prefix: values.prefix?.trim() || undefined,
+      });
+    else await actions.folders.chooseFolder();
+  };
+
   return (
     <Modal
       open={adding !== null}
       title={staged.length > 0 ? t('transfers.uploadDropped') : t('transfers.addByPath')}
-      okText={t('transfers.add')}
+      okText={folder ? t('transfers.uploadOnce') : t('transfers.add')}
       cancelText={t('app.cancel')}
       onOk={() => form.submit()}
       onCancel={actions.transfers.closeAdd}
+      footer={(buttons) =>
+        folder ? (
+          <Space>
+            <Button onClick={() => void watch()}>{t('transfers.watchFolder')}</Button>
+            {buttons}
+          </Space>
+        ) : (
+          buttons
+        )
+      }
       destroyOnHidden
       forceRender
     >
+      {folder && (
+        <Alert
+          type="info"
+          showIcon
+          style={{ marginBottom: 12 }}
+          title={t(folder.path ? 'transfers.folderDropped' : 'transfers.folderDroppedNoPath', { name: folder.name })}
+        />
+      )}
       {adding?.noPath && (
         <Alert type="warning" showIcon title={t('transfers.dropNoPath')} style={{ marginBottom: 12 }} />
       )}

@@ -176,7 +176,7 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
           throughput: 0,
           paused: null,
           schedule: { running: true, bytesPerSecond: null, nextChangeAt: null },
-          can: { openDataFolder: false, openPath: false, localPaths: false },
+          can: { openDataFolder: false, openPath: false, localPaths: false, chooseFolder: false },
           firstRun: true,
           health: {
             eventLoopDelayMs: { p50: 10.1, p99: 12.3, max: 20.5 },

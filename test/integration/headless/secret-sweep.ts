@@ -111,6 +111,8 @@ export async function sweepEveryVerbForSecrets(door: Door, tmp: string, dataDir:
       'settings.set': {},
       'app.status': undefined,
       'app.openDataFolder': undefined,
+      'app.chooseFolder': { path: dir },
+      'app.show': {},
       'app.supportBundle': undefined,
     };
     for (const m of API_METHODS) await door.call(m, inputs[m]);

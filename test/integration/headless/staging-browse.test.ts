@@ -4,9 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BUCKET } from '../../../src-main/emulator/server';
+import { browsingFolderChooser } from '../../../src-main/headless/browse';
 import { startHeadlessDoor, type HeadlessDoor } from '../../../src-main/headless/server';
 import { AppService } from '../../../src-main/service/app-service';
-import type { AddTransfersResult, Result, TransferPage } from '../../../src-main/shared/contract';
+import type {
+  AddTransfersResult,
+  AppStatus,
+  FolderChoice,
+  Result,
+  TransferPage,
+} from '../../../src-main/shared/contract';
 import {
   DOOR_BROWSE_PATH,
   DOOR_STAGE_COMMIT_PATH,
@@ -43,7 +50,10 @@ describe('headless door: browser drops and the folder browser', () => {
     await writeFile(path.join(home, 'Photos', 'a.jpg'), 'jpeg');
     await mkdir(path.join(tmp, 'outside'));
     await symlink(path.join(tmp, 'outside'), path.join(home, 'escape'));
-    service = await AppService.open({ dataDir: path.join(tmp, 'data'), door: { door: 'headless' } });
+    service = await AppService.open({
+      dataDir: path.join(tmp, 'data'),
+      door: { door: 'headless', chooseFolder: browsingFolderChooser(home) },
+    });
     door = await startHeadlessDoor({
       backend: service,
       version: 'test',
@@ -112,5 +122,25 @@ describe('headless door: browser drops and the folder browser', () => {
         ok: false,
         error: { code: 'path-not-found' },
       });
+  });
+
+  it('answers app.chooseFolder with the same listing, under the same rules (the screen draws the browser)', async () => {
+    const status = await post<AppStatus>('/api/app.status', undefined);
+    expect(status.result).toMatchObject({ ok: true, value: { can: { chooseFolder: true, localPaths: false } } });
+    const top = await post<FolderChoice>('/api/app.chooseFolder', {});
+    expect(top.result).toMatchObject({ ok: true, value: { kind: 'listing', listing: { path: home, parent: null } } });
+    const photos = await post<FolderChoice>('/api/app.chooseFolder', { path: path.join(home, 'Photos') });
+    const byRoute = await post<FolderListing>(DOOR_BROWSE_PATH, { path: path.join(home, 'Photos') });
+    if (!byRoute.result.ok) throw new Error('photos');
+    expect(photos.result).toEqual({ ok: true, value: { kind: 'listing', listing: byRoute.result.value } });
+    for (const p of [tmp, path.join(home, 'escape'), '/etc'])
+      expect((await post('/api/app.chooseFolder', { path: p })).result, p).toMatchObject({
+        ok: false,
+        error: { code: 'path-not-found' },
+      });
+    expect((await post('/api/app.chooseFolder', { path: '' })).result).toMatchObject({
+      ok: false,
+      error: { code: 'invalid-input' },
+    });
   });
 });

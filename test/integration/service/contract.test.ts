@@ -72,6 +72,10 @@ describe('the app service, through its contract', () => {
     expect(!gone.ok && gone.error.code).toBe('path-not-found');
     const door = await svc.app.openDataFolder();
     expect(!door.ok && door.error.code).toBe('not-supported-here');
+    const choose = await svc.app.chooseFolder({});
+    expect(!choose.ok && choose.error.code).toBe('not-supported-here');
+    const show = await svc.app.show({ paths: [] });
+    expect(!show.ok && show.error.code).toBe('not-supported-here');
   });
 
   it('a watched folder through roots.add uploads, and its batches carry the root', async () => {

@@ -1,7 +1,8 @@
 /**
  * A test double of the Electron runtime (which cannot be downloaded here), just wide
  * enough for src-main/electron's IPC and preload code: ipcMain/ipcRenderer over an
- * in-memory channel, a contextBridge that records what is exposed, webUtils, safeStorage.
+ * in-memory channel, a contextBridge that records what is exposed, webUtils, safeStorage,
+ * a dialog whose open-dialog calls are recorded and answered with `dialog.answer`.
  * Used with `vi.mock('electron', () => fakeElectron)`.
  */
 type Handler = (event: unknown, ...args: unknown[]) => unknown;
@@ -85,6 +86,16 @@ export const fakeElectron = {
     isEncryptionAvailable: () => true,
     encryptString: (s: string) => Buffer.from(`sealed:${Buffer.from(s).toString('base64')}`),
     decryptString: (b: Buffer) => Buffer.from(b.toString().replace(/^sealed:/, ''), 'base64').toString(),
+  },
+  dialog: {
+    calls: [] as Array<{ window: unknown; options: Record<string, unknown> }>,
+    /** What the next showOpenDialog resolves to (the person's choice). */
+    answer: { canceled: true, filePaths: [] as string[] },
+    showOpenDialog(...args: unknown[]) {
+      const [window, options] = args.length > 1 ? args : [undefined, args[0]];
+      fakeElectron.dialog.calls.push({ window, options: options as Record<string, unknown> });
+      return Promise.resolve(fakeElectron.dialog.answer);
+    },
   },
   currentSender: null as FakeWebContents | null,
   /** Delivers what the main side sent to a window to the renderer-side listeners. */

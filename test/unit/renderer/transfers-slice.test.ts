@@ -229,6 +229,7 @@ describe('transfers slice: dropped files', () => {
       paths: ['/home/me/a.jpg', '/home/me/photos'],
       noPath: false,
       staged: [],
+      folder: null,
     });
     await app.actions.transfers.add(['/home/me/a.jpg', '/home/me/photos'], 'local', 'in/');
     expect(added).toEqual([
@@ -252,7 +253,7 @@ describe('transfers slice: dropped files', () => {
     );
     const app = createAppStore(bridge, { refreshMs: 0 });
     await app.actions.transfers.dropFiles([{ name: 'photos' }], async () => [file]);
-    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: false, staged: [file] });
+    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: false, staged: [file], folder: null });
     const result = await app.actions.transfers.add([], 'local', '');
     expect(result?.queued).toEqual([9]);
     expect(staged).toEqual([{ files: [file], target: { bucket: 'local', prefix: undefined } }]);
@@ -262,7 +263,7 @@ describe('transfers slice: dropped files', () => {
   it('asks for paths when neither is possible', async () => {
     const app = createAppStore(fakeBridge({}), { refreshMs: 0 });
     await app.actions.transfers.dropFiles([{ name: 'a.jpg' }], async () => []);
-    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: true, staged: [] });
+    expect(app.store.getState().transfers.adding).toEqual({ paths: [], noPath: true, staged: [], folder: null });
     app.dispose();
   });
 });
