@@ -14,6 +14,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extractAll } from '@electron/asar';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IPC_CALL_CHANNEL } from '../../../src-main/shared/wire';
+import { startStandIn } from '../../helpers/electron-runtime/run';
 
 /**
  * `npm run package:check` (bin/package-check.mjs, issue 22): electron-builder --dir with a
@@ -117,6 +119,24 @@ describe('npm run package:check', () => {
         .version;
       expect(p.stdout.split('\n')).toEqual([version, 'sqlite 42', 'watcher saw new.txt', '']);
       expect(p.code).toBe(0);
+
+      // The packed main.js starts from the package's files alone, with the stand-in runtime
+      // (test/helpers/electron-runtime): window, a verb over IPC, quit. @parcel/watcher is in
+      // the package but must not load at start (an eager import fails this as a missing module).
+      const desktop = startStandIn({ appPath: app, dir: tempDir('bl-package-desktop-'), block: ['@parcel/watcher'] });
+      try {
+        await desktop.waitFor('window-loaded');
+        const status = (await desktop.command('invoke', {
+          channel: IPC_CALL_CHANNEL,
+          args: ['app.status', undefined],
+        })) as { value: { ok: boolean } };
+        expect(status.value.ok).toBe(true);
+        await desktop.command('quit');
+        expect(await desktop.exited).toEqual({ code: 0, signal: null });
+        expect(desktop.stderr()).toBe('');
+      } finally {
+        desktop.kill();
+      }
     },
     BUILD_MS,
   );
