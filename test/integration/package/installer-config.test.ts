@@ -156,6 +156,14 @@ describe('installer configuration, as electron-builder reads it', () => {
     }
   });
 
+  it("a release leaves the project's node_modules as npm built it: no npmRebuild in place; afterPack builds better-sqlite3 for Electron into the package", async () => {
+    const config = await builderConfig(ROOT);
+    expect(config.npmRebuild).toBe(false);
+    expect(config.afterPack).toBe('./bin/after-pack.mjs');
+    const hook = (await import(path.join(ROOT, 'bin/after-pack.mjs'))) as { default: unknown };
+    expect(typeof hook.default).toBe('function');
+  });
+
   it("Windows: the app's AppUserModelID is electron-builder's appId (notifications are matched to the installed shortcut by it)", async () => {
     const config = await builderConfig(ROOT);
     expect(APP_USER_MODEL_ID).toBe(config.appId);

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   mkdirSync,
@@ -67,7 +68,19 @@ describe('npm run package:check', () => {
   it(
     'passes on this project, and the package it built runs from its own files',
     async () => {
+      const addon = path.join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+      const addonHash = () => createHash('sha256').update(readFileSync(addon)).digest('hex');
+      const before = addonHash();
       const r = await run([CHECK, '--keep']);
+      // A package build leaves the project's own better-sqlite3 as it was: the Node build,
+      // which the CLI and the tests load (a release builds Electron's in a staging folder).
+      expect(addonHash()).toBe(before);
+      const inNode = await run([
+        '-e',
+        "const D = require('better-sqlite3'); console.log(new D(':memory:').prepare('select 6 * 7 as x').get().x)",
+      ]);
+      expect(inNode.stderr).toBe('');
+      expect(inNode.stdout).toBe('42\n');
       expect(problems(r)).toEqual([]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^package: app\.asar [\d.]+ MB \+ app\.asar\.unpacked [\d.]+ MB = [\d.]+ MB$/m);
