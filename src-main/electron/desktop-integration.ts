@@ -95,10 +95,13 @@ const FLAGS_WITH_VALUE = new Set(['--port', '--host', '--data', '--db', '--dev-r
  * The paths a command line hands to the app (files or folders to upload), made absolute
  * against `cwd`, the working directory of the process that got them: flags, and the value of
  * a flag that takes one, are not paths. `argv` is process.argv of that process: a packaged
- * app's is [executable, ...args], `electron .`'s [electron, appPath, ...args].
+ * app's is [executable, ...args], `electron .`'s [electron, ...switches, appPath, ...args].
  */
 export function argvPaths(argv: readonly string[], opts: { isPackaged: boolean; cwd: string }): string[] {
-  const args = argv.slice(opts.isPackaged ? 1 : 2);
+  let args = argv.slice(1);
+  // Unpackaged, the first argument that is not a switch is the app's folder (`electron
+  // --no-sandbox .` too).
+  if (!opts.isPackaged) args = args.slice(args.findIndex((a) => !a.startsWith('-')) + 1 || args.length);
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;

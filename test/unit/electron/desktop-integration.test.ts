@@ -16,6 +16,12 @@ describe('the paths a command line hands to the desktop app', () => {
     expect(argvPaths(argv, { isPackaged: false, cwd: '/home/me' })).toEqual(['/home/me/a.txt', '/home/me/dir/b.mp4']);
   });
 
+  it('unpackaged, switches before the app folder are not taken for it', () => {
+    expect(argvPaths(['electron', '--no-sandbox', '/app', 'a'], { isPackaged: false, cwd: '/w' })).toEqual(['/w/a']);
+    expect(argvPaths(['electron', '/app'], { isPackaged: false, cwd: '/w' })).toEqual([]);
+    expect(argvPaths(['electron'], { isPackaged: false, cwd: '/w' })).toEqual([]);
+  });
+
   it("a packaged app's argv has no app path; an absolute path stays; after -- everything is a path", () => {
     expect(argvPaths(['/opt/Blocklift/blocklift', '/tmp/x', '--', '-odd'], { isPackaged: true, cwd: '/w' })).toEqual([
       '/tmp/x',
