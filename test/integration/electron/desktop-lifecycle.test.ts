@@ -49,6 +49,8 @@ async function call<T>(app: StandInApp, method: string, input?: unknown): Promis
   return r.value;
 }
 
+/** Waiting on the app, which shares two cores with other tests: generous, the waits end as soon as it is so. */
+const POLL = { timeout: 30_000, interval: 50 };
 const logText = (dir: string) => readFileSync(path.join(dir, 'data', 'logs', 'blocklift.log'), 'utf8');
 
 describe('the desktop main process on the stand-in runtime', () => {
@@ -73,13 +75,11 @@ describe('the desktop main process on the stand-in runtime', () => {
     const second = start({ dir, cwd: elsewhere, args: ['--port', '8080', 'clip.txt'] });
     await second.waitFor('single-instance', (e) => e.first === false);
     expect(await second.exited).toEqual({ code: 0, signal: null });
-    let page: Result<TransferPage> | undefined;
-    for (let i = 0; i < 100; i++) {
-      page = await call<TransferPage>(first, 'transfers.list', {});
-      if (page.ok && page.value.rows.length > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(page?.ok && page.value.rows.map((r) => r.localPath)).toEqual([path.join(elsewhere, 'clip.txt')]);
+    const queued = async () => {
+      const page = await call<TransferPage>(first, 'transfers.list', {});
+      return page.ok ? page.value.rows.map((r) => r.localPath) : page.error.code;
+    };
+    await expect.poll(queued, POLL).toEqual([path.join(elsewhere, 'clip.txt')]);
     await first.command('quit');
     expect((await first.exited).code).toBe(0);
   });
@@ -91,19 +91,23 @@ describe('the desktop main process on the stand-in runtime', () => {
     await packaged.waitFor('window-loaded');
     const entry = path.join(config, 'autostart', 'blocklift.desktop');
     expect((await call(packaged, 'settings.set', { launchAtLogin: true })).ok).toBe(true);
-    await expect.poll(() => existsSync(entry)).toBe(true);
+    await expect.poll(() => existsSync(entry), POLL).toBe(true);
     expect(readFileSync(entry, 'utf8')).toMatch(new RegExp(`^Exec=${exe}$`, 'm'));
     expect((await call(packaged, 'settings.set', { launchAtLogin: false })).ok).toBe(true);
-    await expect.poll(() => existsSync(entry)).toBe(false);
+    await expect.poll(() => existsSync(entry), POLL).toBe(false);
     // Linux has no OS login item: Electron's setLoginItemSettings is never called.
     expect(packaged.events.filter((e) => e.ev === 'login-item')).toEqual([]);
     await packaged.command('quit');
     await packaged.exited;
 
     const config2 = tempDir('bl-xdg-');
-    const unpackaged = start({ env: { XDG_CONFIG_HOME: config2 } });
+    const dir2 = tempDir('bl-desktop-');
+    const unpackaged = start({ dir: dir2, env: { XDG_CONFIG_HOME: config2 } });
     await unpackaged.waitFor('window-loaded');
     expect((await call(unpackaged, 'settings.set', { launchAtLogin: true })).ok).toBe(true);
+    await expect
+      .poll(() => logText(dir2), POLL)
+      .toMatch(/launch at login is only registered for the installed app \(not under npm start\)/);
     await unpackaged.command('quit');
     await unpackaged.exited;
     expect(existsSync(path.join(config2, 'autostart'))).toBe(false);
@@ -163,7 +167,7 @@ describe('the desktop main process on the stand-in runtime', () => {
       const dir = tempDir('bl-desktop-');
       const app = start({ dir, env: { XDG_CURRENT_DESKTOP: 'GNOME', DBUS_SESSION_BUS_ADDRESS: bus.address } });
       await app.waitFor('window-shown');
-      await expect.poll(() => logText(dir)).toMatch(/no tray icon shown here/);
+      await expect.poll(() => logText(dir), POLL).toMatch(/no tray icon shown here/);
       await app.command('close-window');
       expect(await app.exited).toEqual({ code: 0, signal: null });
       expect(app.events.some((e) => e.ev === 'window-hidden')).toBe(false);
@@ -173,7 +177,7 @@ describe('the desktop main process on the stand-in runtime', () => {
       const dir = tempDir('bl-desktop-');
       const app = start({ dir, env: { XDG_CURRENT_DESKTOP: 'KDE' } });
       await app.waitFor('window-shown');
-      await expect.poll(() => logText(dir)).toMatch(/tray icon shown: closing the window keeps the app/);
+      await expect.poll(() => logText(dir), POLL).toMatch(/tray icon shown: closing the window keeps the app/);
       await app.command('close-window');
       await app.waitFor('window-hidden');
       expect((await call(app, 'app.status')).ok).toBe(true);
