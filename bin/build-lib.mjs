@@ -105,9 +105,15 @@ export function buildState() {
   return { main: staleReason('main'), renderer: staleReason('renderer') };
 }
 
-/** The tray and window icon, copied next to the Electron main bundle (electron-builder packs dist/ only). */
-const ICON = 'assets/icon.png';
-const ICON_OUT = 'dist/electron/icon.png';
+/**
+ * The window and tray icon and the macOS menu-bar template images (16 pt, @1x and @2x), copied
+ * next to the Electron main bundle (electron-builder packs dist/ only).
+ */
+const ICONS = [
+  ['assets/icons/512x512.png', 'icon.png'],
+  ['assets/trayTemplate.png', 'trayTemplate.png'],
+  ['assets/trayTemplate@2x.png', 'trayTemplate@2x.png'],
+];
 
 /** esbuild's `require` shim for CommonJS dependencies bundled into an ES module. */
 const ESM_REQUIRE_BANNER =
@@ -182,10 +188,10 @@ export async function buildMain() {
       outExtension: { '.js': '.cjs' },
     }),
   ]);
-  const inputs = new Set([...SHARED_INPUTS, ICON]);
-  const outputs = [ICON_OUT];
+  const inputs = new Set([...SHARED_INPUTS, ...ICONS.map(([from]) => from)]);
+  const outputs = ICONS.map(([, to]) => `${ELECTRON_DIR}/${to}`);
   mkdirSync(path.join(ROOT, ELECTRON_DIR), { recursive: true });
-  copyFileSync(path.join(ROOT, ICON), path.join(ROOT, ICON_OUT));
+  for (const [from, to] of ICONS) copyFileSync(path.join(ROOT, from), path.join(ROOT, ELECTRON_DIR, to));
   for (const b of builds) {
     writeAtomically(b.outputFiles);
     for (const input of Object.keys(b.metafile.inputs)) if (!input.includes('node_modules/')) inputs.add(input);

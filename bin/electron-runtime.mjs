@@ -3,9 +3,10 @@
 // machine with no route to the release host it would fail the whole install); `prepare`
 // and `npm start` call `ensureElectron` instead, which never fails the caller.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './build-lib.mjs';
+import { installNativeBuild, NATIVE, NATIVE_WITH_DEPS } from './native-rebuild.mjs';
 
 const ELECTRON_DIR = path.join(ROOT, 'node_modules', 'electron');
 
@@ -46,34 +47,23 @@ export function ensureElectron() {
   };
 }
 
-/** Native modules the main process loads, and what they need at run time. */
-const NATIVE = ['better-sqlite3'];
-const NATIVE_WITH_DEPS = ['better-sqlite3', 'bindings', 'file-uri-to-path'];
-
 /**
  * Electron runs its own Node (another ABI) than the one `npm install` built better-sqlite3
  * for. This gives the Electron main bundle its own copy, in dist/electron/node_modules
  * (found first from dist/electron/main.js; the CLI in dist/cli/ keeps the Node copy),
- * rebuilt for this Electron with @electron/rebuild when it does not load as it is.
- * { ok: true } or { ok: false, reason }.
+ * built for this Electron by npm's own rebuild in a staging folder (bin/native-rebuild.mjs:
+ * a prebuilt addon for that Electron, else a build against its headers; Node ≥ 20, no
+ * @electron/rebuild) when it does not load as it is. { ok: true } or { ok: false, reason }.
  */
 export async function ensureElectronNative(binary) {
   const dir = path.join(ROOT, 'dist', 'electron');
   const loads = () =>
-    spawnSync(
-      binary,
-      [
-        '-e',
-        NATIVE.map((m) => `require(${JSON.stringify(m)})`).join(';') +
-          ";new (require('better-sqlite3'))(':memory:').close()",
-      ],
-      {
-        cwd: dir,
-        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    ).status === 0;
+    spawnSync(binary, ['-e', `new (require(${JSON.stringify(NATIVE)}))(':memory:').close()`], {
+      cwd: dir,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    }).status === 0;
   if (loads()) return { ok: true };
   const version = JSON.parse(readFileSync(path.join(ELECTRON_DIR, 'package.json'), 'utf8')).version;
   try {
@@ -82,17 +72,12 @@ export async function ensureElectronNative(binary) {
         recursive: true,
         dereference: true,
       });
-    writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({
-        name: 'blocklift-electron-main',
-        private: true,
-        type: 'module',
-        dependencies: { 'better-sqlite3': '*' },
-      }),
-    );
-    const { rebuild } = await import('@electron/rebuild');
-    await rebuild({ buildPath: dir, electronVersion: version, onlyModules: NATIVE, force: true });
+    const built = installNativeBuild({
+      runtime: 'electron',
+      target: version,
+      destModuleDir: path.join(dir, 'node_modules', NATIVE),
+    });
+    if (!built.ok) throw new Error(built.reason);
   } catch (e) {
     return { ok: false, reason: `better-sqlite3 could not be built for Electron ${version}: ${e?.message ?? e}` };
   }

@@ -20,8 +20,8 @@
 // Differences from a release build, forced by this machine: the Electron runtime cannot be
 // downloaded, so `electronDist` is a stand-in folder made here (an `electron` file, renamed
 // to the app's executable, and the resources/ and locales/ folders); native modules are not
-// rebuilt for Electron (`npmRebuild: false`: a rebuild would replace node_modules/better-sqlite3
-// with the Electron ABI build in place and break Node). Nothing is downloaded.
+// rebuilt for Electron (the release's `afterPack`, bin/after-pack.mjs, is left out: it needs
+// that Electron's headers or prebuilt addon). Nothing is downloaded.
 //
 // Usage: node bin/package-check.mjs [--project DIR] [--keep]
 //   --project DIR  check the project in DIR instead of this one (the tests pass a copy);
@@ -88,14 +88,17 @@ async function buildPackage(project, work) {
   const electronDist = path.join(work, 'electron-dist');
   const outDir = path.join(work, 'out');
   makeStandInElectron(electronDist);
-  const { build, Platform } = await import('electron-builder');
+  const { build, Platform, Arch } = await import('electron-builder');
   await build({
     projectDir: project,
-    targets: Platform.LINUX.createTarget('dir', process.arch === 'arm64' ? 2 /* Arch.arm64 */ : 1 /* Arch.x64 */),
+    targets: Platform.LINUX.createTarget('dir', Arch[process.arch] ?? Arch.x64),
     publish: 'never',
     config: {
       electronDist,
       npmRebuild: false,
+      // The release's afterPack builds better-sqlite3 for the Electron it packs (headers or a
+      // prebuilt addon downloaded for that version): there is no such runtime here.
+      afterPack: null,
       directories: { output: outDir, buildResources: 'assets' },
     },
   });

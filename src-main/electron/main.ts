@@ -1,11 +1,14 @@
 import path from 'node:path';
-import { app, powerMonitor, type BrowserWindow } from 'electron';
+import { app, dialog, powerMonitor, type BrowserWindow } from 'electron';
 import { RotatingLog } from '../service/log-file';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { openDesktopApp, type DesktopApp } from './desktop-app';
+import { APP_USER_MODEL_ID, argvPaths, secondInstancePaths, trayIconFile } from './desktop-integration';
 import { APP_ORIGIN, registerIpcDoor, type IpcDoor } from './ipc';
+import { installQuitFlow, QUIT_TIMEOUT_MS } from './quit-flow';
 import { SafeStorageSecretStore } from './secrets';
 import { startTray } from './tray';
+import { trayVisible } from './tray-visible';
 import { createAppWindow } from './window';
 import { freeLoopbackPort, openLocalDoor, type LocalDoor } from '../headless/local-door';
 import { databaseFile, defaultDataDir } from '../service/data-dir';
@@ -20,12 +23,14 @@ import { databaseFile, defaultDataDir } from '../service/data-dir';
  */
 
 const APP_NAME = 'Blocklift';
-/** Paths given on the command line (files or folders to upload), not flags. */
-const argvPaths = (argv: readonly string[]) => argv.slice(app.isPackaged ? 1 : 2).filter((a) => !a.startsWith('-'));
+/** Paths given on this process's command line (files or folders to upload), absolute. */
+const ownPaths = () => argvPaths(process.argv, { isPackaged: app.isPackaged, cwd: process.cwd() });
 
 registerAppScheme();
 app.setName(APP_NAME);
 app.setPath('userData', path.join(app.getPath('appData'), APP_NAME));
+// Windows matches notifications to the installed shortcut by this ID (electron-builder's appId).
+if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
 
 let desktop: DesktopApp | undefined;
 let ipc: IpcDoor | undefined;
@@ -33,8 +38,29 @@ let localDoor: LocalDoor | undefined;
 let win: BrowserWindow | undefined;
 let tray: { dispose(): void } | undefined;
 let log: RotatingLog | undefined;
-let quitting = false;
-let closed = false;
+/** Whether a tray icon is really shown (desktop-integration.ts): else closing the window quits. */
+let trayShown = process.platform !== 'linux';
+
+const quit = installQuitFlow({
+  app,
+  leave: () => {
+    tray?.dispose();
+    tray = undefined;
+    if (win && !win.isDestroyed()) win.close();
+  },
+  // door.json goes first: no command hands work to an app that is quitting.
+  close: async () => {
+    await localDoor
+      ?.close()
+      .catch((e: unknown) =>
+        log?.write('error', `the local door did not close: ${(e as Error)?.message ?? String(e)}`),
+      );
+    await desktop?.close();
+  },
+  afterWindows: () => ipc?.dispose(),
+  log: (level, text) => log?.write(level, text),
+  timeoutMs: QUIT_TIMEOUT_MS,
+});
 
 function showWindow(): void {
   if (!win || win.isDestroyed()) return;
@@ -49,6 +75,13 @@ async function start(paths: string[]): Promise<void> {
   const dataDir = defaultDataDir();
   log = new RotatingLog({ dataDir });
   log.write('info', `desktop app ${app.getVersion()} starting`);
+  void trayVisible().then((shown) => {
+    trayShown = shown;
+    log?.write(
+      'info',
+      shown ? 'tray icon shown: closing the window keeps the app' : 'no tray icon shown here: closing the window quits',
+    );
+  });
   // The local door's port is known first: tasks the app submits carry notify URLs below it.
   const port = await freeLoopbackPort();
   desktop = await openDesktopApp({
@@ -83,56 +116,52 @@ async function start(paths: string[]): Promise<void> {
     preload: path.join(root, 'dist', 'electron', 'preload.cjs'),
     boundsFile: path.join(dataDir, 'window-state.json'),
     icon,
-    quitting: () => quitting,
+    // Close to the tray only where a tray icon is shown; else the window's close quits.
+    quitting: () => quit.quitting || !trayShown,
   });
+  // Windows log-off or shutdown sends no 'before-quit': close as Quit does, not to the tray.
+  win.on('session-end', () => quit.quitNow('session end'));
   ipc.attach(win.webContents);
   await win.loadURL(`${APP_ORIGIN}/index.html`);
   tray = startTray({
     backend: desktop.backend,
-    icon,
+    icon: trayIconFile(process.platform, path.join(root, 'dist', 'electron')),
     window: () => win,
     showWindow,
     quit: () => app.quit(),
     settings: await desktop.settings(),
+    log: (level, text) => log?.write(level, text),
   });
   powerMonitor.on('resume', () => void desktop?.backend.roots.rescan({ all: true }));
   if (paths.length) await desktop.openPaths(paths);
 }
 
-if (!app.requestSingleInstanceLock({ paths: argvPaths(process.argv) })) {
+if (!app.requestSingleInstanceLock({ paths: ownPaths() })) {
   app.quit();
 } else {
-  app.on('second-instance', (_event, _argv, _cwd, data) => {
+  app.on('second-instance', (_event, argv, workingDirectory, data) => {
     showWindow();
-    const paths = (data as { paths?: unknown } | undefined)?.paths;
-    if (Array.isArray(paths) && paths.length) void desktop?.openPaths(paths.map(String));
+    // Relative paths are the second process's: resolved against its working directory.
+    const paths = secondInstancePaths(argv, workingDirectory, data, app.isPackaged);
+    if (paths.length) void desktop?.openPaths(paths);
   });
-  // Closing the last window keeps the app (and its uploads) running in the tray.
-  app.on('window-all-closed', () => undefined);
+  // Closing the last window keeps the app (and its uploads) running in the tray, where one is shown.
+  app.on('window-all-closed', () => {
+    if (!trayShown) app.quit();
+  });
   app.on('activate', showWindow);
-  app.on('before-quit', (event) => {
-    quitting = true;
-    if (closed) return;
-    event.preventDefault();
-    tray?.dispose();
-    ipc?.dispose();
-    // door.json goes first: no command hands work to an app that is quitting.
-    void (localDoor?.close() ?? Promise.resolve())
-      .catch((e: unknown) => log?.write('error', `the local door did not close: ${(e as Error)?.message ?? String(e)}`))
-      .then(() => desktop?.close())
-      .finally(() => {
-        log?.write('info', 'desktop app quit');
-        closed = true;
-        app.quit();
-      });
-  });
   app
     .whenReady()
-    .then(() => start(argvPaths(process.argv)))
+    .then(() => start(ownPaths()))
     .catch((e: unknown) => {
       const text = `the app could not start: ${(e as Error)?.stack ?? String(e)}`;
       log?.write('error', text);
       process.stderr.write(`blocklift: ${text}\n`);
+      // A person who clicked the icon sees no terminal: say it in a dialog too.
+      dialog.showErrorBox(
+        'Blocklift could not start',
+        `${(e as Error)?.message ?? String(e)}${log ? `\n\nDetails are in ${log.file}.` : ''}`,
+      );
       app.exit(1);
     });
 }

@@ -1,7 +1,8 @@
-import { app, Menu, Notification, powerSaveBlocker, Tray, type BrowserWindow } from 'electron';
+import { Menu, Notification, powerSaveBlocker, Tray, type BrowserWindow } from 'electron';
 import type { DoorBackend } from '../service/door-backend';
 import type { AppEventMessage, Settings } from '../shared/contract';
-import { DesktopStatus, type DesktopView } from './desktop-status';
+import { DesktopStatus, type DesktopView, type TrayStatus } from './desktop-status';
+import { applyLaunchAtLogin } from './login-item';
 
 export interface TrayOptions {
   backend: DoorBackend;
@@ -10,6 +11,25 @@ export interface TrayOptions {
   showWindow: () => void;
   quit: () => void;
   settings: Settings | null;
+  log?: (level: 'info' | 'warn', text: string) => void;
+}
+
+/**
+ * The menu's status line: the state and the count, not the speed (that is in the tooltip),
+ * so the menu is rebuilt only when what it offers changes, never under an open menu's cursor
+ * because the speed moved.
+ */
+export function menuStatus(s: TrayStatus): string {
+  switch (s.kind) {
+    case 'idle':
+      return 'Idle';
+    case 'uploading':
+      return `Uploading ${s.count}`;
+    case 'paused':
+      return `Paused (${s.count})`;
+    case 'error':
+      return `${s.failed} failed`;
+  }
 }
 
 /**
@@ -21,17 +41,22 @@ export function startTray(opts: TrayOptions): { dispose(): void } {
   const status = new DesktopStatus(opts.settings);
   const tray = new Tray(opts.icon);
   let blocker: number | null = null;
-  let shown: string | null = null;
+  let menuShown: string | null = null;
+  let tooltipShown: string | null = null;
   const api = opts.backend;
 
   const render = (view: DesktopView) => {
-    const key = JSON.stringify([view.tooltip, view.canPause, view.canResume]);
-    if (key !== shown) {
-      shown = key;
+    if (view.tooltip !== tooltipShown) {
+      tooltipShown = view.tooltip;
       tray.setToolTip(view.tooltip);
+    }
+    const status = menuStatus(view.tray);
+    const key = JSON.stringify([status, view.canPause, view.canResume]);
+    if (key !== menuShown) {
+      menuShown = key;
       tray.setContextMenu(
         Menu.buildFromTemplate([
-          { label: view.tooltip.replace(/^Blocklift — /, ''), enabled: false },
+          { label: status, enabled: false },
           { type: 'separator' },
           { label: 'Open Blocklift', click: opts.showWindow },
           { label: 'Pause all', enabled: view.canPause, click: () => void api.transfers.pause({ all: true }) },
@@ -51,8 +76,12 @@ export function startTray(opts: TrayOptions): { dispose(): void } {
   };
 
   const applySettings = (s: Settings) => {
-    if (app.getLoginItemSettings().openAtLogin !== s.launchAtLogin)
-      app.setLoginItemSettings({ openAtLogin: s.launchAtLogin });
+    try {
+      const done = applyLaunchAtLogin(s.launchAtLogin);
+      if (done) opts.log?.('info', done);
+    } catch (e) {
+      opts.log?.('warn', `launch at login could not be set: ${(e as Error)?.message ?? String(e)}`);
+    }
   };
   if (opts.settings) applySettings(opts.settings);
 

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   cpSync,
   mkdirSync,
@@ -14,6 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extractAll } from '@electron/asar';
 import { afterAll, describe, expect, it } from 'vitest';
+import { IPC_CALL_CHANNEL } from '../../../src-main/shared/wire';
+import { startStandIn } from '../../helpers/electron-runtime/run';
 
 /**
  * `npm run package:check` (bin/package-check.mjs, issue 22): electron-builder --dir with a
@@ -65,7 +68,19 @@ describe('npm run package:check', () => {
   it(
     'passes on this project, and the package it built runs from its own files',
     async () => {
+      const addon = path.join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+      const addonHash = () => createHash('sha256').update(readFileSync(addon)).digest('hex');
+      const before = addonHash();
       const r = await run([CHECK, '--keep']);
+      // A package build leaves the project's own better-sqlite3 as it was: the Node build,
+      // which the CLI and the tests load (a release builds Electron's in a staging folder).
+      expect(addonHash()).toBe(before);
+      const inNode = await run([
+        '-e',
+        "const D = require('better-sqlite3'); console.log(new D(':memory:').prepare('select 6 * 7 as x').get().x)",
+      ]);
+      expect(inNode.stderr).toBe('');
+      expect(inNode.stdout).toBe('42\n');
       expect(problems(r)).toEqual([]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^package: app\.asar [\d.]+ MB \+ app\.asar\.unpacked [\d.]+ MB = [\d.]+ MB$/m);
@@ -117,6 +132,24 @@ describe('npm run package:check', () => {
         .version;
       expect(p.stdout.split('\n')).toEqual([version, 'sqlite 42', 'watcher saw new.txt', '']);
       expect(p.code).toBe(0);
+
+      // The packed main.js starts from the package's files alone, with the stand-in runtime
+      // (test/helpers/electron-runtime): window, a verb over IPC, quit. @parcel/watcher is in
+      // the package but must not load at start (an eager import fails this as a missing module).
+      const desktop = startStandIn({ appPath: app, dir: tempDir('bl-package-desktop-'), block: ['@parcel/watcher'] });
+      try {
+        await desktop.waitFor('window-loaded');
+        const status = (await desktop.command('invoke', {
+          channel: IPC_CALL_CHANNEL,
+          args: ['app.status', undefined],
+        })) as { value: { ok: boolean } };
+        expect(status.value.ok).toBe(true);
+        await desktop.command('quit');
+        expect(await desktop.exited).toEqual({ code: 0, signal: null });
+        expect(desktop.stderr()).toBe('');
+      } finally {
+        desktop.kill();
+      }
     },
     BUILD_MS,
   );

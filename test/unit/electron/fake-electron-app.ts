@@ -46,6 +46,12 @@ export class FakeBrowserWindow extends EventEmitter {
     this.focuses++;
   }
   hide(): void {}
+  /** A real close (quitting): the window is gone. */
+  close(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.emit('closed');
+  }
   maximize(): void {}
   minimize(): void {
     this.minimized = true;
@@ -107,7 +113,10 @@ class FakeApp extends EventEmitter {
     this.quitCalls++;
     let prevented = false;
     this.emit('before-quit', { preventDefault: () => (prevented = true) });
-    if (!prevented) this.ended = true;
+    if (prevented) return;
+    // As Electron: the windows are closed, then 'will-quit', then the app ends.
+    this.emit('will-quit', { preventDefault: () => undefined });
+    this.ended = true;
   }
   exit(code: number): void {
     this.exitCode = code;
@@ -119,6 +128,7 @@ class FakeApp extends EventEmitter {
   setLoginItemSettings(s: { openAtLogin: boolean }): void {
     this.loginItem = s;
   }
+  setAppUserModelId(): void {}
 }
 
 export const fakeApp = new FakeApp();

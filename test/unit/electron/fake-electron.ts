@@ -1,8 +1,10 @@
 /**
  * A test double of the Electron runtime (which cannot be downloaded here), just wide
- * enough for src-main/electron's IPC and preload code: ipcMain/ipcRenderer over an
+ * enough for src-main/electron's IPC, preload and tray code: ipcMain/ipcRenderer over an
  * in-memory channel, a contextBridge that records what is exposed, webUtils, safeStorage,
- * a dialog whose open-dialog calls are recorded and answered with `dialog.answer`.
+ * a dialog whose open-dialog calls are recorded and answered with `dialog.answer`, a Tray
+ * that records its tooltips and menus. (The built main process runs on the wider stand-in of
+ * test/helpers/electron-runtime.)
  * Used with `vi.mock('electron', () => fakeElectron)`.
  */
 type Handler = (event: unknown, ...args: unknown[]) => unknown;
@@ -96,6 +98,33 @@ export const fakeElectron = {
       fakeElectron.dialog.calls.push({ window, options: options as Record<string, unknown> });
       return Promise.resolve(fakeElectron.dialog.answer);
     },
+  },
+  /** Tray and menus: what the tray was given, in order (tray.ts). */
+  Tray: class {
+    static created: Array<{ tooltips: string[]; menus: Array<Array<{ label?: string; enabled?: boolean }>> }> = [];
+    readonly state = { tooltips: [] as string[], menus: [] as Array<Array<{ label?: string; enabled?: boolean }>> };
+    constructor() {
+      fakeElectron.Tray.created.push(this.state);
+    }
+    setToolTip(t: string) {
+      this.state.tooltips.push(t);
+    }
+    setContextMenu(m: { items: Array<{ label?: string; enabled?: boolean }> }) {
+      this.state.menus.push(m.items);
+    }
+    on() {}
+    destroy() {}
+  },
+  Menu: { buildFromTemplate: (items: unknown[]) => ({ items }) },
+  Notification: class {
+    static isSupported = () => false;
+    show() {}
+  },
+  powerSaveBlocker: { start: () => 1, stop: () => undefined },
+  app: {
+    isPackaged: false,
+    getLoginItemSettings: () => ({ openAtLogin: false }),
+    setLoginItemSettings: () => undefined,
   },
   currentSender: null as FakeWebContents | null,
   /** Delivers what the main side sent to a window to the renderer-side listeners. */
