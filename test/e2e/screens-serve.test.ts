@@ -95,8 +95,9 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await dropAndUpload([{ name: 'big.bin', size: 6 * 1024 * 1024 }]);
     await expect.poll(() => stateOf('big.bin'), { timeout: 60_000 }).toBe('Uploading');
     // A speed was measured: the chart draws its line (and no longer says anything over it).
+    // At 32 KiB/s the first chunk's bytes take seconds to be acknowledged and measured.
     const chart = page.locator('svg.sparkline');
-    await expect.poll(() => chart.getAttribute('data-note')).toBeNull();
+    await expect.poll(() => chart.getAttribute('data-note'), { timeout: 30_000 }).toBeNull();
     expect(await chart.locator('polyline').count()).toBe(1);
     await actOn('big.bin', 'Pause');
     await expect.poll(() => stateOf('big.bin')).toBe('Paused');
