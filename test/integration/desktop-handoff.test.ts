@@ -1,82 +1,80 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Result, TransferPage } from '../../src-main/shared/contract';
 import { DOOR_FILE, readDoorFile, type DoorInfo } from '../../src-main/service/door-file';
 import { API_HTTP_PREFIX, IPC_CALL_CHANNEL } from '../../src-main/shared/wire';
 import { jsonLines, runCli, runStart } from '../helpers/cli';
-import { fakeElectron } from '../unit/electron/fake-electron';
-import { fakeApp, fakeElectronApp, FakeBrowserWindow } from '../unit/electron/fake-electron-app';
-
-vi.mock('electron', () => fakeElectronApp);
+import { startStandIn, type StandInApp } from '../helpers/electron-runtime/run';
 
 /**
- * Issue 17, "one app, whichever door": the desktop app's main process (src-main/electron/main.ts,
- * its Electron runtime stood in for by fake-electron-app.ts: the runtime cannot be downloaded
- * here) opens the local door `blocklift serve` opens (headless/local-door.ts) and writes
- * door.json, so a real `blocklift upload` child on its data folder joins the desktop app's
- * queue, the one its window shows through IPC; a second `npm start` (bin/start.mjs) brings its
- * window to the front with the paths handed over instead of failing on the queue lock; quitting
- * removes door.json before the service closes.
+ * Issue 17, "one app, whichever door": the desktop app's main process (the built
+ * dist/electron/main.js with its real module graph, on the stand-in Electron runtime of
+ * test/helpers/electron-runtime: the runtime cannot be downloaded here) opens the local door
+ * `blocklift serve` opens (headless/local-door.ts) and writes door.json, so a real
+ * `blocklift upload` child on its data folder joins the desktop app's queue, the one its
+ * window shows through IPC; a second `npm start` (bin/start.mjs) from another folder brings
+ * its window to the front with the paths handed over instead of failing on the queue lock;
+ * quitting removes door.json before the service closes.
+ * Needs dist/ built (`node bin/build.mjs --if-stale`, as `npm test` does first).
  */
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let tmp: string;
 let dataDir: string;
+let doorFile: string;
+/** The database's write-ahead log: there while the service holds the database open. */
+let walFile: string;
 let door: DoorInfo;
+let app: StandInApp;
 
-/** Waits (generously: a busy machine) until `pred` holds. */
-async function until(pred: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const win = () => FakeBrowserWindow.all[0];
+const count = (ev: string) => app.events.filter((e) => e.ev === ev).length;
 
 /** A verb called as the window's page calls it: through the IPC door. */
 async function fromWindow<T>(method: string, input: unknown): Promise<T> {
-  fakeElectron.currentSender = win()?.webContents ?? null;
-  const r = (await fakeElectron.ipcRenderer.invoke(IPC_CALL_CHANNEL, method, input)) as Result<T>;
-  if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
-  return r.value;
+  const r = (await app.command('invoke', { channel: IPC_CALL_CHANNEL, args: [method, input] })) as {
+    value: Result<T>;
+  };
+  if (!r.value.ok) throw new Error(`${method}: ${r.value.error.message}`);
+  return r.value.value;
 }
 
+/** Waiting on the app, which shares the cores with other tests: generous, the waits end as soon as it is so. */
+const POLL = { timeout: 60_000, interval: 100 };
+
 beforeAll(async () => {
-  tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-desktop-')));
-  dataDir = path.join(tmp, 'data');
-  process.env.BLOCKLIFT_DATA = dataDir;
-  fakeApp.appData = path.join(tmp, 'appdata');
-  await import('../../src-main/electron/main');
-  fakeApp.makeReady();
-  // A failed start calls app.exit(1) (main.ts): no need to wait then.
-  await until(
-    () => fakeApp.exitCode !== null || (!!win()?.loaded && existsSync(path.join(dataDir, DOOR_FILE))),
-    'the desktop app',
-  );
+  await mkdir(path.join(ROOT, '.tmp'), { recursive: true });
+  tmp = await realpath(await mkdtemp(path.join(ROOT, '.tmp', 'bl-handoff-')));
+  dataDir = path.join(tmp, 'app', 'data');
+  doorFile = path.join(dataDir, DOOR_FILE);
+  walFile = path.join(dataDir, 'blocklift.db-wal');
+  app = startStandIn({
+    appPath: ROOT,
+    dir: path.join(tmp, 'app'),
+    block: ['@parcel/watcher'],
+    watch: [doorFile, walFile],
+  });
+  // A failed start exits 1 with its reason on stderr: the wait then fails with it. The local
+  // door (door.json) opens before the window is created.
+  await app.waitFor('window-loaded', undefined, 60_000);
   door = readDoorFile(dataDir)!;
-});
+}, 90_000);
 
 afterAll(async () => {
-  if (!fakeApp.ended) {
-    fakeApp.quit();
-    await until(() => fakeApp.ended, 'quit').catch(() => undefined);
-  }
-  delete process.env.BLOCKLIFT_DATA;
+  app?.kill();
+  await app?.exited;
   await rm(tmp, { recursive: true, force: true });
 });
 
 describe('the desktop app opens the local door serve opens', () => {
   it('writes door.json (0600, its own pid and database, a loopback address) once the window shows', () => {
-    expect(fakeApp.exitCode).toBeNull();
-    expect(win()?.loaded).toBe('app://renderer/index.html');
-    expect(door).toMatchObject({ pid: process.pid, db: path.join(dataDir, 'blocklift.db') });
+    expect(app.events.find((e) => e.ev === 'window-loaded')?.url).toBe('app://renderer/index.html');
+    expect(door).toMatchObject({ pid: app.child.pid, db: path.join(dataDir, 'blocklift.db') });
     expect(door.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(door.token.length).toBeGreaterThanOrEqual(40);
-    expect(statSync(path.join(dataDir, DOOR_FILE)).mode & 0o777).toBe(0o600);
+    expect(statSync(doorFile).mode & 0o777).toBe(0o600);
   });
 
   it('`blocklift upload` next to the open window joins its queue: done there, shown by the window', async () => {
@@ -102,31 +100,39 @@ describe('the desktop app opens the local door serve opens', () => {
     expect(refused.status).toBe(401);
   });
 
-  it('a second `npm start` brings the window to the front and hands it its paths, instead of failing on the queue lock', async () => {
-    const before = { shows: win()?.shows ?? 0, focuses: win()?.focuses ?? 0 };
-    const file = path.join(tmp, 'second.txt');
+  it('a second `npm start` from another folder brings the window to the front and hands it its paths, instead of failing on the queue lock', async () => {
+    const before = { shows: count('window-shown'), focuses: count('window-focused') };
+    const elsewhere = path.join(tmp, 'elsewhere');
+    await mkdir(elsewhere, { recursive: true });
+    const file = path.join(elsewhere, 'second.txt');
     await writeFile(file, 'handed by a second start');
-    const second = await runStart([file], {
-      cwd: tmp,
+    const second = await runStart(['second.txt'], {
+      cwd: elsewhere,
       env: { BLOCKLIFT_DATA: dataDir, HOME: tmp },
       killAfterMs: 120_000,
     });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain('already running: its window is brought to the front');
     expect(second.stderr).not.toMatch(/in use|no desktop window/);
-    expect(win()?.shows).toBeGreaterThan(before.shows);
-    expect(win()?.focuses).toBeGreaterThan(before.focuses);
-    await until(async () => {
+    await expect.poll(() => count('window-shown'), POLL).toBeGreaterThan(before.shows);
+    await expect.poll(() => count('window-focused'), POLL).toBeGreaterThan(before.focuses);
+    const uploaded = async () => {
       const page = await fromWindow<TransferPage>('transfers.list', { text: 'second.txt' });
       return page.rows.some((r) => r.state === 'done' && r.localPath === file);
-    }, 'the handed file uploaded by the desktop app');
+    };
+    await expect.poll(uploaded, POLL).toBe(true);
   });
 
-  it('quitting removes door.json before the service closes, and the app ends', async () => {
-    fakeApp.quit();
-    expect(existsSync(path.join(dataDir, DOOR_FILE))).toBe(false);
-    await until(() => fakeApp.ended, 'the app to end');
-    expect(fakeApp.exitCode).toBeNull();
+  it('quitting removes door.json before the service closes, and the app ends with 0', async () => {
+    await app.command('quit');
+    // As before-quit's listeners return: door.json is gone, the database still open.
+    const beforeQuit = await app.waitFor('app-event', (e) => e.name === 'before-quit');
+    expect(beforeQuit.prevented).toBe(true);
+    expect(beforeQuit.exists).toEqual({ [doorFile]: false, [walFile]: true });
+    expect(await app.exited).toEqual({ code: 0, signal: null });
+    // The service closed its database (SQLite removes the write-ahead log at the last close).
+    expect(existsSync(walFile)).toBe(false);
+    expect(existsSync(doorFile)).toBe(false);
     // Nothing answers at the old address any more.
     await expect(fetch(`${door.url}/`)).rejects.toThrow();
   });

@@ -1,5 +1,5 @@
-// A stand-in for the Electron runtime's `electron` module (the runtime cannot be downloaded on
-// these machines), wide enough to run the built dist/electron/main.js under plain Node with its
+// The one stand-in for the Electron runtime's main process in tests (the runtime cannot be
+// downloaded on these machines): what the `electron` module does, wide enough to run the built dist/electron/main.js under plain Node with its
 // real module graph: app lifecycle (ready, single-instance lock between processes, quit with
 // Electron's documented event order), windows, tray, menus, notifications, the app:// protocol,
 // IPC, dialogs. Loaded through register.mjs (`node --import …/register.mjs main.js`).
@@ -12,6 +12,8 @@
 //   STANDIN_PACKAGED  '1': app.isPackaged is true (and process.argv loses the script path,
 //                     as in a packaged app's [executable, ...args])
 //   STANDIN_EXE       process.execPath as the app sees it (a packaged app's executable)
+//   STANDIN_WATCH     files (joined with path.delimiter) whose existence each 'app-event'
+//                     report carries, seen the moment the event's listeners have returned
 import { EventEmitter } from 'node:events';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,6 +31,7 @@ export function report(ev, details = {}) {
 }
 
 const later = (fn) => setImmediate(fn);
+const WATCH = (process.env.STANDIN_WATCH ?? '').split(path.delimiter).filter(Boolean);
 
 /** An Electron-style event: `preventDefault()` and `defaultPrevented`. */
 function newEvent() {
@@ -43,6 +46,17 @@ function newEvent() {
 
 // ---------------------------------------------------------------------------------------
 // app
+
+/**
+ * Emits an app lifecycle event to main.ts's listeners (which run synchronously, as in
+ * Electron), then reports it: { ev: 'app-event', name, prevented, exists: { [file]: boolean } }.
+ */
+function emitApp(name, event, ...args) {
+  app.emit(name, event, ...args);
+  const exists = Object.fromEntries(WATCH.map((f) => [f, existsSync(f)]));
+  report('app-event', { name, prevented: event.defaultPrevented, exists });
+  return event;
+}
 
 const paths = new Map([
   ['appData', path.join(DIR, 'appData')],
@@ -120,7 +134,7 @@ class App extends EventEmitter {
       for (const name of readdirSync(DIR).filter((n) => /^second-\d+\.json$/.test(n))) {
         const m = JSON.parse(readFileSync(path.join(DIR, name), 'utf8'));
         rmSync(path.join(DIR, name));
-        this.emit('second-instance', newEvent(), m.argv, m.cwd, m.data);
+        emitApp('second-instance', newEvent(), m.argv, m.cwd, m.data);
       }
     }, 20);
     mailboxTimer.unref();
@@ -131,8 +145,7 @@ class App extends EventEmitter {
     if (quitState === 'closing-windows' || quitState === 'exiting') return;
     report('app-quit-called');
     later(() => {
-      const e = newEvent();
-      this.emit('before-quit', e);
+      const e = emitApp('before-quit', newEvent());
       if (e.defaultPrevented) return;
       quitState = 'closing-windows';
       for (const w of BrowserWindow.getAllWindows()) w.close();
@@ -141,13 +154,12 @@ class App extends EventEmitter {
         report('quit-canceled-by-window');
         return;
       }
-      const wq = newEvent();
-      this.emit('will-quit', wq);
+      const wq = emitApp('will-quit', newEvent());
       if (wq.defaultPrevented) {
         quitState = 'no';
         return;
       }
-      this.emit('quit', newEvent(), 0);
+      emitApp('quit', newEvent(), 0);
       this.exit(0);
     });
   }
@@ -262,7 +274,9 @@ export class BrowserWindow extends EventEmitter {
     this.visible = false;
     report('window-hidden');
   }
-  focus() {}
+  focus() {
+    report('window-focused');
+  }
   restore() {}
   maximize() {}
   isMinimized() {
@@ -297,7 +311,7 @@ export class BrowserWindow extends EventEmitter {
     this.webContents.emit('destroyed');
     this.emit('closed');
     report('window-closed');
-    if (windows.size === 0 && quitState === 'no') app.emit('window-all-closed', newEvent());
+    if (windows.size === 0 && quitState === 'no') emitApp('window-all-closed', newEvent());
   }
 }
 
@@ -410,7 +424,7 @@ process.on('exit', releaseLock);
 setImmediate(() => {
   readyResolve();
   readyResolve = null;
-  app.emit('ready', newEvent(), {});
+  emitApp('ready', newEvent(), {});
 });
 
 export default { app, BrowserWindow, Tray, Menu, Notification, dialog, ipcMain, protocol, net, screen, shell };

@@ -41,6 +41,8 @@ export interface StandInOptions {
   /** Refuse packages the app's files load that are not in package.json dependencies. */
   onlyDependencies?: boolean;
   packaged?: boolean;
+  /** Files whose existence each 'app-event' report carries (seen as the event's listeners return). */
+  watch?: string[];
 }
 
 export function startStandIn(opts: StandInOptions): StandInApp {
@@ -59,6 +61,7 @@ export function startStandIn(opts: StandInOptions): StandInApp {
         STANDIN_BLOCK: (opts.block ?? []).join(','),
         STANDIN_ONLY_DEPENDENCIES: opts.onlyDependencies ? '1' : '',
         STANDIN_PACKAGED: opts.packaged ? '1' : '',
+        STANDIN_WATCH: (opts.watch ?? []).join(path.delimiter),
         ...opts.env,
       },
     },
