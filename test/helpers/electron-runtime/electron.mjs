@@ -1,8 +1,9 @@
 // The one stand-in for the Electron runtime's main process in tests (the runtime cannot be
-// downloaded on these machines): what the `electron` module does, wide enough to run the built dist/electron/main.js under plain Node with its
-// real module graph: app lifecycle (ready, single-instance lock between processes, quit with
-// Electron's documented event order), windows, tray, menus, notifications, the app:// protocol,
-// IPC, dialogs. Loaded through register.mjs (`node --import …/register.mjs main.js`).
+// downloaded on these machines): the `electron` module, wide enough to run the built
+// dist/electron/main.js under plain Node with its real module graph. The app lifecycle and
+// windows are lifecycle.mjs's; this adds the process around them (the single-instance lock
+// between processes, paths, exit), IPC, tray, menus, notifications, dialogs, safeStorage,
+// powerMonitor, screen. Loaded through register.mjs (`node --import …/register.mjs main.js`).
 //
 // It reports what the app does to the test that started it, as messages on the Node IPC
 // channel ({ ev: name, ...details }), and takes commands on it ({ cmd: name, ...args }): see
@@ -15,6 +16,7 @@
 //   STANDIN_WATCH     files (joined with path.delimiter) whose existence each 'app-event'
 //                     report carries, seen the moment the event's listeners have returned
 import { EventEmitter } from 'node:events';
+import { createLifecycle, newEvent } from './lifecycle.mjs';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,47 +32,32 @@ export function report(ev, details = {}) {
   if (process.send && process.connected) process.send({ ev, ...details });
 }
 
-const later = (fn) => setImmediate(fn);
 const WATCH = (process.env.STANDIN_WATCH ?? '').split(path.delimiter).filter(Boolean);
 
-/** An Electron-style event: `preventDefault()` and `defaultPrevented`. */
-function newEvent() {
-  const e = {
-    defaultPrevented: false,
-    preventDefault() {
-      e.defaultPrevented = true;
-    },
-  };
-  return e;
-}
+const lifecycle = createLifecycle({
+  report,
+  watch: WATCH,
+  exit(code) {
+    releaseLock();
+    // Let the report reach the test before the process ends.
+    if (process.send && process.connected) process.send({ ev: 'bye' }, () => process.exit(code));
+    else process.exit(code);
+  },
+});
 
 // ---------------------------------------------------------------------------------------
 // app
-
-/**
- * Emits an app lifecycle event to main.ts's listeners (which run synchronously, as in
- * Electron), then reports it: { ev: 'app-event', name, prevented, exists: { [file]: boolean } }.
- */
-function emitApp(name, event, ...args) {
-  app.emit(name, event, ...args);
-  const exists = Object.fromEntries(WATCH.map((f) => [f, existsSync(f)]));
-  report('app-event', { name, prevented: event.defaultPrevented, exists });
-  return event;
-}
 
 const paths = new Map([
   ['appData', path.join(DIR, 'appData')],
   ['home', path.join(DIR, 'home')],
   ['temp', path.join(DIR, 'temp')],
 ]);
-let readyResolve;
-const ready = new Promise((r) => (readyResolve = r));
 let lockFile = null;
 let mailboxTimer = null;
-let quitState = 'no';
 let loginItem = { openAtLogin: false };
 
-class App extends EventEmitter {
+class App extends lifecycle.App {
   get isPackaged() {
     return PACKAGED;
   }
@@ -93,12 +80,6 @@ class App extends EventEmitter {
   }
   setPath(name, value) {
     paths.set(name, value);
-  }
-  whenReady() {
-    return ready;
-  }
-  isReady() {
-    return readyResolve === null;
   }
   setAppUserModelId(id) {
     report('app-user-model-id', { id });
@@ -134,44 +115,12 @@ class App extends EventEmitter {
       for (const name of readdirSync(DIR).filter((n) => /^second-\d+\.json$/.test(n))) {
         const m = JSON.parse(readFileSync(path.join(DIR, name), 'utf8'));
         rmSync(path.join(DIR, name));
-        emitApp('second-instance', newEvent(), m.argv, m.cwd, m.data);
+        this.emitEvent('second-instance', newEvent(), m.argv, m.cwd, m.data);
       }
     }, 20);
     mailboxTimer.unref();
     return true;
   }
-  /** Electron's order: before-quit, then every window's close (any may cancel), will-quit, quit, exit 0. */
-  quit() {
-    if (quitState === 'closing-windows' || quitState === 'exiting') return;
-    report('app-quit-called');
-    later(() => {
-      const e = emitApp('before-quit', newEvent());
-      if (e.defaultPrevented) return;
-      quitState = 'closing-windows';
-      for (const w of BrowserWindow.getAllWindows()) w.close();
-      if (BrowserWindow.getAllWindows().length > 0) {
-        quitState = 'no';
-        report('quit-canceled-by-window');
-        return;
-      }
-      const wq = emitApp('will-quit', newEvent());
-      if (wq.defaultPrevented) {
-        quitState = 'no';
-        return;
-      }
-      emitApp('quit', newEvent(), 0);
-      this.exit(0);
-    });
-  }
-  exit(code = 0) {
-    quitState = 'exiting';
-    report('exit', { code });
-    releaseLock();
-    // Let the report reach the test before the process ends.
-    if (process.send && process.connected) process.send({ ev: 'bye' }, () => process.exit(code));
-    else process.exit(code);
-  }
-  focus() {}
   dock = undefined;
 }
 
@@ -186,15 +135,7 @@ export const app = new App();
 // ---------------------------------------------------------------------------------------
 // protocol and net
 
-const schemes = new Map();
-export const protocol = {
-  registerSchemesAsPrivileged(list) {
-    report('schemes', { schemes: list.map((s) => s.scheme) });
-  },
-  handle(scheme, handler) {
-    schemes.set(scheme, handler);
-  },
-};
+export const protocol = lifecycle.protocol;
 export const net = {
   /** Electron's net.fetch reads file: URLs; Node's fetch does not. */
   async fetch(url, init) {
@@ -225,95 +166,7 @@ export const ipcMain = {
   on() {},
 };
 
-class WebContents extends EventEmitter {
-  destroyed = false;
-  mainFrame = { url: 'about:blank', parent: null };
-  sent = 0;
-  send(channel) {
-    if (this.destroyed) throw new Error('Object has been destroyed');
-    this.sent++;
-    if (this.sent === 1) report('first-event-sent', { channel });
-  }
-  isDestroyed() {
-    return this.destroyed;
-  }
-  setWindowOpenHandler(h) {
-    this.openHandler = h;
-  }
-}
-
-const windows = new Set();
-export class BrowserWindow extends EventEmitter {
-  static getAllWindows() {
-    return [...windows];
-  }
-  constructor(options) {
-    super();
-    this.options = options;
-    this.webContents = new WebContents();
-    this.visible = false;
-    this.destroyed = false;
-    windows.add(this);
-    report('window-created', { preload: options?.webPreferences?.preload, icon: options?.icon });
-  }
-  async loadURL(url) {
-    const handler = schemes.get(new URL(url).protocol.slice(0, -1));
-    if (!handler) throw new Error(`ERR_UNKNOWN_URL_SCHEME: ${url}`);
-    const reply = await handler(new Request(url));
-    const body = await reply.text();
-    if (reply.status !== 200) throw new Error(`ERR_FAILED (${reply.status}) loading '${url}'`);
-    this.webContents.mainFrame = { url, parent: null };
-    report('window-loaded', { url, csp: reply.headers.get('content-security-policy'), bytes: body.length });
-    later(() => this.emit('ready-to-show'));
-  }
-  show() {
-    this.visible = true;
-    report('window-shown');
-  }
-  hide() {
-    this.visible = false;
-    report('window-hidden');
-  }
-  focus() {
-    report('window-focused');
-  }
-  restore() {}
-  maximize() {}
-  isMinimized() {
-    return false;
-  }
-  isMaximized() {
-    return false;
-  }
-  isVisible() {
-    return this.visible;
-  }
-  isDestroyed() {
-    return this.destroyed;
-  }
-  getNormalBounds() {
-    return { x: 10, y: 10, width: 1200, height: 800 };
-  }
-  setProgressBar() {}
-  /** Emits 'close' (cancelable); when not canceled, the window goes. */
-  close() {
-    if (this.destroyed) return;
-    const e = newEvent();
-    this.emit('close', e);
-    if (e.defaultPrevented) return;
-    this.destroy();
-  }
-  destroy() {
-    if (this.destroyed) return;
-    this.destroyed = true;
-    windows.delete(this);
-    this.webContents.destroyed = true;
-    this.webContents.emit('destroyed');
-    this.emit('closed');
-    report('window-closed');
-    if (windows.size === 0 && quitState === 'no') emitApp('window-all-closed', newEvent());
-  }
-}
+export const BrowserWindow = lifecycle.BrowserWindow;
 
 export const screen = {
   getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }],
@@ -421,10 +274,6 @@ process.channel?.unref();
 process.on('exit', releaseLock);
 
 // Electron is ready once the main script's first turn is done.
-setImmediate(() => {
-  readyResolve();
-  readyResolve = null;
-  emitApp('ready', newEvent(), {});
-});
+setImmediate(() => app.makeReady());
 
 export default { app, BrowserWindow, Tray, Menu, Notification, dialog, ipcMain, protocol, net, screen, shell };

@@ -8,7 +8,8 @@ import {
   trayIconFile,
   trayShownOnLinux,
 } from '../../../src-main/electron/desktop-integration';
-import { installQuitFlow, type QuitApp } from '../../../src-main/electron/quit-flow';
+import { installQuitFlow } from '../../../src-main/electron/quit-flow';
+import { createLifecycle } from '../../helpers/electron-runtime/lifecycle.mjs';
 
 describe('the paths a command line hands to the desktop app', () => {
   it('skips flags and the value of a flag that takes one (npm start -- --port 8080 is not a file)', () => {
@@ -86,34 +87,28 @@ describe('tray', () => {
   });
 });
 
-/** Electron's documented quit order, enough for the flow: before-quit (cancelable), will-quit, exit. */
-class OrderedApp implements QuitApp {
-  readonly steps: string[] = [];
-  private readonly listeners = new Map<string, Array<(e: { preventDefault(): void }) => void>>();
-  on(event: 'before-quit' | 'will-quit', l: (e: { preventDefault(): void }) => void) {
-    this.listeners.set(event, [...(this.listeners.get(event) ?? []), l]);
-    return this;
-  }
-  quit() {
-    let prevented = false;
-    const e = { preventDefault: () => (prevented = true) };
-    this.steps.push('before-quit');
-    for (const l of this.listeners.get('before-quit') ?? []) l(e);
-    if (prevented) return;
-    this.steps.push('windows closed', 'will-quit');
-    for (const l of this.listeners.get('will-quit') ?? []) l(e);
-    this.steps.push('exit');
-  }
-}
-
 describe('quit', () => {
+  /**
+   * The flow on the stand-in runtime's lifecycle (the one that runs the built main.js), with
+   * one window; `steps` is what happened, in order.
+   */
   function setUp(close: () => Promise<void>) {
-    const app = new OrderedApp();
+    const steps: string[] = [];
+    const { App, BrowserWindow } = createLifecycle({ exit: (code) => steps.push(`exit ${code}`) });
+    const app = Object.assign(new App(), { steps });
+    app.on('before-quit', () => steps.push('before-quit'));
+    app.on('will-quit', () => steps.push('will-quit'));
+    const win = new BrowserWindow();
+    win.on('closed', () => steps.push('window closed'));
     const log: string[] = [];
     const calls = { leave: 0, close: 0, afterWindows: 0 };
     const flow = installQuitFlow({
       app,
-      leave: () => calls.leave++,
+      // As main.ts: the window really closes at once.
+      leave: () => {
+        calls.leave++;
+        win.close();
+      },
       close: () => {
         calls.close++;
         return close();
@@ -133,20 +128,22 @@ describe('quit', () => {
     const { app, calls, flow } = setUp(() => new Promise<void>((r) => (release = r)));
     app.quit();
     app.quit();
+    // Electron emits before-quit on a later turn.
+    await vi.waitFor(() => expect(app.steps.filter((s) => s === 'before-quit')).toHaveLength(2));
     expect(flow.quitting).toBe(true);
     expect(calls).toEqual({ leave: 1, close: 1, afterWindows: 0 });
     release();
-    await vi.waitFor(() => expect(app.steps.at(-1)).toBe('exit'));
+    await vi.waitFor(() => expect(app.steps.at(-1)).toBe('exit 0'));
     expect(calls).toEqual({ leave: 1, close: 1, afterWindows: 1 });
     // Two asks held while closing, the third (the flow's own) goes through.
     expect(app.steps).toEqual([
       'before-quit',
+      'window closed',
       'before-quit',
       'before-quit',
-      'windows closed',
       'will-quit',
       'ipc disposed',
-      'exit',
+      'exit 0',
     ]);
   });
 
@@ -156,9 +153,12 @@ describe('quit', () => {
       const { app, log, calls } = setUp(() => new Promise<void>(() => undefined));
       app.quit();
       await vi.advanceTimersByTimeAsync(14_999);
-      expect(app.steps).not.toContain('exit');
+      expect(app.steps).toContain('before-quit');
+      expect(app.steps).not.toContain('exit 0');
       await vi.advanceTimersByTimeAsync(1);
-      expect(app.steps.at(-1)).toBe('exit');
+      // The flow's own quit: Electron's before-quit on a later turn (no time passes).
+      await vi.runOnlyPendingTimersAsync();
+      expect(app.steps.at(-1)).toBe('exit 0');
       expect(calls.afterWindows).toBe(1);
       expect(log.at(-1)).toMatch(/^warn: the app service did not close in 15 s; quitting anyway/);
     } finally {
@@ -170,7 +170,7 @@ describe('quit', () => {
     const { app, calls, flow } = setUp(() => Promise.resolve());
     flow.quitNow('session end');
     expect(flow.quitting).toBe(true);
-    await vi.waitFor(() => expect(app.steps.at(-1)).toBe('exit'));
+    await vi.waitFor(() => expect(app.steps.at(-1)).toBe('exit 0'));
     expect(calls).toEqual({ leave: 1, close: 1, afterWindows: 1 });
   });
 });
