@@ -20,7 +20,11 @@ export interface PublicAccount {
   tokenUrl: string | null;
   /** A secret key is stored. */
   hasSecret: boolean;
-  /** "stored · changed 2026-11-27" when a secret key is stored, else null. */
+  /**
+   * "stored · changed 2026-11-27" when a secret key is stored; "this session only · changed
+   * 2026-11-27" when it is kept in memory until the app quits (no keyring, or given on the
+   * command line); else null.
+   */
   secret: string | null;
   proxy: ProxySetting;
 }
@@ -35,14 +39,23 @@ export function publicAccount(a: AccountRecord, proxy: ProxySetting): PublicAcco
     accessKey: a.accessKey,
     tokenUrl: a.tokenUrl === null ? null : publicTokenUrl(a.tokenUrl),
     hasSecret: a.secretRef !== null,
-    secret: a.secretRef === null ? null : secretSummary(a.secretChangedAt),
+    secret: a.secretRef === null ? null : secretSummary(a.secretChangedAt, sessionOnly(a.secretRef)),
     proxy: proxy.mode === 'url' ? { mode: 'url', url: publicUrl(proxy.url) } : proxy,
   };
 }
 
-/** "stored · changed <YYYY-MM-DD>" (UTC), or "stored" when the date is not known. */
-export function secretSummary(changedAt: number | null): string {
-  return changedAt === null ? 'stored' : `stored · changed ${new Date(changedAt).toISOString().slice(0, 10)}`;
+/**
+ * "stored · changed <YYYY-MM-DD>" (UTC), or "stored" when the date is not known; "this
+ * session only" instead of "stored" for a secret kept in memory.
+ */
+export function secretSummary(changedAt: number | null, session = false): string {
+  const kept = session ? 'this session only' : 'stored';
+  return changedAt === null ? kept : `${kept} · changed ${new Date(changedAt).toISOString().slice(0, 10)}`;
+}
+
+/** A reference to a secret kept in memory (the desktop's session store, the CLI's memory:). */
+function sessionOnly(ref: string): boolean {
+  return ref.startsWith('session:') || ref.startsWith('memory:');
 }
 
 /** A URL without its user name and password (a base URL's path and query are kept). */

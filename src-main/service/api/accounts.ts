@@ -85,7 +85,9 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
         if (secretRef) ctx.core.secrets.forget(secretRef);
         secretRef = null;
       } else if (typeof input.secretKey === 'string') {
-        secretRef = ctx.core.secrets.store(`account:${existing?.id ?? randomUUID()}`, input.secretKey);
+        secretRef = ctx.core.secrets.store(`account:${existing?.id ?? randomUUID()}`, input.secretKey, {
+          allowWeak: ctx.core.settingsStore.get().storeSecretsWithoutKeyring,
+        });
         secretChangedAt = Date.now();
       }
       const row: AccountRow = {
