@@ -42,7 +42,8 @@ export class SafeStorageSecretStore implements SecretStore {
     if (this.platform === 'darwin') return 'keychain';
     if (this.platform === 'win32') return 'dpapi';
     if (this.platform !== 'linux') return 'unknown';
-    return safeStorage.getSelectedStorageBackend();
+    // A runtime that cannot say which backend it uses is treated as having no keyring.
+    return 'getSelectedStorageBackend' in safeStorage ? safeStorage.getSelectedStorageBackend() : 'unknown';
   }
 
   info(allowWeak: boolean): SecretStoreInfo {
