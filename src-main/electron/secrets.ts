@@ -52,6 +52,11 @@ export class SafeStorageSecretStore implements SecretStore {
     return { kind: allowWeak ? 'weak' : 'session', backend };
   }
 
+  sessionEnded(ref: string): boolean {
+    if (ref.startsWith(SESSION_PREFIX)) return !this.session.has(ref.slice(SESSION_PREFIX.length));
+    return this.others.sessionEnded(ref);
+  }
+
   resolve(ref: string): string {
     if (ref.startsWith(SESSION_PREFIX)) {
       const secret = this.session.get(ref.slice(SESSION_PREFIX.length));

@@ -23,13 +23,18 @@ export interface PublicAccount {
   /**
    * "stored · changed 2026-11-27" when a secret key is stored; "this session only · changed
    * 2026-11-27" when it is kept in memory until the app quits (no keyring, or given on the
-   * command line); else null.
+   * command line); "session ended · changed 2026-11-27" when it was kept so by an earlier run
+   * and must be given again; else null.
    */
   secret: string | null;
   proxy: ProxySetting;
 }
 
-export function publicAccount(a: AccountRecord, proxy: ProxySetting): PublicAccount {
+/**
+ * `sessionEnded`: the secret was kept for one session only, by an earlier run
+ * (SecretStore.sessionEnded), so the view says it must be given again.
+ */
+export function publicAccount(a: AccountRecord, proxy: ProxySetting, sessionEnded = false): PublicAccount {
   return {
     id: a.id,
     name: a.name,
@@ -39,17 +44,23 @@ export function publicAccount(a: AccountRecord, proxy: ProxySetting): PublicAcco
     accessKey: a.accessKey,
     tokenUrl: a.tokenUrl === null ? null : publicTokenUrl(a.tokenUrl),
     hasSecret: a.secretRef !== null,
-    secret: a.secretRef === null ? null : secretSummary(a.secretChangedAt, sessionOnly(a.secretRef)),
+    secret:
+      a.secretRef === null
+        ? null
+        : secretSummary(a.secretChangedAt, sessionEnded ? 'ended' : sessionOnly(a.secretRef) ? 'session' : 'stored'),
     proxy: proxy.mode === 'url' ? { mode: 'url', url: publicUrl(proxy.url) } : proxy,
   };
 }
 
+const KEPT = { stored: 'stored', session: 'this session only', ended: 'session ended' } as const;
+
 /**
  * "stored · changed <YYYY-MM-DD>" (UTC), or "stored" when the date is not known; "this
- * session only" instead of "stored" for a secret kept in memory.
+ * session only" instead of "stored" for a secret kept in memory, "session ended" for one an
+ * earlier run kept so.
  */
-export function secretSummary(changedAt: number | null, session = false): string {
-  const kept = session ? 'this session only' : 'stored';
+export function secretSummary(changedAt: number | null, how: keyof typeof KEPT = 'stored'): string {
+  const kept = KEPT[how];
   return changedAt === null ? kept : `${kept} · changed ${new Date(changedAt).toISOString().slice(0, 10)}`;
 }
 

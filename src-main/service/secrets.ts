@@ -32,6 +32,8 @@ export interface SecretStore {
   forget(ref: string): void;
   /** Where `store` keeps a secret now, with that setting (shown in Settings; never a secret). */
   info(allowWeak: boolean): SecretStoreInfo;
+  /** A secret kept for one session (memory:, session:) that this run does not hold: it must be given again. */
+  sessionEnded(ref: string): boolean;
 }
 
 export type SecretErrorCode =
@@ -107,6 +109,10 @@ export class HeadlessSecretStore implements SecretStore {
 
   info(): SecretStoreInfo {
     return { kind: 'files', backend: null };
+  }
+
+  sessionEnded(ref: string): boolean {
+    return ref.startsWith('memory:') && !this.memory.has(ref.slice('memory:'.length));
   }
 
   store(name: string, secret: string): string {

@@ -289,7 +289,8 @@ export interface AccountView {
   hasSecret: boolean;
   /**
    * "stored · changed <YYYY-MM-DD>" when a secret key is stored, "this session only · changed
-   * <YYYY-MM-DD>" when it is kept in memory until the app quits, else null.
+   * <YYYY-MM-DD>" when it is kept in memory until the app quits, "session ended · changed
+   * <YYYY-MM-DD>" when an earlier run kept it so and it must be entered again, else null.
    */
   secret: string | null;
   /** The account of the embedded emulator. */

@@ -68,7 +68,17 @@ function logAccount(ctx: ServiceContext, what: 'added' | 'changed' | 'removed', 
 export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
   const repo = ctx.core.accounts;
   const views = (): AccountView[] =>
-    repo.list().map((a) => accountView(a, ctx.prefs, ctx.core.localAccountId, ctx.prefs.defaultId));
+    repo
+      .list()
+      .map((a) =>
+        accountView(
+          a,
+          ctx.prefs,
+          ctx.core.localAccountId,
+          ctx.prefs.defaultId,
+          a.secretRef !== null && ctx.core.secrets.sessionEnded(a.secretRef),
+        ),
+      );
   const changed = () => ctx.emit('accounts', views());
   return {
     list: () => views(),

@@ -18,9 +18,10 @@ describe('account secrets in the desktop app, by safeStorage backend', () => {
     world = undefined;
   });
 
-  async function open(backend: string) {
+  /** `again`: the same data folder, opened by a new run (the app restarted). */
+  async function open(backend: string, again = false) {
     fakeElectron.safeStorage.backend = backend;
-    world = await ContractWorld.create();
+    if (!again || !world) world = await ContractWorld.create();
     const file = `${world.dataDir}.secrets.json`;
     const svc = await world.open({
       embeddedEmulator: false,
@@ -41,6 +42,8 @@ describe('account secrets in the desktop app, by safeStorage backend', () => {
         ...(id === undefined ? {} : { id }),
       });
     return {
+      close: () => svc.close(),
+      accounts: () => call<AccountView[]>('accounts.list'),
       status: () => call<AppStatus>('app.status'),
       setWeak: (on: boolean) => call('settings.set', { storeSecretsWithoutKeyring: on }),
       save: async (secretKey: string) => {
@@ -68,5 +71,15 @@ describe('account secrets in the desktop app, by safeStorage backend', () => {
     const stored = await app.save('sk-weak');
     expect(stored.secret).toBe(`stored · changed ${today()}`);
     expect(JSON.stringify([kept, stored, status])).not.toMatch(/sk-session-only|sk-weak|session:|weak:|keychain:/);
+  });
+
+  it('basic_text: after a restart the account says its session ended, so the secret is asked for again', async () => {
+    const first = await open('basic_text');
+    await first.save('sk-session-only');
+    await first.close();
+    const second = await open('basic_text', true);
+    const [account] = await second.accounts();
+    expect(account?.hasSecret).toBe(true);
+    expect(account?.secret).toBe(`session ended · changed ${today()}`);
   });
 });
