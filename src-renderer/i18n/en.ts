@@ -484,6 +484,8 @@ export const en = {
       files: 'Environment variables and files only the owner can read (env:NAME, file:/path references)',
       stored: 'stored',
       sessionOnly: 'this session only',
+      sessionEnded: 'session ended',
+      enterAgain: 'This secret key was kept for one session only, because no system keyring was found: enter it again.',
       changed: '{{kept}} · changed {{date}}',
       weakToggle: 'Store secrets without a keyring (weak)',
       weakHelp:

@@ -442,6 +442,8 @@ export const zhCN: Catalog = {
       files: '环境变量及仅所有者可读的文件（引用形式 env:NAME、file:/path）',
       stored: '已保存',
       sessionOnly: '仅本次运行',
+      sessionEnded: '上次运行已结束',
+      enterAgain: '由于未找到系统密钥环，这个 Secret Key 只保留了一次运行，请重新输入。',
       changed: '{{kept}} · 修改于 {{date}}',
       weakToggle: '没有密钥环时也保存 Secret Key（弱保护）',
       weakHelp:

@@ -239,6 +239,18 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await weak.click();
     await expect.poll(() => weak.getAttribute('aria-checked')).toBe('true');
     await fixture.shot(page, 'settings-secret-store');
+    // An account whose session-only secret an earlier run kept asks for it again, saying why,
+    // beside where secret keys are kept.
+    expect(await page.getByText('Secret key: session ended · changed 2026-11-26', { exact: true }).isVisible()).toBe(
+      true,
+    );
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cloud' });
+    await expect.poll(() => dialog.getByTestId('secret-enter-again').isVisible()).toBe(true);
+    expect(await dialog.getByTestId('secret-enter-again').textContent()).toMatch(/no system keyring was found/);
+    expect(await dialog.getByRole('textbox', { name: 'Secret key', exact: true }).isVisible()).toBe(true);
+    expect(await dialog.getByTestId('secret-store').textContent()).toMatch(/^Where secret keys are kept: Session only/);
+    await fixture.shot(page, 'settings-secret-enter-again');
     await page.context().close();
   });
 

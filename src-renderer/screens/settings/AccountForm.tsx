@@ -8,7 +8,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AccountInput, AccountView, ProxySetting } from '../../../src-main/shared/contract';
 import { useActions, useApp } from '../../store/react';
-import { secretStoreText, secretSummaryText } from './secret-store';
+import { secretSessionEnded, secretStoreText, secretSummaryText } from './secret-store';
 
 interface Values {
   name: string;
@@ -30,7 +30,9 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
   const actions = useActions();
   const [form] = Form.useForm<Values>();
   /** keep: leave the stored secret; replace: send the typed one; clear: send null. */
-  const [secret, setSecret] = useState<'keep' | 'replace' | 'clear'>(account?.hasSecret ? 'keep' : 'replace');
+  /** A secret an earlier run kept for its session only is asked for again. */
+  const ended = secretSessionEnded(account?.secret);
+  const [secret, setSecret] = useState<'keep' | 'replace' | 'clear'>(account?.hasSecret && !ended ? 'keep' : 'replace');
   const proxyMode = Form.useWatch('proxyMode', form);
   const secretStore = useApp((s) => s.app.status?.secretStore);
   const initial: Values = {
@@ -120,14 +122,21 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
               )}
             </Space>
           ) : (
-            <Form.Item name="secretKey" noStyle>
-              <Input.Password
-                aria-label={t('settings.account.secretKey')}
-                placeholder={t('settings.account.secretPlaceholder')}
-                autoComplete="new-password"
-                visibilityToggle={false}
-              />
-            </Form.Item>
+            <>
+              {ended && (
+                <Typography.Paragraph type="warning" data-testid="secret-enter-again">
+                  {t('settings.secretStore.enterAgain')}
+                </Typography.Paragraph>
+              )}
+              <Form.Item name="secretKey" noStyle>
+                <Input.Password
+                  aria-label={t('settings.account.secretKey')}
+                  placeholder={t('settings.account.secretPlaceholder')}
+                  autoComplete="new-password"
+                  visibilityToggle={false}
+                />
+              </Form.Item>
+            </>
           )}
         </Form.Item>
         <Form.Item name="tokenUrl" label={t('settings.account.tokenUrl')} rules={[url]}>

@@ -32,8 +32,19 @@ export function secretStoreText(t: TFunction, info: SecretStoreInfo): string {
 
 /** The account's secret line in the screen's language ("stored · changed 2026-11-27"); an unknown text as sent. */
 export function secretSummaryText(t: TFunction, secret: string): string {
-  const m = /^(stored|this session only)(?: · changed (\d{4}-\d{2}-\d{2}))?$/.exec(secret);
+  const m = /^(stored|this session only|session ended)(?: · changed (\d{4}-\d{2}-\d{2}))?$/.exec(secret);
   if (!m) return secret;
-  const kept = m[1] === 'stored' ? t('settings.secretStore.stored') : t('settings.secretStore.sessionOnly');
+  const kept = t(
+    m[1] === 'stored'
+      ? 'settings.secretStore.stored'
+      : m[1] === 'session ended'
+        ? 'settings.secretStore.sessionEnded'
+        : 'settings.secretStore.sessionOnly',
+  );
   return m[2] ? t('settings.secretStore.changed', { kept, date: m[2] }) : kept;
+}
+
+/** The secret was kept for one session only by an earlier run: it must be entered again. */
+export function secretSessionEnded(secret: string | null | undefined): boolean {
+  return secret?.startsWith('session ended') ?? false;
 }

@@ -2,7 +2,11 @@ import i18next from 'i18next';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../../src-renderer/i18n/en';
 import { zhCN } from '../../../src-renderer/i18n/zh-CN';
-import { secretStoreText, secretSummaryText } from '../../../src-renderer/screens/settings/secret-store';
+import {
+  secretSessionEnded,
+  secretStoreText,
+  secretSummaryText,
+} from '../../../src-renderer/screens/settings/secret-store';
 
 const i18n = i18next.createInstance();
 beforeAll(async () => {
@@ -39,6 +43,10 @@ describe('where secret keys are kept, in words (issue 20.3)', () => {
     const zh = i18n.getFixedT('zh-CN');
     expect(secretSummaryText(zh, 'stored · changed 2026-11-27')).toBe('已保存 · 修改于 2026-11-27');
     expect(secretSummaryText(zh, 'this session only · changed 2026-11-27')).toBe('仅本次运行 · 修改于 2026-11-27');
+    expect(secretSummaryText(zh, 'session ended · changed 2026-11-26')).toBe('上次运行已结束 · 修改于 2026-11-26');
     expect(secretSummaryText(zh, 'something new')).toBe('something new');
+    expect(secretSessionEnded('session ended · changed 2026-11-26')).toBe(true);
+    expect(secretSessionEnded('this session only · changed 2026-11-26')).toBe(false);
+    expect(secretSessionEnded(null)).toBe(false);
   });
 });
