@@ -20,12 +20,21 @@ export interface PublicAccount {
   tokenUrl: string | null;
   /** A secret key is stored. */
   hasSecret: boolean;
-  /** "stored · changed 2026-11-27" when a secret key is stored, else null. */
+  /**
+   * "stored · changed 2026-11-27" when a secret key is stored; "this session only · changed
+   * 2026-11-27" when it is kept in memory until the app quits (no keyring, or given on the
+   * command line); "session ended · changed 2026-11-27" when it was kept so by an earlier run
+   * and must be given again; else null.
+   */
   secret: string | null;
   proxy: ProxySetting;
 }
 
-export function publicAccount(a: AccountRecord, proxy: ProxySetting): PublicAccount {
+/**
+ * `sessionEnded`: the secret was kept for one session only, by an earlier run
+ * (SecretStore.sessionEnded), so the view says it must be given again.
+ */
+export function publicAccount(a: AccountRecord, proxy: ProxySetting, sessionEnded = false): PublicAccount {
   return {
     id: a.id,
     name: a.name,
@@ -35,14 +44,29 @@ export function publicAccount(a: AccountRecord, proxy: ProxySetting): PublicAcco
     accessKey: a.accessKey,
     tokenUrl: a.tokenUrl === null ? null : publicTokenUrl(a.tokenUrl),
     hasSecret: a.secretRef !== null,
-    secret: a.secretRef === null ? null : secretSummary(a.secretChangedAt),
+    secret:
+      a.secretRef === null
+        ? null
+        : secretSummary(a.secretChangedAt, sessionEnded ? 'ended' : sessionOnly(a.secretRef) ? 'session' : 'stored'),
     proxy: proxy.mode === 'url' ? { mode: 'url', url: publicUrl(proxy.url) } : proxy,
   };
 }
 
-/** "stored · changed <YYYY-MM-DD>" (UTC), or "stored" when the date is not known. */
-export function secretSummary(changedAt: number | null): string {
-  return changedAt === null ? 'stored' : `stored · changed ${new Date(changedAt).toISOString().slice(0, 10)}`;
+const KEPT = { stored: 'stored', session: 'this session only', ended: 'session ended' } as const;
+
+/**
+ * "stored · changed <YYYY-MM-DD>" (UTC), or "stored" when the date is not known; "this
+ * session only" instead of "stored" for a secret kept in memory, "session ended" for one an
+ * earlier run kept so.
+ */
+export function secretSummary(changedAt: number | null, how: keyof typeof KEPT = 'stored'): string {
+  const kept = KEPT[how];
+  return changedAt === null ? kept : `${kept} · changed ${new Date(changedAt).toISOString().slice(0, 10)}`;
+}
+
+/** A reference to a secret kept in memory (the desktop's session store, the CLI's memory:). */
+function sessionOnly(ref: string): boolean {
+  return ref.startsWith('session:') || ref.startsWith('memory:');
 }
 
 /** A URL without its user name and password (a base URL's path and query are kept). */

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import type { SecretStoreInfo } from '../shared/contract';
 
 /**
  * Where account secrets (SK) come from. An account row holds only a reference
@@ -22,11 +23,17 @@ export interface SecretStore {
   /**
    * Stores a secret permanently (the account editor's "save"); returns the reference to
    * put in the account row. Throws SecretError 'secret-store-unavailable' when it cannot
-   * keep it safely. Storing again under the same name replaces it.
+   * keep it safely. Storing again under the same name replaces it. `allowWeak` is the
+   * setting storeSecretsWithoutKeyring: where no real keyring exists, a store keeps the
+   * secret for the session only unless it is true.
    */
-  store(name: string, secret: string): string;
+  store(name: string, secret: string, opts?: { allowWeak?: boolean }): string;
   /** Deletes a secret this store made with `store` (other references are left alone). */
   forget(ref: string): void;
+  /** Where `store` keeps a secret now, with that setting (shown in Settings; never a secret). */
+  info(allowWeak: boolean): SecretStoreInfo;
+  /** A secret kept for one session (memory:, session:) that this run does not hold: it must be given again. */
+  sessionEnded(ref: string): boolean;
 }
 
 export type SecretErrorCode =
@@ -99,6 +106,14 @@ export class HeadlessSecretStore implements SecretStore {
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly dir?: string,
   ) {}
+
+  info(): SecretStoreInfo {
+    return { kind: 'files', backend: null };
+  }
+
+  sessionEnded(ref: string): boolean {
+    return ref.startsWith('memory:') && !this.memory.has(ref.slice('memory:'.length));
+  }
 
   store(name: string, secret: string): string {
     if (!secret) throw new SecretError('secret-ref-invalid', 'an empty secret cannot be stored');

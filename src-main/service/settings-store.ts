@@ -21,6 +21,7 @@ export const DEFAULT_SETTINGS: Settings = {
   theme: 'system',
   keepAwake: false,
   launchAtLogin: false,
+  storeSecretsWithoutKeyring: false,
 };
 
 /**

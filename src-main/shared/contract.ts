@@ -287,7 +287,11 @@ export interface AccountView {
   tokenUrl: string | null;
   /** A secret key is stored (it is never sent back). */
   hasSecret: boolean;
-  /** "stored · changed <YYYY-MM-DD>" when a secret key is stored, else null. */
+  /**
+   * "stored · changed <YYYY-MM-DD>" when a secret key is stored, "this session only · changed
+   * <YYYY-MM-DD>" when it is kept in memory until the app quits, "session ended · changed
+   * <YYYY-MM-DD>" when an earlier run kept it so and it must be entered again, else null.
+   */
   secret: string | null;
   /** The account of the embedded emulator. */
   isLocal: boolean;
@@ -348,6 +352,12 @@ export interface Settings {
   theme: 'system' | 'light' | 'dark';
   keepAwake: boolean;
   launchAtLogin: boolean;
+  /**
+   * Desktop, where no system keyring is found (Linux safeStorage on `basic_text`): store
+   * account secrets anyway, encrypted with a key fixed in the program (weak). Off: such a
+   * secret is kept for the session only. No effect where a keyring is used.
+   */
+  storeSecretsWithoutKeyring: boolean;
 }
 
 export type SettingsPatch = Partial<Settings>;
@@ -367,9 +377,24 @@ export interface AppStatus {
   schedule: { running: boolean; bytesPerSecond: number | null; nextChangeAt: number | null };
   /** Door abilities a screen may offer. */
   can: { openDataFolder: boolean; openPath: boolean; localPaths: boolean; chooseFolder: boolean };
+  /** Where a secret key typed into an account is kept (never the secret, nor its reference). */
+  secretStore: SecretStoreInfo;
   firstRun: boolean;
   /** The main process's event-loop delay and memory (service/process-health.ts). */
   health: ProcessHealth;
+}
+
+/**
+ * How the app keeps account secrets. `keyring`: the system's (macOS Keychain, Windows DPAPI,
+ * Linux libsecret or kwallet; `backend` names it). `session`: no keyring was found, a secret
+ * typed in is kept in memory until the app quits. `weak`: no keyring, and the user chose to
+ * store secrets anyway, encrypted with a key fixed in the program. `files`: the headless
+ * door, env:/file: references and 0600 files in the data folder.
+ */
+export interface SecretStoreInfo {
+  kind: 'keyring' | 'session' | 'weak' | 'files';
+  /** Electron's name of the backend (`gnome_libsecret`, `kwallet5`, `basic_text`, `keychain`, `dpapi`); null headless. */
+  backend: string | null;
 }
 
 /** Event-loop delay percentiles (ms) over the last one to two minutes (`windowMs`), and memory. */

@@ -222,6 +222,38 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await page.context().close();
   });
 
+  it('Settings says where secret keys are kept and, with no keyring, offers the weak store with what it means (issue 20.3)', async () => {
+    const page = await fixture.open();
+    await dismissFirstRun(page);
+    await page.keyboard.press('Control+5');
+    const store = page.getByTestId('settings-secret-store');
+    await expect
+      .poll(() => store.textContent())
+      .toMatch(/^Where secret keys are kept: Session only: no keyring was found/);
+    expect(await store.getAttribute('data-kind')).toBe('session');
+    // The account's secret as the view says it, never the secret.
+    expect(await page.getByText('Secret key: stored · changed 2026-11-27', { exact: true }).isVisible()).toBe(true);
+    expect(await page.getByText(/anyone who can read your files can read it/).isVisible()).toBe(true);
+    const weak = page.getByRole('switch', { name: 'Store secrets without a keyring (weak)' });
+    expect(await weak.getAttribute('aria-checked')).toBe('false');
+    await weak.click();
+    await expect.poll(() => weak.getAttribute('aria-checked')).toBe('true');
+    await fixture.shot(page, 'settings-secret-store');
+    // An account whose session-only secret an earlier run kept asks for it again, saying why,
+    // beside where secret keys are kept.
+    expect(await page.getByText('Secret key: session ended · changed 2026-11-26', { exact: true }).isVisible()).toBe(
+      true,
+    );
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cloud' });
+    await expect.poll(() => dialog.getByTestId('secret-enter-again').isVisible()).toBe(true);
+    expect(await dialog.getByTestId('secret-enter-again').textContent()).toMatch(/no system keyring was found/);
+    expect(await dialog.getByRole('textbox', { name: 'Secret key', exact: true }).isVisible()).toBe(true);
+    expect(await dialog.getByTestId('secret-store').textContent()).toMatch(/^Where secret keys are kept: Session only/);
+    await fixture.shot(page, 'settings-secret-enter-again');
+    await page.context().close();
+  });
+
   it(
     'switches to Chinese and to the dark theme from Settings, and every screen passes axe',
     { timeout: 300_000 },

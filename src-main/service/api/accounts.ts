@@ -68,7 +68,17 @@ function logAccount(ctx: ServiceContext, what: 'added' | 'changed' | 'removed', 
 export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
   const repo = ctx.core.accounts;
   const views = (): AccountView[] =>
-    repo.list().map((a) => accountView(a, ctx.prefs, ctx.core.localAccountId, ctx.prefs.defaultId));
+    repo
+      .list()
+      .map((a) =>
+        accountView(
+          a,
+          ctx.prefs,
+          ctx.core.localAccountId,
+          ctx.prefs.defaultId,
+          a.secretRef !== null && ctx.core.secrets.sessionEnded(a.secretRef),
+        ),
+      );
   const changed = () => ctx.emit('accounts', views());
   return {
     list: () => views(),
@@ -85,7 +95,9 @@ export function accountsArea(ctx: ServiceContext): AreaImpl<'accounts'> {
         if (secretRef) ctx.core.secrets.forget(secretRef);
         secretRef = null;
       } else if (typeof input.secretKey === 'string') {
-        secretRef = ctx.core.secrets.store(`account:${existing?.id ?? randomUUID()}`, input.secretKey);
+        secretRef = ctx.core.secrets.store(`account:${existing?.id ?? randomUUID()}`, input.secretKey, {
+          allowWeak: ctx.core.settingsStore.get().storeSecretsWithoutKeyring,
+        });
         secretChangedAt = Date.now();
       }
       const row: AccountRow = {

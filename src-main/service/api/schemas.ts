@@ -94,6 +94,7 @@ const settingsPatch = z
     theme: z.enum(['system', 'light', 'dark']),
     keepAwake: z.boolean(),
     launchAtLogin: z.boolean(),
+    storeSecretsWithoutKeyring: z.boolean(),
   })
   .strict()
   .partial();

@@ -59,6 +59,7 @@ export function appArea(ctx: ServiceContext): AreaImpl<'app'> {
           localPaths: ctx.door.door !== 'headless',
           chooseFolder: ctx.door.chooseFolder !== undefined,
         },
+        secretStore: core.secrets.info(core.settingsStore.get().storeSecretsWithoutKeyring),
         firstRun:
           core.accounts.list().every((a) => a.name === LOCAL_ACCOUNT_NAME) &&
           core.syncRepo.listRoots().length === 0 &&

@@ -77,9 +77,10 @@ export function accountView(
   prefs: AccountPrefs,
   localAccountId: number | undefined,
   defaultId: number | undefined,
+  sessionEnded = false,
 ): AccountView {
   return {
-    ...publicAccount(a, prefs.proxyOf(a.id)),
+    ...publicAccount(a, prefs.proxyOf(a.id), sessionEnded),
     isLocal: a.id === localAccountId,
     isDefault: a.id === defaultId,
   };

@@ -1,12 +1,14 @@
 /**
- * One account's form. The secret key is write-only: the form shows whether one is stored,
+ * One account's form. The secret key is write-only: the form shows whether one is stored
+ * (the view's "stored · changed <date>") and where secret keys are kept (AppStatus.secretStore),
  * and offers Replace (a new one is typed) or Clear; a stored secret is never shown or sent back.
  */
 import { Button, Checkbox, Form, Input, Modal, Radio, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AccountInput, AccountView, ProxySetting } from '../../../src-main/shared/contract';
-import { useActions } from '../../store/react';
+import { useActions, useApp } from '../../store/react';
+import { secretSessionEnded, secretStoreText, secretSummaryText } from './secret-store';
 
 interface Values {
   name: string;
@@ -28,8 +30,11 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
   const actions = useActions();
   const [form] = Form.useForm<Values>();
   /** keep: leave the stored secret; replace: send the typed one; clear: send null. */
-  const [secret, setSecret] = useState<'keep' | 'replace' | 'clear'>(account?.hasSecret ? 'keep' : 'replace');
+  /** A secret an earlier run kept for its session only is asked for again. */
+  const ended = secretSessionEnded(account?.secret);
+  const [secret, setSecret] = useState<'keep' | 'replace' | 'clear'>(account?.hasSecret && !ended ? 'keep' : 'replace');
   const proxyMode = Form.useWatch('proxyMode', form);
+  const secretStore = useApp((s) => s.app.status?.secretStore);
   const initial: Values = {
     name: account?.name ?? '',
     uploadUrl: account?.uploadUrl ?? '',
@@ -85,10 +90,21 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
         <Form.Item name="accessKey" label={t('settings.account.accessKey')}>
           <Input spellCheck={false} autoComplete="off" />
         </Form.Item>
-        <Form.Item label={t('settings.account.secretKey')}>
+        <Form.Item
+          label={t('settings.account.secretKey')}
+          extra={
+            secretStore && (
+              <span data-testid="secret-store" data-kind={secretStore.kind}>
+                {t('settings.secretStore.label')}: {secretStoreText(t, secretStore)}
+              </span>
+            )
+          }
+        >
           {secret === 'keep' ? (
             <Space>
-              <Typography.Text data-testid="secret-state">{t('settings.account.secretSet')}</Typography.Text>
+              <Typography.Text data-testid="secret-state">
+                {account?.secret ? secretSummaryText(t, account.secret) : t('settings.account.secretSet')}
+              </Typography.Text>
               <Button size="small" onClick={() => setSecret('replace')}>
                 {t('settings.account.secretReplace')}
               </Button>
@@ -106,14 +122,21 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
               )}
             </Space>
           ) : (
-            <Form.Item name="secretKey" noStyle>
-              <Input.Password
-                aria-label={t('settings.account.secretKey')}
-                placeholder={t('settings.account.secretPlaceholder')}
-                autoComplete="new-password"
-                visibilityToggle={false}
-              />
-            </Form.Item>
+            <>
+              {ended && (
+                <Typography.Paragraph type="warning" data-testid="secret-enter-again">
+                  {t('settings.secretStore.enterAgain')}
+                </Typography.Paragraph>
+              )}
+              <Form.Item name="secretKey" noStyle>
+                <Input.Password
+                  aria-label={t('settings.account.secretKey')}
+                  placeholder={t('settings.account.secretPlaceholder')}
+                  autoComplete="new-password"
+                  visibilityToggle={false}
+                />
+              </Form.Item>
+            </>
           )}
         </Form.Item>
         <Form.Item name="tokenUrl" label={t('settings.account.tokenUrl')} rules={[url]}>

@@ -25,6 +25,7 @@ import { formatBytes } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { AccountForm } from './AccountForm';
 import { ScheduleGrid } from './ScheduleGrid';
+import { secretStoreText, secretSummaryText } from './secret-store';
 import { defaultLimitedRate, gridFromSchedule, scheduleFromGrid } from './schedule-grid';
 
 const MiB = 1024 * 1024;
@@ -114,7 +115,11 @@ function Accounts() {
                       <div>
                         {t('app.labelValue', {
                           label: t('settings.account.secretKey'),
-                          value: a.hasSecret ? t('settings.account.secretSet') : t('settings.account.secretNotSet'),
+                          value: a.secret
+                            ? secretSummaryText(t, a.secret)
+                            : a.hasSecret
+                              ? t('settings.account.secretSet')
+                              : t('settings.account.secretNotSet'),
                         })}
                       </div>
                       {test && test !== 'running' && (
@@ -272,6 +277,10 @@ function General({ settings }: { settings: Settings }) {
             checked={settings.launchAtLogin}
             onChange={(launchAtLogin) => change({ launchAtLogin })}
           />
+          <SecretStoreSetting
+            checked={settings.storeSecretsWithoutKeyring}
+            onChange={(storeSecretsWithoutKeyring) => change({ storeSecretsWithoutKeyring })}
+          />
           <OpenDataFolder />
         </Space>
       </Card>
@@ -308,6 +317,30 @@ function Toggle({ label, checked, onChange }: { label: string; checked: boolean;
     <label className="toggle">
       <Switch checked={checked} onChange={onChange} aria-label={label} /> <span>{label}</span>
     </label>
+  );
+}
+
+/**
+ * Where secret keys are kept; where no keyring was found, the choice to store them anyway
+ * (weak), with a sentence saying what that means.
+ */
+function SecretStoreSetting({ checked, onChange }: { checked: boolean; onChange: (v: boolean) => void }) {
+  const { t } = useTranslation();
+  const info = useApp((s) => s.app.status?.secretStore);
+  if (!info) return null;
+  const noKeyring = info.kind === 'session' || info.kind === 'weak';
+  return (
+    <Space orientation="vertical" size={2}>
+      <Typography.Text data-testid="settings-secret-store" data-kind={info.kind}>
+        {t('settings.secretStore.label')}: {secretStoreText(t, info)}
+      </Typography.Text>
+      {noKeyring && (
+        <>
+          <Toggle label={t('settings.secretStore.weakToggle')} checked={checked} onChange={onChange} />
+          <Typography.Text type="secondary">{t('settings.secretStore.weakHelp')}</Typography.Text>
+        </>
+      )}
+    </Space>
   );
 }
 

@@ -77,6 +77,7 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
     theme: 'system',
     keepAwake: true,
     launchAtLogin: false,
+    storeSecretsWithoutKeyring: false,
   };
   const rows = Array.from({ length: count }, (_, i) => makeRow(count - i));
   for (const r of rows.slice(0, active))
@@ -177,6 +178,8 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
           paused: null,
           schedule: { running: true, bytesPerSecond: null, nextChangeAt: null },
           can: { openDataFolder: false, openPath: false, localPaths: false, chooseFolder: false },
+          // A Linux desktop without a keyring (issue 20.3): Settings offers the weak store.
+          secretStore: { kind: 'session', backend: 'basic_text' },
           firstRun: true,
           health: {
             eventLoopDelayMs: { p50: 10.1, p99: 12.3, max: 20.5 },
@@ -204,6 +207,21 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
             isLocal: true,
             isDefault: true,
             proxy: { mode: 'none' },
+          },
+          {
+            // Its secret key was kept for one session only by an earlier run (no keyring).
+            id: 2,
+            name: 'Cloud',
+            uploadUrl: 'https://upload.example.com',
+            mgrUrl: null,
+            downloadDomain: null,
+            accessKey: 'ak-cloud',
+            tokenUrl: null,
+            hasSecret: true,
+            secret: 'session ended · changed 2026-11-26',
+            isLocal: false,
+            isDefault: false,
+            proxy: { mode: 'system' },
           },
         ],
       }),

@@ -231,6 +231,8 @@ export const nativeImage = {
 };
 export const safeStorage = {
   isEncryptionAvailable: () => true,
+  /** Linux only in Electron; a desktop with a keyring (STANDIN_SAFE_STORAGE_BACKEND to choose another). */
+  getSelectedStorageBackend: () => process.env.STANDIN_SAFE_STORAGE_BACKEND ?? 'gnome_libsecret',
   encryptString: (s) => Buffer.from(`sealed:${Buffer.from(s).toString('base64')}`),
   decryptString: (b) => Buffer.from(b.toString().replace(/^sealed:/, ''), 'base64').toString(),
 };

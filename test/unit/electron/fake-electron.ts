@@ -85,6 +85,9 @@ export const fakeElectron = {
     },
   },
   safeStorage: {
+    /** What getSelectedStorageBackend answers (Linux): a test sets `basic_text` for a desktop without a keyring. */
+    backend: 'gnome_libsecret',
+    getSelectedStorageBackend: () => fakeElectron.safeStorage.backend,
     isEncryptionAvailable: () => true,
     encryptString: (s: string) => Buffer.from(`sealed:${Buffer.from(s).toString('base64')}`),
     decryptString: (b: Buffer) => Buffer.from(b.toString().replace(/^sealed:/, ''), 'base64').toString(),

@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeElectron } from './fake-electron';
 
 vi.mock('electron', () => fakeElectron);
-const { SafeStorageSecretStore, KEYCHAIN_PREFIX } = await import('../../../src-main/electron/secrets');
+const { SafeStorageSecretStore, KEYCHAIN_PREFIX, SESSION_PREFIX, WEAK_PREFIX } =
+  await import('../../../src-main/electron/secrets');
+const { SecretError } = await import('../../../src-main/service/secrets');
 const { usableBounds } = await import('../../../src-main/electron/window');
 const { rendererFile } = await import('../../../src-main/electron/app-protocol');
 
@@ -52,5 +54,72 @@ describe('window bounds and the app protocol', () => {
     // The URL parser folds encoded dot segments: what is left stays inside the folder.
     expect(rendererFile(dir, 'app://renderer/%2e%2e/%2e%2e/etc/passwd')).toBe(path.join(dir, 'etc/passwd'));
     expect(rendererFile(dir, 'app://renderer/..%2Fsecrets.json')).toBeNull();
+  });
+});
+
+describe('SafeStorageSecretStore by safeStorage backend (issue 20.3)', () => {
+  let dir = '';
+  afterEach(() => {
+    fakeElectron.safeStorage.backend = 'gnome_libsecret';
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const open = (backend: string, platform: NodeJS.Platform = 'linux') => {
+    fakeElectron.safeStorage.backend = backend;
+    dir = mkdtempSync(path.join(os.tmpdir(), 'bl-secrets-'));
+    const file = path.join(dir, 'secrets.json');
+    return { file, store: new SafeStorageSecretStore(file, undefined, platform) };
+  };
+  const onDisk = (file: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+
+  it.each([
+    ['gnome_libsecret', 'linux'],
+    ['kwallet6', 'linux'],
+    ['keychain', 'darwin'],
+    ['dpapi', 'win32'],
+  ] as const)('with a keyring (%s) stores encrypted for good, whatever the weak setting', (backend, platform) => {
+    const { file, store } = open(platform === 'linux' ? backend : 'basic_text', platform);
+    expect(store.info(false)).toEqual({ kind: 'keyring', backend });
+    expect(store.info(true)).toEqual({ kind: 'keyring', backend });
+    const ref = store.store('account:1', 'the-secret-key', { allowWeak: false });
+    expect(ref).toBe(`${KEYCHAIN_PREFIX}account:1`);
+    expect(onDisk(file)).toContain('account:1');
+    expect(onDisk(file)).not.toContain('the-secret-key');
+    // A restart (a new store on the same file) still has it.
+    expect(new SafeStorageSecretStore(file, undefined, platform).resolve(ref)).toBe('the-secret-key');
+  });
+
+  it.each(['basic_text', 'unknown'])(
+    'without a keyring (%s) keeps the secret in memory for the session only, and after a restart says why',
+    (backend) => {
+      const { file, store } = open(backend);
+      expect(store.info(false)).toEqual({ kind: 'session', backend });
+      const ref = store.store('account:1', 'the-secret-key');
+      expect(ref).toBe(`${SESSION_PREFIX}account:1`);
+      expect(store.resolve(ref)).toBe('the-secret-key');
+      expect(onDisk(file)).not.toContain('account:1');
+      const restarted = new SafeStorageSecretStore(file, undefined, 'linux');
+      expect(() => restarted.resolve(ref)).toThrow(/one session only, because no system keyring was found/);
+      store.forget(ref);
+      expect(() => store.resolve(ref)).toThrow(SecretError);
+    },
+  );
+
+  it('without a keyring and with "store secrets without a keyring" on, stores it flagged weak', () => {
+    const { file, store } = open('basic_text');
+    expect(store.info(true)).toEqual({ kind: 'weak', backend: 'basic_text' });
+    const ref = store.store('account:1', 'the-secret-key', { allowWeak: true });
+    expect(ref).toBe(`${WEAK_PREFIX}account:1`);
+    expect(onDisk(file)).not.toContain('the-secret-key');
+    expect(new SafeStorageSecretStore(file, undefined, 'linux').resolve(ref)).toBe('the-secret-key');
+    // Turned off again: the next save is kept for the session, and the weak copy is gone from disk.
+    const session = store.store('account:1', 'another-key', { allowWeak: false });
+    expect(session).toBe(`${SESSION_PREFIX}account:1`);
+    expect(onDisk(file)).not.toContain('account:1');
   });
 });
