@@ -1,4 +1,4 @@
-import type { ProxySetting } from '../shared/contract';
+import type { AccountView, ProxySetting } from '../shared/contract';
 import type { AccountRecord } from '../store/account-repo';
 
 /**
@@ -9,26 +9,8 @@ import type { AccountRecord } from '../store/account-repo';
  * a signature or key there); any other URL without user name and password; the secret as
  * "stored · changed <date>".
  */
-export interface PublicAccount {
-  id: number;
-  name: string;
-  uploadUrl: string;
-  mgrUrl: string | null;
-  downloadDomain: string | null;
-  accessKey: string | null;
-  /** The token URL without user info, query and fragment; null without one. */
-  tokenUrl: string | null;
-  /** A secret key is stored. */
-  hasSecret: boolean;
-  /**
-   * "stored · changed 2026-11-27" when a secret key is stored; "this session only · changed
-   * 2026-11-27" when it is kept in memory until the app quits (no keyring, or given on the
-   * command line); "session ended · changed 2026-11-27" when it was kept so by an earlier run
-   * and must be given again; else null.
-   */
-  secret: string | null;
-  proxy: ProxySetting;
-}
+/** The contract's account view less what only the app's list knows (the local and default marks). */
+export type PublicAccount = Omit<AccountView, 'isLocal' | 'isDefault'>;
 
 /**
  * `sessionEnded`: the secret was kept for one session only, by an earlier run

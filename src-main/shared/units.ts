@@ -9,7 +9,8 @@
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] as const;
 
 const numberFormats = new Map<string, Intl.NumberFormat>();
-function numberFormat(locale: string, digits: number): Intl.NumberFormat {
+/** One cached Intl.NumberFormat per locale and fixed number of fraction digits. */
+export function numberFormat(locale: string, digits: number): Intl.NumberFormat {
   const id = `${locale}|${digits}`;
   let nf = numberFormats.get(id);
   if (!nf) {

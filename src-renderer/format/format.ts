@@ -3,18 +3,8 @@
  * the formatter the tray and the command line use too ("3.2 MB/s" in every language, 1 MB =
  * 1024² bytes).
  */
+import { numberFormat } from '../../src-main/shared/units';
 export { formatBytes, formatSpeed } from '../../src-main/shared/units';
-
-const numberFormats = new Map<string, Intl.NumberFormat>();
-function numberFormat(locale: string, digits: number): Intl.NumberFormat {
-  const id = `${locale}|${digits}`;
-  let nf = numberFormats.get(id);
-  if (!nf) {
-    nf = new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: digits });
-    numberFormats.set(id, nf);
-  }
-  return nf;
-}
 
 /** A count with the locale's grouping: 50000 → "50,000". */
 export function formatCount(n: number, locale = 'en'): string {
