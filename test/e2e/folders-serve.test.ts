@@ -18,8 +18,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings, TransferPage, WatchRootView } from '../../src-main/shared/contract';
 import type { VcaJobView } from '../../src-main/shared/task-views';
-import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
-import { dropPaths, shot, startServe, type ServeApp } from './serve-app';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { dropPaths, shot, openServedApp, startServe, type ServeApp } from './serve-app';
 
 let home: string;
 let app: ServeApp;
@@ -50,13 +50,7 @@ beforeAll(async () => {
   await folderOf(path.join(home, 'Documents'), { 'report.txt': 1_000, 'build.log': 500 });
   await folderOf(path.join(home, 'Drops', 'pics'), { 'a.jpg': 1_500, 'b.jpg': 2_500 });
   app = await startServe({ home });
-  browser = await launchChromium({ viewport: { width: 1400, height: 1000 } });
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(app.loginUrl);
-  const gotIt = page.getByRole('button', { name: 'Got it' });
-  await gotIt.waitFor();
-  await gotIt.click();
+  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
 });
 
 afterAll(async () => {

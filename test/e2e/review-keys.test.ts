@@ -18,8 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddTransfersResult, TransferPage } from '../../src-main/shared/contract';
 import type { VcaJobView, VcaLabelDecision } from '../../src-main/shared/task-views';
 import { csvField } from '../../src-main/tasks/csv';
-import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
-import { shot, startServe, type ServeApp } from './serve-app';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { shot, openServedApp, startServe, type ServeApp } from './serve-app';
 
 const TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
 /** 32 labels per video: 6, 6, 6, 5, 5, 4 per type, confidences distinct and all above the default threshold 0.5. */
@@ -52,13 +52,7 @@ beforeAll(async () => {
     JSON.stringify({ jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: labelsOf(v) })) }),
   );
   app = await startServe({ args: ['--vca-labels', labelsFile] });
-  browser = await launchChromium({ viewport: { width: 1400, height: 1000 } });
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(app.loginUrl);
-  const gotIt = page.getByRole('button', { name: 'Got it' });
-  await gotIt.waitFor();
-  await gotIt.click();
+  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
 });
 
 afterAll(async () => {

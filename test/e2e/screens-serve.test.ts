@@ -11,8 +11,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountView, Settings, TransferPage } from '../../src-main/shared/contract';
 import { objectAccessUrl } from '../../src-main/tasks/access-url';
-import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
-import { dropFiles, shot, startServe, type ServeApp } from './serve-app';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { dropFiles, shot, openServedApp, startServe, type ServeApp } from './serve-app';
 
 let app: ServeApp;
 let browser: Chromium;
@@ -22,14 +22,7 @@ const pageErrors: string[] = [];
 beforeAll(async () => {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   app = await startServe();
-  browser = await launchChromium({ viewport: { width: 1400, height: 850 } });
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(app.loginUrl);
-  await page.getByRole('tab', { name: 'Transfers' }).waitFor();
-  const gotIt = page.getByRole('button', { name: 'Got it' });
-  await gotIt.waitFor();
-  await gotIt.click();
+  ({ browser, page } = await openServedApp(app, { width: 1400, height: 850 }, pageErrors));
 });
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Result } from '../../src-main/shared/contract';
 import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
-import { SCREENSHOT_DIR } from './chromium';
+import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -124,4 +124,23 @@ export async function dropPaths(context: BrowserContext, page: Page, paths: stri
   for (const type of ['dragEnter', 'dragOver', 'drop'] as const)
     await cdp.send('Input.dispatchDragEvent', { type, x: 300, y: 300, data });
   await cdp.detach();
+}
+
+/**
+ * Chromium on the served app as a person first opens it: the login URL, then the first-run
+ * notice dismissed. The page's uncaught errors are pushed to `pageErrors`.
+ */
+export async function openServedApp(
+  app: ServeApp,
+  viewport: { width: number; height: number },
+  pageErrors: string[],
+): Promise<{ browser: Chromium; page: Page }> {
+  const browser = await launchChromium({ viewport });
+  const page = await browser.context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(app.loginUrl);
+  const gotIt = page.getByRole('button', { name: 'Got it' });
+  await gotIt.waitFor();
+  await gotIt.click();
+  return { browser, page };
 }
