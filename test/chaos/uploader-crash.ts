@@ -35,6 +35,10 @@ export async function uploaderCrashes(ctx: ChaosContext): Promise<void> {
       emu.bucket,
       '--upload-url',
       emu.uploadUrl,
+      // A killed run's mkfile may have landed before its record: the resumed one meets 406
+      // and asks the service (stat, through the management URL) whether the object is this file.
+      '--mgr-url',
+      emu.mgrUrl,
       '--db',
       db,
       '--json',
