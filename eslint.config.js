@@ -29,6 +29,9 @@ const NODE_BUILTINS = [
 // Layer order (design.md): a folder may import only from folders listed before it.
 const LAYERS = [
   'shared',
+  // Pure code with no Node and no DOM (design.md): the renderer and every main layer import it;
+  // it imports only shared/ (the layer rule) and nothing of Node (COMMON_RULES below).
+  'common',
   'base',
   'protocol',
   'engine',
@@ -48,28 +51,38 @@ const LAYERS = [
 // protocol code only.
 // Layers before a folder that it still may not import: the emulator imports only protocol/ and base/.
 const NOT_ALLOWED_ABOVE = { emulator: ['shared', 'engine', 'store', 'sync', 'tasks'] };
+// common/ runs in the renderer as well as in Node: no Node module, no package that needs one.
+const NOT_IN_COMMON = ['electron', 'better-sqlite3', 'chokidar', 'ws', ...NODE_BUILTINS];
 const layerRules = LAYERS.map((layer, i) => {
   const below = [...LAYERS.slice(i + 1), ...(NOT_ALLOWED_ABOVE[layer] ?? [])];
+  const common = layer === 'common';
   return {
     files: [`src-main/${layer}/**/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths:
-            layer === 'electron'
+          paths: common
+            ? NOT_IN_COMMON.map((name) => ({ name, message: 'src-main/common imports nothing of Node (nor DOM).' }))
+            : layer === 'electron'
               ? []
               : [{ name: 'electron', message: "Only src-main/electron/ may import 'electron'." }],
-          patterns: below.length
-            ? [
-                {
-                  group: below.flatMap((l) =>
-                    [1, 2, 3, 4, 5].flatMap((depth) => [`${'../'.repeat(depth)}${l}`, `${'../'.repeat(depth)}${l}/*`]),
-                  ),
-                  message: `src-main/${layer} may not import layers below it, nor those design.md "Layers" keeps from it.`,
-                },
-              ]
-            : [],
+          patterns: [
+            ...(below.length
+              ? [
+                  {
+                    group: below.flatMap((l) =>
+                      [1, 2, 3, 4, 5].flatMap((depth) => [
+                        `${'../'.repeat(depth)}${l}`,
+                        `${'../'.repeat(depth)}${l}/*`,
+                      ]),
+                    ),
+                    message: `src-main/${layer} may not import layers below it, nor those design.md "Layers" keeps from it.`,
+                  },
+                ]
+              : []),
+            ...(common ? [{ group: ['node:*'], message: 'src-main/common imports nothing of Node (nor DOM).' }] : []),
+          ],
         },
       ],
     },
@@ -103,8 +116,8 @@ export default tseslint.config(
           patterns: [
             { group: ['node:*'], message: 'The renderer imports no Node module; go through the bridge.' },
             {
-              group: ['**/src-main/*/**', '!**/src-main/shared/**'],
-              message: 'The renderer may import only src-main/shared.',
+              group: ['**/src-main/*/**', '!**/src-main/shared/**', '!**/src-main/common/**'],
+              message: 'The renderer may import only src-main/shared and src-main/common.',
             },
           ],
         },
@@ -120,6 +133,23 @@ export default tseslint.config(
         'error',
         { name: 'document', message: 'DOM only in src-renderer/.' },
         { name: 'window', message: 'DOM only in src-renderer/.' },
+      ],
+    },
+  },
+  {
+    // common/ runs in the renderer and in Node: neither's globals (console and timers are both's).
+    files: ['src-main/common/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['document', 'window', 'navigator', 'location', 'localStorage', 'WebSocket'].map((name) => ({
+          name,
+          message: 'src-main/common is pure: no DOM.',
+        })),
+        ...['process', 'Buffer', 'global', 'require', '__dirname', '__filename', 'setImmediate'].map((name) => ({
+          name,
+          message: 'src-main/common is pure: no Node.',
+        })),
       ],
     },
   },

@@ -29,7 +29,7 @@ export const EXTERNALS = ['electron', 'better-sqlite3', '@parcel/watcher', 'fsev
 /** Files every part depends on besides its own sources. */
 const SHARED_INPUTS = ['package.json', 'package-lock.json', 'bin/build-lib.mjs'];
 /** Folders whose every file is an input of the renderer (a new file there makes it stale). */
-const RENDERER_DIRS = ['src-renderer', 'src-main/shared'];
+const RENDERER_DIRS = ['src-renderer', 'src-main/shared', 'src-main/common'];
 const RENDERER_FILES = ['vite.config.ts'];
 
 function readStamp(root = ROOT) {

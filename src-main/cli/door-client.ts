@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
-import type { AppApi, AppError, AppEventMessage, Result } from '../shared/contract';
-import { API_WS_PATH, type ClientMessage, type ServerMessage } from '../shared/wire';
+import { DoorRpcCore } from '../common/door-rpc';
+import type { ApiMethod, AppApi, AppError, AppEventMessage, Result } from '../shared/contract';
+import { API_WS_PATH } from '../shared/wire';
 import { liveDoor, type DoorInfo } from '../service/door-file';
 import { apiOfCalls } from './api-of-calls';
 
@@ -9,7 +10,10 @@ import { apiOfCalls } from './api-of-calls';
  * contract's verbs as WebSocket `call` frames (shared/wire.ts), the event batches as they
  * are pushed. Same shape as the in-process AppService (AppApi plus `on`), so a command does
  * not care which one it talks to. Verbs never reject: a connection lost before the reply
- * answers `service-unreachable`.
+ * answers `service-unreachable`. Ids, replies and events are the door's RPC client core
+ * (common/door-rpc.ts, the renderer's bridge uses it too): a listener that throws does not
+ * stop the others nor the frames after it. It neither queues nor reconnects: a command ends
+ * when the app it talks to stops.
  */
 export interface DoorClient extends AppApi {
   /** The running app's door (http://127.0.0.1:<port>). */
@@ -47,6 +51,7 @@ export function connectDoor(
     origin: door.url,
     handshakeTimeout: timeoutMs,
   });
+  const core = new DoorRpcCore();
   return new Promise<DoorClient>((resolve, reject) => {
     const timer = setTimeout(() => {
       ws.terminate();
@@ -58,27 +63,18 @@ export function connectDoor(
     });
     ws.once('message', (data) => {
       clearTimeout(timer);
-      let hello: ServerMessage | undefined;
-      try {
-        hello = JSON.parse(String(data)) as ServerMessage;
-      } catch {
-        hello = undefined;
-      }
-      if (hello?.type !== 'hello') {
+      if (core.receive(String(data))?.type !== 'hello') {
         ws.terminate();
         reject(new Error(`the app at ${door.url} did not greet as a Blocklift door`));
         return;
       }
-      resolve(clientOver(ws, door.url));
+      resolve(clientOver(ws, door.url, core));
     });
   });
 }
 
-function clientOver(ws: WebSocket, url: string): DoorClient {
-  const pending = new Map<number, (r: Result<unknown>) => void>();
-  const listeners = new Set<(e: AppEventMessage) => void>();
+function clientOver(ws: WebSocket, url: string, core: DoorRpcCore): DoorClient {
   const lost = new Set<() => void>();
-  let nextId = 1;
   let closing = false;
   const unreachable = (reason: string): { ok: false; error: AppError } => ({
     ok: false,
@@ -89,41 +85,23 @@ function clientOver(ws: WebSocket, url: string): DoorClient {
     },
   });
   ws.on('error', () => undefined); // 'close' follows and settles what waits.
-  ws.on('message', (data) => {
-    let msg: ServerMessage;
-    try {
-      msg = JSON.parse(String(data)) as ServerMessage;
-    } catch {
-      return;
-    }
-    if (msg.type === 'reply') {
-      pending.get(msg.id)?.(msg.result);
-      pending.delete(msg.id);
-    } else if (msg.type === 'event') {
-      const e = { name: msg.name, payload: msg.payload } as AppEventMessage;
-      for (const l of listeners) l(e);
-    }
-  });
+  ws.on('message', (data) => core.receive(String(data)));
   ws.on('close', () => {
-    for (const settle of pending.values()) settle(unreachable('the connection closed (did the app stop?)'));
-    pending.clear();
+    core.connectionLost({ result: unreachable('the connection closed (did the app stop?)') }, true);
     if (!closing) for (const l of lost) l();
   });
-  const call = (method: string, input: unknown): Promise<Result<unknown>> =>
-    new Promise((resolve) => {
-      if (ws.readyState !== WebSocket.OPEN) return resolve(unreachable('the connection is closed'));
-      const id = nextId++;
-      pending.set(id, resolve);
-      ws.send(JSON.stringify({ type: 'call', id, method, input } as ClientMessage));
-    });
+  const call = (method: string, input: unknown): Promise<Result<unknown>> => {
+    if (ws.readyState !== WebSocket.OPEN) return Promise.resolve(unreachable('the connection is closed'));
+    const { frame, reply } = core.call(method as ApiMethod, input);
+    ws.send(JSON.stringify(frame));
+    core.markSent(frame.id);
+    return reply;
+  };
   const areas = apiOfCalls(call);
   return {
     ...areas,
     url,
-    on: (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    on: (listener) => core.events.onAny(listener),
     onLost: (listener) => {
       lost.add(listener);
     },

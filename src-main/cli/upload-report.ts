@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import { printable } from '../service/expand-paths';
 import type { AddTransfersResult, TransferView } from '../shared/contract';
-import { formatBytes, formatSpeed } from '../shared/units';
+import { formatBytes, formatEta, formatSpeed } from '../common/units';
 import { clockTime } from './retry-notices';
 
 /**
@@ -156,13 +156,10 @@ export class UploadReporter {
   }
 }
 
-/** "1m05s", or "--" while there is no rate to go by: never NaN or Infinity. */
+/** "1 min 5 s" (the window's ETA), or "--" while there is no rate to go by: never NaN or Infinity. */
 export function etaText(bytesPerSec: number, remaining: number): string {
   if (!(bytesPerSec > 0) || !Number.isFinite(remaining)) return '--';
   const s = Math.max(0, Math.round(remaining / bytesPerSec));
   if (!Number.isFinite(s)) return '--';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  return h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+  return formatEta(s) ?? '0 s';
 }

@@ -3,7 +3,7 @@ import { printable } from '../service/expand-paths';
 import type { RootActivityView, RootPlan, TransferView } from '../shared/contract';
 import type { WatchEvent } from '../shared/events';
 import type { VcaJobView } from '../shared/task-views';
-import { formatBytes, formatSpeed } from '../shared/units';
+import { formatBytes, formatSpeed } from '../common/units';
 import type { CliApp } from './app-client';
 import { RetryNotices, clockTime } from './retry-notices';
 

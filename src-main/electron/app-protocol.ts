@@ -1,20 +1,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { net, protocol } from 'electron';
+import { APP_CSP } from '../shared/csp';
 import { APP_SCHEME } from './ipc';
-
-/** The Content-Security-Policy of every page the app serves: its own scripts only, no remote content. */
-export const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'none'",
-].join('; ');
 
 /** Must run before the app is ready: app:// is a standard, secure scheme (origin app://renderer). */
 export function registerAppScheme(): void {

@@ -1,6 +1,6 @@
 import type { AppEventMessage, AppEvents, Settings, TransferTotals } from '../shared/contract';
 // The window's formatter (1 MB = 1,024 KB), so the tray and the window show one number.
-import { formatSpeed } from '../shared/units';
+import { formatSpeed } from '../common/units';
 
 /**
  * What the tray, the taskbar and native notifications show, decided from the event stream

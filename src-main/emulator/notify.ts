@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { backoffMs } from '../common/backoff';
 import { signNotification } from '../protocol/tokens';
 
 /**
@@ -30,7 +31,7 @@ const MAX_NOTIFY_DELAY_MS = 60_000;
  */
 export function notifyRetryDelayMs(attempt: number, baseDelayMs: number): number {
   if (attempt <= 0) return 0;
-  return Math.min(MAX_NOTIFY_DELAY_MS, baseDelayMs * 2 ** (attempt - 1));
+  return backoffMs(attempt - 1, { baseMs: baseDelayMs, maxMs: MAX_NOTIFY_DELAY_MS });
 }
 
 export class NotifyUrlError extends Error {

@@ -1,3 +1,4 @@
+import { backoffMs } from '../common/backoff';
 import type { ServiceError } from '../protocol/errors';
 import type { ConflictPolicy } from '../shared/models';
 import { TransferFailure } from './errors';
@@ -59,14 +60,13 @@ export type Decision =
   | { action: 'stop' }
   | { action: 'fail'; code: string };
 
-/** Exponential backoff with "equal jitter": half fixed, half random; capped. */
+/** The common backoff (common/backoff.ts) with "equal jitter": half fixed, half random; capped. */
 export function backoffDelayMs(
   attempt: number,
   random: number,
   p: Pick<BackoffPolicy, 'baseDelayMs' | 'maxDelayMs'>,
 ): number {
-  const exp = Math.min(p.maxDelayMs, p.baseDelayMs * 2 ** Math.max(0, attempt));
-  return Math.round(exp / 2 + (exp / 2) * random);
+  return backoffMs(attempt, { baseMs: p.baseDelayMs, maxMs: p.maxDelayMs }, random);
 }
 
 /**

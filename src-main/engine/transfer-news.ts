@@ -1,4 +1,4 @@
-import { Emitter } from '../base/emitter';
+import { Emitter } from '../common/emitter';
 import type { TransferSnapshot } from '../shared/models';
 import type { ProgressEvent } from './api';
 import type { EngineStore, TransferPatch, TransferRecord } from './ports';

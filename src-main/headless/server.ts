@@ -7,6 +7,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { refusal, type DoorBackend } from '../service/door-backend';
+import { APP_CSP } from '../shared/csp';
 import { TOKEN_COOKIE, TOKEN_QUERY } from '../shared/wire';
 import { hostAllowed, isLoopbackHost, newToken, tokenMatches } from './access';
 import { registerApiRoutes } from './api-routes';
@@ -49,18 +50,6 @@ export interface HeadlessDoor {
 }
 
 export const NOTIFY_PREFIX = '/notify/';
-
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
 
 export class DoorConfigError extends Error {
   override readonly name = 'DoorConfigError';
@@ -109,7 +98,7 @@ export async function startHeadlessDoor(opts: HeadlessDoorOptions): Promise<Head
     guard(req, reply, { token, loopbackOnly, port: () => port, devRendererUrl: opts.devRendererUrl }),
   );
   app.addHook('onSend', async (_req, reply) => {
-    reply.header('Content-Security-Policy', CSP);
+    reply.header('Content-Security-Policy', APP_CSP);
     reply.header('X-Frame-Options', 'DENY');
     reply.header('Referrer-Policy', 'no-referrer');
     reply.header('X-Content-Type-Options', 'nosniff');

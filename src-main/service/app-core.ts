@@ -13,7 +13,7 @@ import type { WatchManager } from '../sync/watch-manager';
 import type { FmgrTracker } from '../tasks/fmgr-tracker';
 import type { VcaTracker } from '../tasks/vca-tracker';
 import type { MgrAccount } from '../tasks/deps';
-import { Emitter } from '../base/emitter';
+import { Emitter } from '../common/emitter';
 import { setUnexpectedErrorHandler } from '../base/unexpected-error';
 import type { AccountAccessCache } from './accounts';
 import type { AppCoreOptions } from './app-core-options';

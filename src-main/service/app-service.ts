@@ -12,7 +12,7 @@ import {
 import type { AppEvent } from '../shared/events';
 import { TERMINAL_TRANSFER_STATES, type TransferState } from '../shared/models';
 import { SettingsRepo } from '../store/settings-repo';
-import { Emitter } from '../base/emitter';
+import { Emitter } from '../common/emitter';
 import { AccountPrefs } from './account-prefs';
 import { accountsArea } from './api/accounts';
 import type { DoorCapabilities, ServiceContext } from './api/context';

@@ -1,5 +1,6 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../base/pid-lock';
 
 /**
  * `door.json` in the data folder: how a command line finds the app running on that folder
@@ -56,16 +57,6 @@ export function readDoorFile(dataDir: string): DoorInfo | undefined {
   if (typeof d.pid !== 'number' || !Number.isInteger(d.pid) || d.pid <= 0) return undefined;
   if (typeof d.db !== 'string' || d.db === '') return undefined;
   return { url: d.url, token: d.token, pid: d.pid, db: d.db };
-}
-
-/** Whether a process with this id exists (one of another user counts: it is running). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -10,7 +10,7 @@ import type {
 import type { FmgrTaskView, VcaJobView } from '../shared/task-views';
 import type { TransferSnapshot } from '../shared/models';
 import { TERMINAL_TRANSFER_STATES } from '../shared/models';
-import { emptyTotals } from '../store/transfer-query';
+import { emptyTotals } from '../common/totals';
 
 /** A timer the coalescer can be driven by (tests pass a fake one). */
 export interface FlushClock {

@@ -1,7 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { zipBuffer, type ZipEntry } from '../base/zip';
+import { writeZip, type ZipEntry } from '../base/zip';
 import type { ProxySetting, Settings } from '../shared/contract';
 import { APP_VERSION } from '../shared/version';
 import type { AccountRecord } from '../store/account-repo';
@@ -37,7 +37,7 @@ const REQUEST_ID = /request id ([^\s)]+)/;
  * (`accountSecretsInUrls`: the token URL whole, its password and query values, a proxy
  * password), Authorization headers and upload or management tokens are replaced by `[redacted]`.
  */
-export function writeSupportBundle(deps: SupportBundleDeps): { path: string; bytes: number } {
+export async function writeSupportBundle(deps: SupportBundleDeps): Promise<{ path: string; bytes: number }> {
   const now = deps.now?.() ?? new Date();
   const redact = redactor(secretsOf(deps));
   const q = new SupportQuery(deps.db);
@@ -63,13 +63,16 @@ export function writeSupportBundle(deps: SupportBundleDeps): { path: string; byt
     { name: 'transfers/skipped.json', text: json(q.transfers('skipped').map(transferEntry)) },
     ...logFiles(deps.dataDir),
   ];
-  const zipped: ZipEntry[] = entries.map((e) => ({ name: e.name, data: Buffer.from(redact(e.text), 'utf8') }));
+  const zipped: ZipEntry[] = entries.map((e) => ({
+    name: e.name,
+    data: Buffer.from(redact(e.text), 'utf8'),
+    mtime: now,
+  }));
   const dir = path.join(deps.dataDir, SUPPORT_DIR);
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `blocklift-support-${now.toISOString().replace(/[:.]/g, '-')}.zip`);
-  const zip = zipBuffer(zipped, now);
-  writeFileSync(file, zip, { mode: 0o600 });
-  return { path: file, bytes: zip.length };
+  const { bytes } = await writeZip(file, zipped, { mode: 0o600 });
+  return { path: file, bytes };
 }
 
 function versions(door: string, now: Date) {

@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { emptyTotals } from '../common/totals';
 import type { TransferRecord } from '../engine/ports';
 import type { PauseReason, TransferQuery, TransferSortField, TransferTotals } from '../shared/contract';
 import { TRANSFER_STATES, type TransferSource, type TransferState } from '../shared/models';
@@ -30,10 +31,6 @@ export interface BlockRow {
 }
 
 export const ALL_TRANSFER_STATES = TRANSFER_STATES;
-
-export function emptyTotals(): TransferTotals {
-  return Object.fromEntries(ALL_TRANSFER_STATES.map((s) => [s, 0])) as TransferTotals;
-}
 
 const COMMITTED = `CASE WHEN t.state = 'done' THEN t.size
   ELSE COALESCE((SELECT sum(b.next_offset) FROM blocks b WHERE b.transfer_id = t.id), 0) END`;

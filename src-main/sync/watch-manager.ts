@@ -1,4 +1,4 @@
-import { Emitter } from '../base/emitter';
+import { Emitter } from '../common/emitter';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo } from '../store/sync-repo';
 import type { TransferState } from '../shared/models';

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Emitter } from '../base/emitter';
+import { Emitter } from '../common/emitter';
 import { DISK_FULL_RETRY_MS, isDiskFull } from '../base/disk-full';
 import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';

@@ -1,4 +1,4 @@
-import { Emitter } from '../base/emitter';
+import { Emitter } from '../common/emitter';
 import type { MgrClient } from '../protocol/client';
 import type { ErrorUpdate, FollowUp, Tracking } from '../store/tasks/rows';
 import { resolveDeps, type ResolvedDeps, type TrackerDeps } from './deps';

@@ -1,3 +1,5 @@
+import { backoffMs } from '../common/backoff';
+
 /**
  * When to ask the service again about an Fmgr task or a VCA job. Pure functions: the
  * trackers feed them counters read from SQLite and get a delay back. One place decides.
@@ -52,8 +54,11 @@ export function nextPollDelayMs(policy: PollPolicy, c: PollCounters, random: () 
   const normal = schedule[Math.max(0, Math.min(c.polls, schedule.length - 1))] ?? last;
   const base = c.push ? Math.max(normal, policy.pushFallbackMs) : normal;
   if (c.consecutiveErrors <= 0) return base;
-  const exp = Math.min(policy.errorMaxMs, policy.errorBaseMs * 2 ** Math.min(30, c.consecutiveErrors - 1));
-  const jittered = Math.round(exp * (0.5 + 0.5 * clamp01(random())));
+  const jittered = backoffMs(
+    c.consecutiveErrors - 1,
+    { baseMs: policy.errorBaseMs, maxMs: policy.errorMaxMs },
+    random(),
+  );
   return Math.max(base, jittered);
 }
 
@@ -64,8 +69,4 @@ export function shouldGiveUpNotFound(
 ): boolean {
   if (s.notFoundSinceMs === null) return false;
   return s.nowMs - s.notFoundSinceMs >= policy.notFoundGiveUpMs && s.consecutiveErrors >= policy.notFoundMinPolls;
-}
-
-function clamp01(x: number): number {
-  return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 1;
 }

@@ -78,26 +78,3 @@ export async function callSafely<M extends ApiMethod>(
     return { ok: false, error: { code: 'bridge-closed', message, params: {} } };
   }
 }
-
-/** Listeners by event name, shared by the implementations. */
-export class Listeners {
-  private readonly byName = new Map<AppEventName, Set<(payload: unknown) => void>>();
-
-  add(name: AppEventName, listener: (payload: unknown) => void): () => void {
-    let set = this.byName.get(name);
-    if (!set) this.byName.set(name, (set = new Set()));
-    set.add(listener);
-    return () => set.delete(listener);
-  }
-
-  emit(name: AppEventName, payload: unknown): void {
-    for (const listener of this.byName.get(name) ?? []) {
-      try {
-        listener(payload);
-      } catch (err) {
-        // One screen's listener failing must not starve the others; it is a bug, so it goes to the console.
-        console.error(`listener of ${name} failed`, err);
-      }
-    }
-  }
-}

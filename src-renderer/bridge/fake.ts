@@ -4,7 +4,8 @@
  * catalog's 'unknown-method' error, as a door would for a verb it does not have.
  */
 import type { ApiMethod, AppApi, AppEventName, AppEvents, Result } from '../../src-main/shared/contract';
-import { Listeners, type Bridge } from './bridge';
+import { EventDispatch } from '../../src-main/common/door-rpc';
+import type { Bridge } from './bridge';
 
 export type PartialApi = { [A in keyof AppApi]?: Partial<AppApi[A]> };
 
@@ -19,7 +20,7 @@ export function fakeBridge(
   api: PartialApi,
   door: Partial<Pick<Bridge, 'pathForFile' | 'stageFiles'>> = {},
 ): FakeBridge {
-  const listeners = new Listeners();
+  const listeners = new EventDispatch();
   const calls: FakeBridge['calls'] = [];
   const call = async (method: ApiMethod, input: unknown): Promise<Result<unknown>> => {
     calls.push({ method, input });
@@ -33,7 +34,7 @@ export function fakeBridge(
   return {
     calls,
     call: call as Bridge['call'],
-    on: (name, listener) => listeners.add(name, listener as (payload: unknown) => void),
+    on: (name, listener) => listeners.on(name, listener as (payload: unknown) => void),
     push: (name, payload) => listeners.emit(name, payload),
     pathForFile: door.pathForFile ?? (() => ''),
     ...(door.stageFiles ? { stageFiles: door.stageFiles } : {}),

@@ -4,14 +4,15 @@
  */
 import type { ApiMethod, AppEventName } from '../../src-main/shared/contract';
 import type { PreloadApi } from '../../src-main/shared/wire';
-import { Listeners, type Bridge } from './bridge';
+import { EventDispatch } from '../../src-main/common/door-rpc';
+import type { Bridge } from './bridge';
 
 export function preloadBridge(api: PreloadApi): Bridge {
-  const listeners = new Listeners();
+  const listeners = new EventDispatch();
   api.subscribe((name: AppEventName, payload: unknown) => listeners.emit(name, payload));
   return {
     call: ((method: ApiMethod, input: unknown) => api.invoke(method, input)) as Bridge['call'],
-    on: (name, listener) => listeners.add(name, listener as (payload: unknown) => void),
+    on: (name, listener) => listeners.on(name, listener as (payload: unknown) => void),
     pathForFile: (file) => api.pathForFile(file),
     connection: () => 'open',
     onConnection: () => () => undefined,

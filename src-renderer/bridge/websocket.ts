@@ -4,12 +4,13 @@
  * Contract: calls made before the socket opens wait in a queue and go out in order once it
  * opens; when the socket closes, every call still waiting for its reply rejects with a
  * BridgeError('bridge-closed') (the door may or may not have run it, so it is not resent);
- * the bridge then reconnects with a growing delay (0.5 s doubling to 10 s) and subscribes
+ * the bridge then reconnects with a growing delay (0.5 s doubling to 10 s, common/door-rpc.ts) and subscribes
  * again to every event it was listening to.
  */
-import type { ApiMethod, AppEventName, Result } from '../../src-main/shared/contract';
-import type { ClientMessage, ServerMessage } from '../../src-main/shared/wire';
-import { BridgeError, Listeners, type Bridge, type BridgeConnection } from './bridge';
+import { DoorRpcCore, reconnectDelay } from '../../src-main/common/door-rpc';
+import type { ApiMethod, AppEventName } from '../../src-main/shared/contract';
+import type { ClientMessage } from '../../src-main/shared/wire';
+import { BridgeError, type Bridge, type BridgeConnection } from './bridge';
 
 /** The part of the browser's WebSocket this bridge uses (a test may pass its own). */
 export interface SocketLike {
@@ -25,28 +26,22 @@ export interface SocketLike {
 export interface WebSocketBridgeOptions {
   url: string;
   open?: (url: string) => SocketLike;
-  /** Delay before reconnect attempt n (0-based), in ms. */
+  /** Delay before reconnect attempt n (0-based), in ms (default: the door clients' reconnectDelay). */
   backoff?: (attempt: number) => number;
 }
 
-export const reconnectDelay = (attempt: number): number => Math.min(10_000, 500 * 2 ** attempt);
-
-interface Pending {
-  resolve: (result: Result<unknown>) => void;
-  reject: (err: Error) => void;
-  /** Written to a socket (a close then loses it); false while it waits in the queue. */
-  sent: boolean;
-}
-
+/**
+ * The bridge over the door's RPC client core (src-main/common/door-rpc.ts, which keeps the
+ * ids, the calls waiting and the listeners); this adapter adds the browser socket, the queue
+ * of calls made while it is closed, and the reconnects.
+ */
 export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dispose(): void } {
   const open = options.open ?? ((url: string) => new WebSocket(url) as unknown as SocketLike);
   const backoff = options.backoff ?? reconnectDelay;
-  const listeners = new Listeners();
+  const core = new DoorRpcCore();
   const connectionListeners = new Set<(state: BridgeConnection) => void>();
   const subscribed = new Set<AppEventName>();
-  const pending = new Map<number, Pending>();
   let queue: ClientMessage[] = [];
-  let nextId = 1;
   let attempt = 0;
   let state: BridgeConnection = 'connecting';
   let socket: SocketLike | null = null;
@@ -61,27 +56,12 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
 
   const write = (ws: SocketLike, message: ClientMessage): void => {
     ws.send(JSON.stringify(message));
-    if (message.type === 'call') {
-      const waiting = pending.get(message.id);
-      if (waiting) waiting.sent = true;
-    }
+    if (message.type === 'call') core.markSent(message.id);
   };
 
   const send = (message: ClientMessage): void => {
     if (socket && state === 'open') write(socket, message);
     else if (message.type === 'call') queue.push(message);
-  };
-
-  const onMessage = (data: unknown): void => {
-    if (typeof data !== 'string') return;
-    const message = JSON.parse(data) as ServerMessage;
-    if (message.type === 'reply') {
-      const waiting = pending.get(message.id);
-      pending.delete(message.id);
-      waiting?.resolve(message.result);
-    } else if (message.type === 'event') {
-      listeners.emit(message.name, message.payload);
-    }
   };
 
   const connect = (): void => {
@@ -98,17 +78,13 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
       queue = [];
       for (const message of waiting) write(ws, message);
     };
-    ws.onmessage = (ev) => onMessage(ev.data);
+    ws.onmessage = (ev) => core.receive(ev.data);
     ws.onerror = () => undefined; // onclose follows and decides.
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = null;
       // Calls still queued were never sent: they stay queued for the next connection.
-      for (const [id, p] of pending) {
-        if (!p.sent) continue;
-        pending.delete(id);
-        p.reject(new BridgeError('bridge-closed', 'The connection to Blocklift closed.'));
-      }
+      core.connectionLost({ error: new BridgeError('bridge-closed', 'The connection to Blocklift closed.') });
       setState('closed');
       if (!disposed) timer = setTimeout(connect, backoff(attempt++));
     };
@@ -117,19 +93,18 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
   connect();
 
   return {
-    call: ((method: ApiMethod, input: unknown) =>
-      new Promise<Result<unknown>>((resolve, reject) => {
-        if (disposed) return reject(new BridgeError('bridge-closed', 'The bridge was disposed.'));
-        const id = nextId++;
-        pending.set(id, { resolve, reject, sent: false });
-        send({ type: 'call', id, method, input });
-      })) as Bridge['call'],
+    call: ((method: ApiMethod, input: unknown) => {
+      if (disposed) return Promise.reject(new BridgeError('bridge-closed', 'The bridge was disposed.'));
+      const { frame, reply } = core.call(method, input);
+      send(frame);
+      return reply;
+    }) as Bridge['call'],
     on: (name, listener) => {
       if (!subscribed.has(name)) {
         subscribed.add(name);
         if (state === 'open') send({ type: 'subscribe', events: [...subscribed] });
       }
-      return listeners.add(name, listener as (payload: unknown) => void);
+      return core.events.on(name, listener as (payload: unknown) => void);
     },
     pathForFile: () => '',
     connection: () => state,
@@ -141,8 +116,7 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
       disposed = true;
       if (timer) clearTimeout(timer);
       socket?.close();
-      for (const p of pending.values()) p.reject(new BridgeError('bridge-closed', 'The bridge was disposed.'));
-      pending.clear();
+      core.connectionLost({ error: new BridgeError('bridge-closed', 'The bridge was disposed.') }, true);
       queue = [];
     },
   };

@@ -1,10 +1,10 @@
 /**
- * Numbers as people read them, per locale. Bytes and speeds come from src-main/shared/units.ts,
- * the formatter the tray and the command line use too ("3.2 MB/s" in every language, 1 MB =
- * 1024² bytes).
+ * Numbers as people read them, per locale. Bytes, speeds and times left come from
+ * src-main/common/units.ts, the formatter the tray and the command line use too ("3.2 MB/s" in
+ * every language, 1 MB = 1024² bytes; "1 h 2 min").
  */
-import { numberFormat } from '../../src-main/shared/units';
-export { formatBytes, formatSpeed } from '../../src-main/shared/units';
+import { numberFormat } from '../../src-main/common/units';
+export { formatBytes, formatEta, formatSpeed } from '../../src-main/common/units';
 
 /** A count with the locale's grouping: 50000 → "50,000". */
 export function formatCount(n: number, locale = 'en'): string {
@@ -23,27 +23,6 @@ export function formatPercent(fraction: number, locale = 'en'): string {
   }
   return nf.format(fraction);
 }
-
-/**
- * Seconds left as the two largest units: 42 → "42 s", 3725 → "1 h 2 min"; in Chinese
- * "1小时2分钟". null, negative or 0 → null (the caller hides the ETA rather than show "0 s").
- */
-export function formatEta(seconds: number | null, locale = 'en'): string | null {
-  if (seconds === null || !Number.isFinite(seconds) || seconds <= 0) return null;
-  const s = Math.round(seconds);
-  const parts: Array<[number, 'day' | 'hour' | 'minute' | 'second']> = [
-    [Math.floor(s / 86400), 'day'],
-    [Math.floor((s % 86400) / 3600), 'hour'],
-    [Math.floor((s % 3600) / 60), 'minute'],
-    [s % 60, 'second'],
-  ];
-  const first = parts.findIndex(([n]) => n > 0);
-  const shown = parts.slice(first, first + 2).filter(([n]) => n > 0);
-  const zh = locale.toLowerCase().startsWith('zh');
-  return shown.map(([n, unit]) => (zh ? `${n}${ZH_UNITS[unit]}` : `${n} ${EN_UNITS[unit]}`)).join(zh ? '' : ' ');
-}
-const EN_UNITS = { day: 'd', hour: 'h', minute: 'min', second: 's' } as const;
-const ZH_UNITS = { day: '天', hour: '小时', minute: '分钟', second: '秒' } as const;
 
 /** A moment (ms since epoch) as date and time in the locale: "Mar 7, 2025, 2:05 PM" / "2025年3月7日 14:05". */
 export function formatDateTime(ms: number, locale = 'en'): string {

@@ -17,6 +17,7 @@ import type {
   TransferTotals,
   TransferView,
 } from '../../src-main/shared/contract';
+import { emptyTotals } from '../../src-main/common/totals';
 import { TRANSFER_STATES, type TransferSource, type TransferState } from '../../src-main/shared/models';
 import { shallow } from 'zustand/vanilla/shallow';
 import { callSafely, type StagedFile } from '../bridge/bridge';
@@ -73,10 +74,6 @@ export interface TransfersState {
     staged: StagedFile[];
     folder: { name: string; path: string | null } | null;
   } | null;
-}
-
-export function emptyTotals(): TransferTotals {
-  return Object.fromEntries(TRANSFER_STATES.map((s) => [s, 0])) as TransferTotals;
 }
 
 export function initial(): TransfersState {

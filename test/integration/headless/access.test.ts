@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DoorConfigError, startHeadlessDoor, type HeadlessDoor } from '../../../src-main/headless/server';
 import { API_METHODS, type Result } from '../../../src-main/shared/contract';
+import { APP_CSP } from '../../../src-main/shared/csp';
 import { API_HTTP_PREFIX, API_WS_PATH, TOKEN_COOKIE } from '../../../src-main/shared/wire';
 import { AppService } from '../../../src-main/service/app-service';
 
@@ -91,6 +92,9 @@ describe('headless door access', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Blocklift test page');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    // The one CSP of both doors (shared/csp.ts): no form of the app submits to a URL.
+    expect(page.headers.get('content-security-policy')).toBe(APP_CSP);
+    expect(APP_CSP).toContain("form-action 'none'");
   });
 
   it('serves every contract verb over HTTP POST with the token, and no other name', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DesktopStatus, tooltip, trayStatus } from '../../../src-main/electron/desktop-status';
-import { formatSpeed } from '../../../src-main/shared/units';
+import { formatSpeed } from '../../../src-main/common/units';
 import type { AppEvents, Settings, TransferTotals, TransferView } from '../../../src-main/shared/contract';
 
 const zero: TransferTotals = {

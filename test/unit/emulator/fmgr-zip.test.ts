@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dosDateTime, writeZip, ZipLimitError } from '../../../src-main/emulator/fmgr-zip';
+import { writeZip, ZipLimitError } from '../../../src-main/emulator/fmgr-zip';
 
 let dir: string;
 beforeEach(async () => {
@@ -66,9 +66,16 @@ describe('writeZip', () => {
     ).rejects.toBeInstanceOf(ZipLimitError);
   });
 
-  it('encodes DOS date and time, clamping before 1980', () => {
+  it('encodes DOS date and time, clamping before 1980', async () => {
+    // The local header's "last mod file time" and "date" fields (offsets 10 and 12).
+    const dosOf = async (mtimeMs: number) => {
+      const out = path.join(dir, `t-${mtimeMs}.zip`);
+      await writeZip(out, [{ ...(await source('t', Buffer.from('t'))), mtimeMs }]);
+      const b = await readFile(out);
+      return { time: b.readUInt16LE(10), date: b.readUInt16LE(12) };
+    };
     const d = new Date(2024, 4, 6, 12, 30, 10).getTime();
-    expect(dosDateTime(d)).toEqual({ time: (12 << 11) | (30 << 5) | 5, date: (44 << 9) | (5 << 5) | 6 });
-    expect(dosDateTime(0)).toEqual({ time: 0, date: (1 << 5) | 1 });
+    expect(await dosOf(d)).toEqual({ time: (12 << 11) | (30 << 5) | 5, date: (44 << 9) | (5 << 5) | 6 });
+    expect(await dosOf(0)).toEqual({ time: 0, date: (1 << 5) | 1 });
   });
 });

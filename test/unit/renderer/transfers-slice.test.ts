@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AppEvents, TransferQuery } from '../../../src-main/shared/contract';
+import { emptyTotals } from '../../../src-main/common/totals';
 import { fakeBridge } from '../../../src-renderer/bridge/fake';
 import { createAppStore } from '../../../src-renderer/store/store';
 import {
@@ -7,7 +8,6 @@ import {
   PAGE_SIZE,
   addSample,
   apply,
-  emptyTotals,
   idAt,
   initial,
   mergePage,

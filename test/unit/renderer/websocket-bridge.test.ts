@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ClientMessage, ServerMessage } from '../../../src-main/shared/wire';
 import { BridgeError } from '../../../src-renderer/bridge/bridge';
-import { reconnectDelay, webSocketBridge, type SocketLike } from '../../../src-renderer/bridge/websocket';
+import { reconnectDelay } from '../../../src-main/common/door-rpc';
+import { webSocketBridge, type SocketLike } from '../../../src-renderer/bridge/websocket';
 
 /** A socket the test opens, answers and closes by hand (what a browser WebSocket would do). */
 class TestSocket implements SocketLike {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EventCoalescer, type BatchEvent, type FlushClock } from '../../../src-main/service/event-coalescer';
 import type { TransferView } from '../../../src-main/shared/contract';
 import type { TransferSnapshot, TransferState } from '../../../src-main/shared/models';
-import { emptyTotals } from '../../../src-main/store/transfer-query';
+import { emptyTotals } from '../../../src-main/common/totals';
 
 /** A hand-driven clock: `advance(ms)` runs every timer due within it, in order. */
 function fakeClock() {

@@ -1,6 +1,6 @@
 /**
- * Bytes and speeds as people read them, the one formatter of the window, the tray and the
- * command line (so one throughput is one number everywhere). Binary multiples, as the
+ * Bytes, speeds and times left as people read them, the one formatter of the window, the tray
+ * and the command line (so one throughput is one number everywhere). Binary multiples, as the
  * service's block sizes are: 1 KB = 1,024 B, 1 MB = 1,024 KB; written "KB", "MB" (the window's
  * labels since the start). Not Intl's unit formatting, which gives "MB/秒" and "吉字节" in
  * Chinese: the same "3.2 MB/s" in every language, with the digits (decimal separator,
@@ -39,3 +39,24 @@ export function formatBytes(bytes: number, locale = 'en'): string {
 export function formatSpeed(bytesPerSecond: number, locale = 'en'): string {
   return `${formatBytes(bytesPerSecond, locale)}/s`;
 }
+
+/**
+ * Seconds left as the two largest units: 42 → "42 s", 3725 → "1 h 2 min"; in Chinese
+ * "1小时2分钟". null, negative or 0 → null (the caller hides the ETA rather than show "0 s").
+ */
+export function formatEta(seconds: number | null, locale = 'en'): string | null {
+  if (seconds === null || !Number.isFinite(seconds) || seconds <= 0) return null;
+  const s = Math.round(seconds);
+  const parts: Array<[number, 'day' | 'hour' | 'minute' | 'second']> = [
+    [Math.floor(s / 86400), 'day'],
+    [Math.floor((s % 86400) / 3600), 'hour'],
+    [Math.floor((s % 3600) / 60), 'minute'],
+    [s % 60, 'second'],
+  ];
+  const first = parts.findIndex(([n]) => n > 0);
+  const shown = parts.slice(first, first + 2).filter(([n]) => n > 0);
+  const zh = locale.toLowerCase().startsWith('zh');
+  return shown.map(([n, unit]) => (zh ? `${n}${ZH_UNITS[unit]}` : `${n} ${EN_UNITS[unit]}`)).join(zh ? '' : ' ');
+}
+const EN_UNITS = { day: 'd', hour: 'h', minute: 'min', second: 's' } as const;
+const ZH_UNITS = { day: '天', hour: '小时', minute: '分钟', second: '秒' } as const;

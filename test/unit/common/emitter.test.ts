@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Emitter } from '../../../src-main/base/emitter';
-import { setUnexpectedErrorHandler } from '../../../src-main/base/unexpected-error';
+import { Emitter } from '../../../src-main/common/emitter';
+import { setUnexpectedErrorHandler } from '../../../src-main/common/unexpected-error';
 
 let restore: (() => void) | undefined;
 afterEach(() => {
