@@ -24,12 +24,14 @@ import type { Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-dep
  */
 
 /**
- * Files below this size are uploaded without looking: decided by measurement on the emulator
- * with added latency (test/bench/same-bytes-cost.ts, figures in engine/README.md). A copy costs
- * about six management round trips and the task's own time, whatever the size; a file of
- * one 4 MiB block or less is a single form upload of one round trip plus its bytes.
+ * Files below this size are uploaded without looking. Decided by measurement on the emulator
+ * with added latency (test/bench/same-bytes-cost.ts; its output in engine/README.md): a copy
+ * costs a fixed ~0.1 s on loopback and ~0.2–0.45 s at 20–50 ms per request (stat, submit,
+ * the task's polls, stat), whatever the size. From 1 MiB on, that is faster than sending the
+ * bytes on an uplink below roughly 4–9 MB/s, and the bytes are saved on any link; at 256 KiB
+ * the copy wins only below about 1 MB/s.
  */
-export const DEFAULT_COPY_MIN_BYTES = 4 * 1024 * 1024 + 1;
+export const DEFAULT_COPY_MIN_BYTES = 1024 * 1024;
 /** Places tried for one file (each a stat): the newest verified objects with these bytes. */
 const MAX_SOURCES = 3;
 /** Delays between status queries of the copy task (then every second). */

@@ -89,7 +89,7 @@ async function uploadedEarlier(r: Rig, size: number): Promise<Buffer> {
   return data;
 }
 
-// Above the default copy threshold and the form-upload size, so its bytes go through mkblk/bput (counted).
+// Above the copy threshold (1 MiB) and the form-upload size (4 MiB): its bytes go through mkblk/bput (counted).
 const SIZE = 5 * MiB + 123;
 
 describe('a file whose bytes this account already stored', () => {
@@ -189,15 +189,21 @@ describe('a file whose bytes this account already stored', () => {
     expect(r.store.getTransfer(over.id)!.copiedFrom).toEqual({ bucket: r.emu.bucket, key: 'a/first.bin' });
   });
 
-  it('a file below the copy threshold is uploaded without reading it first; copyMinBytes lowers it', async () => {
-    rig = await copyingRig({ formUploadMaxBytes: 0 });
+  it('the threshold (1 MiB by default): a smaller file is uploaded, a larger one sent by form upload is copied; copyMinBytes moves it', async () => {
+    rig = await copyingRig();
     const r = rig;
-    const data = await uploadedEarlier(r, 300 * 1024);
-    const before = sentBytes(r);
-    const s = await r.settled(enqueue(r, 'other/same.bin', 'b/same.bin'));
-    await expectVerifiedObject(r, s, data);
-    expect(sentBytes(r) - before).toBe(300 * 1024);
-    expect(r.store.getTransfer(s.id)!.copiedFrom).toBeNull();
+    const small = await uploadedEarlier(r, 300 * 1024);
+    const s1 = await r.settled(enqueue(r, 'other/same.bin', 'b/small.bin'));
+    await expectVerifiedObject(r, s1, small);
+    expect(r.store.getTransfer(s1.id)!.copiedFrom).toBeNull();
+    expect(kindsLogged(r, s1.id)).toEqual([]);
+
+    const mid = await r.file('mid.bin', 2 * MiB);
+    await copyFile(path.join(r.dir, 'mid.bin'), path.join(r.dir, 'other', 'mid.bin'));
+    await expectVerifiedObject(r, await r.settled(enqueue(r, 'mid.bin', 'a/mid.bin')), mid);
+    const s2 = await r.settled(enqueue(r, 'other/mid.bin', 'b/mid.bin'));
+    await expectVerifiedObject(r, s2, mid);
+    expect(r.store.getTransfer(s2.id)!.copiedFrom).toEqual({ bucket: r.emu.bucket, key: 'a/mid.bin' });
 
     await r.engine.close();
     const mgr = clients[0]!;
@@ -205,13 +211,12 @@ describe('a file whose bytes this account already stored', () => {
       now: () => r.emu.clock.now(),
     });
     r.newEngine({
-      formUploadMaxBytes: 0,
       copyMinBytes: 1,
       account: () => ({ client: r.client, tokens, stored: (b, k, sig) => mgr.stat(b, k, sig), fmgr: mgr }),
     });
-    const small = await r.settled(enqueue(r, 'other/same.bin', 'c/same.bin'));
-    await expectVerifiedObject(r, small, data);
-    expect(sentBytes(r) - before).toBe(300 * 1024);
-    expect(r.store.getTransfer(small.id)!.copiedFrom).not.toBeNull();
+    const s3 = await r.settled(enqueue(r, 'other/same.bin', 'c/small.bin'));
+    await expectVerifiedObject(r, s3, small);
+    // From the newest object holding these bytes.
+    expect(r.store.getTransfer(s3.id)!.copiedFrom).toEqual({ bucket: r.emu.bucket, key: 'b/small.bin' });
   });
 });
