@@ -1,3 +1,4 @@
+import { statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { FMGR_TERMINAL_TASK_CODES } from '../protocol/codes';
 import { etagOfFile } from '../protocol/etag';
@@ -57,9 +58,12 @@ type Tried = UploadOutcome | 'next' | 'upload';
 export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<UploadOutcome | undefined> {
   const { deps, rec } = s;
   if (!deps.fmgr || !deps.stored || !(deps.copyMinBytes < Infinity)) return undefined;
+  const phase = { completing: false };
   try {
-    const before = await stat(rec.localPath);
-    if (!before.isFile() || before.size < deps.copyMinBytes) return undefined;
+    // Synchronous: one syscall, where the promise API would cost every file (small ones
+    // included) a thread-pool round trip (README "Small reads are synchronous").
+    const before = statOrUndefined(rec.localPath);
+    if (!before?.isFile() || before.size < deps.copyMinBytes) return undefined;
     if (!deps.store.storedOfSize(rec.accountId, before.size)) return undefined;
     const { etag, size } = await etagOfFile(rec.localPath, stops.soft);
     const after = await stat(rec.localPath);
@@ -70,7 +74,7 @@ export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<Uplo
       .filter((src) => !(src.bucket === rec.bucket && src.key === rec.key))
       .slice(0, MAX_SOURCES);
     for (const src of sources) {
-      const r = await tryCopy(s, stops, src, { etag, size, mtimeMs: after.mtimeMs });
+      const r = await tryCopy(s, stops, src, { etag, size, mtimeMs: after.mtimeMs }, phase);
       if (r === 'upload') break;
       if (r !== 'next') return r;
     }
@@ -79,8 +83,17 @@ export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<Uplo
     // A file that cannot be read, a store that cannot answer: the upload meets it and says so.
     s.hooks.log({ level: 'warn', kind: 'copy-skipped', message: `not copied on the service: ${(e as Error).message}` });
   }
-  s.hooks.phase('uploading');
+  if (phase.completing) s.hooks.phase('uploading');
   return undefined;
+}
+
+/** The file's stat, or undefined when it cannot be had (the upload meets that and says why). */
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One stored place: checked, copied, followed, checked again. */
@@ -89,6 +102,7 @@ async function tryCopy(
   stops: Stops,
   src: StoredCopySource,
   file: { etag: string; size: number; mtimeMs: number },
+  phase: { completing: boolean },
 ): Promise<Tried> {
   const { deps, rec, hooks } = s;
   const where = `"${src.key}" in ${src.bucket}`;
@@ -109,7 +123,8 @@ async function tryCopy(
     log('info', 'copy-source-changed', `${where} holds other bytes now (hash ${info.hash}, this file ${file.etag})`);
     return 'next';
   }
-  hooks.phase('completing');
+  if (!phase.completing) hooks.phase('completing');
+  phase.completing = true;
   const op: FmgrOp = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key: rec.key };
   const force = rec.options.conflict === 'overwrite' ? 1 : 0;
   let task: FmgrTaskStatus;
