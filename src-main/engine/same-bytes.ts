@@ -123,7 +123,11 @@ async function tryCopy(
     log('info', 'copy-source-changed', `${where} holds other bytes now (hash ${info.hash}, this file ${file.etag})`);
     return 'next';
   }
-  if (!phase.completing) hooks.phase('completing');
+  if (!phase.completing) {
+    hooks.phase('completing');
+    // The size, and no bytes: the end sets it done without a speed sample (nothing was sent).
+    hooks.progress(0, file.size);
+  }
   phase.completing = true;
   const op: FmgrOp = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key: rec.key };
   const force = rec.options.conflict === 'overwrite' ? 1 : 0;
@@ -165,7 +169,6 @@ async function tryCopy(
     return 'upload';
   }
   log('info', 'copied-on-service', `copied on the service from ${where} (hash ${file.etag} checked); not uploaded`);
-  hooks.progress(file.size, file.size);
   return {
     state: 'done',
     key: rec.key,

@@ -44,6 +44,8 @@ describe('bytes not sent twice, as the app does it', () => {
     expect(detail.source).toBe('watch');
     expect(detail).toMatchObject({ state: 'done', verified: true, etagCheck: 'matched', etag: etagOfBuffer(data) });
     expect(detail.copiedFrom).toEqual({ bucket: 'local', key: 'm/report.bin' });
+    expect(detail.bytesDone).toBe(data.length);
+    expect(detail.size).toBe(data.length);
     expect(detail.url).not.toBeNull();
 
     // The object is the file: downloaded and compared.
