@@ -69,12 +69,16 @@ export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<Uplo
     const after = await stat(rec.localPath);
     // Changing while read: the upload's own change checks deal with it.
     if (size !== before.size || after.size !== size || after.mtimeMs !== before.mtimeMs) return undefined;
-    const sources = deps.store
-      .storedWithBytes(rec.accountId, size, etag, MAX_SOURCES + 1)
-      .filter((src) => !(src.bucket === rec.bucket && src.key === rec.key))
-      .slice(0, MAX_SOURCES);
-    for (const src of sources) {
-      const r = await tryCopy(s, stops, src, { etag, size, mtimeMs: after.mtimeMs }, phase);
+    const file = { etag, size, mtimeMs: after.mtimeMs };
+    const places = deps.store.storedWithBytes(rec.accountId, size, etag, MAX_SOURCES + 1);
+    const isHere = (src: StoredCopySource) => src.bucket === rec.bucket && src.key === rec.key;
+    // The destination itself held these bytes: what the upload's 406 would find, without sending them.
+    if (places.some(isHere) && rec.options.conflict !== 'overwrite') {
+      const here = await alreadyHere(s, stops, file);
+      if (here) return here;
+    }
+    for (const src of places.filter((p) => !isHere(p)).slice(0, MAX_SOURCES)) {
+      const r = await tryCopy(s, stops, src, file, phase);
       if (r === 'upload') break;
       if (r !== 'next') return r;
     }
@@ -85,6 +89,40 @@ export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<Uplo
   }
   if (phase.completing) s.hooks.phase('uploading');
   return undefined;
+}
+
+/**
+ * The transfer's own key held these bytes when this app stored them: a stat whose hash is the
+ * etag ends the transfer done and verified with the note complete.ts gives after a 406 (the
+ * conflict policy would not apply to the same bytes either). Anything else: undefined, and the
+ * upload meets the key as before.
+ */
+async function alreadyHere(
+  s: SameBytesStep,
+  stops: Stops,
+  file: { etag: string; size: number; mtimeMs: number },
+): Promise<UploadOutcome | undefined> {
+  const { deps, rec, hooks } = s;
+  let info: StoredObjectInfo | null;
+  try {
+    info = await deps.stored!(rec.bucket, rec.key, stops.soft);
+  } catch (e) {
+    if (stops.soft.aborted) throw stops.soft.reason;
+    return undefined;
+  }
+  if (!info || info.hash !== file.etag) return undefined;
+  const note = `already there: "${rec.key}" in ${rec.bucket} holds exactly this file (hash ${file.etag}); not uploaded again`;
+  hooks.log({ level: 'info', kind: 'already-stored', message: note });
+  hooks.progress(0, file.size);
+  return {
+    state: 'done',
+    key: rec.key,
+    etag: file.etag,
+    remoteHash: info.hash,
+    returnBody: null,
+    warning: note,
+    file: { size: file.size, mtimeMs: file.mtimeMs },
+  };
 }
 
 /** The file's stat, or undefined when it cannot be had (the upload meets that and says why). */

@@ -109,6 +109,22 @@ describe('a file whose bytes this account already stored', () => {
     expect((await r.download('a/first.bin')).equals(data)).toBe(true);
   });
 
+  it('sent again to the key that holds it: done and verified as "already there", no bytes sent (before: sent, then 406)', async () => {
+    rig = await copyingRig();
+    const r = rig;
+    const data = await uploadedEarlier(r, SIZE);
+    const putTime = r.emu.objects.stat(r.emu.bucket, 'a/first.bin')!.putTime;
+    const before = sentBytes(r);
+    const s = await r.settled(enqueue(r, 'first.bin', 'a/first.bin', 'rename'));
+    await expectVerifiedObject(r, s, data);
+    expect(sentBytes(r)).toBe(before);
+    expect(s.key).toBe('a/first.bin');
+    expect(s.warning).toMatch(/^already there: "a\/first.bin" in .* holds exactly this file/);
+    expect(kindsLogged(r, s.id)).toContain('already-stored');
+    expect(r.emu.objects.stat(r.emu.bucket, 'a/first.bin')!.putTime).toBe(putTime);
+    expect(r.emu.objects.stat(r.emu.bucket, 'a/first (1).bin')).toBeUndefined();
+  });
+
   it('is uploaded normally when the source object was deleted', async () => {
     rig = await copyingRig();
     const r = rig;
