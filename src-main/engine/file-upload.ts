@@ -7,6 +7,7 @@ import { complete, etagOfBlocks } from './complete';
 import { TransferFailure, storeWrite } from './errors';
 import { FileSource, SMALL_FILE_MAX_BYTES, SmallFile } from './file-source';
 import { uploadSmallFile } from './form-upload';
+import { copyIfStored } from './same-bytes';
 import { planBlocks, type ChunkSizer } from './plan';
 import type { TransferRecord } from './ports';
 import { decide, type CallName, type Decision, type RetryState } from './retry';
@@ -48,6 +49,8 @@ export class FileUpload {
   }
 
   async run(signal: Stops): Promise<UploadOutcome> {
+    const copied = await copyIfStored({ deps: this.deps, rec: this.rec, hooks: this.hooks }, signal);
+    if (copied) return copied;
     const small = SmallFile.open(this.rec.localPath, Math.min(SMALL_FILE_MAX_BYTES, this.deps.formUploadMaxBytes));
     try {
       if (small) return await this.formUpload(small, signal);

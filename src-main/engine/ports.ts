@@ -28,6 +28,8 @@ export interface TransferRecord {
   source: TransferSource;
   options: TransferOptions;
   returnBody: Record<string, unknown> | null;
+  /** The object this transfer's object was copied from on the service (engine/same-bytes.ts); null when its bytes were sent. */
+  copiedFrom: { bucket: string; key: string } | null;
   priority: number;
   createdAt: number;
   updatedAt: number;
@@ -60,9 +62,17 @@ export type TransferPatch = Partial<
     | 'lastError'
     | 'warning'
     | 'returnBody'
+    | 'copiedFrom'
     | 'finishedAt'
   >
 >;
+
+/** An object this app stored (a done, verified transfer) that a copy on the service can come from. */
+export interface StoredCopySource {
+  transferId: number;
+  bucket: string;
+  key: string;
+}
 
 export interface EngineStore {
   /** Inserts queued transfers in one transaction; ids in request order. */
@@ -97,6 +107,10 @@ export interface EngineStore {
     unitSha1s: Buffer,
   ): void;
   deleteBlocks(transferId: number): void;
+  /** Whether a done, verified object of this account has this size (store/stored-bytes.ts). */
+  storedOfSize(accountId: number, size: number): boolean;
+  /** The newest done, verified objects of this account with these bytes (size and etag), at most `limit` places. */
+  storedWithBytes(accountId: number, size: number, etag: string, limit: number): StoredCopySource[];
   /** Applies the final patch and forgets the blocks, atomically. */
   finishTransfer(id: number, patch: TransferPatch): void;
   /**

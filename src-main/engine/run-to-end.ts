@@ -136,6 +136,7 @@ function finish(
         remoteHash: outcome.remoteHash,
         returnBody: outcome.returnBody,
         warning: outcome.warning,
+        copiedFrom: outcome.copiedFrom ?? null,
         ...(outcome.file ?? {}),
         lastError: null,
         finishedAt: t,

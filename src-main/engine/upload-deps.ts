@@ -7,7 +7,7 @@ import type { BackoffPolicy } from './retry';
 import type { Scheduler } from './scheduler';
 import type { TokenProvider } from './tokens';
 import type { TurnBudget } from './turn-budget';
-import type { StoredObjectLookup } from './upload-resources';
+import type { FmgrAccess, StoredObjectLookup } from './upload-resources';
 
 /** What one file upload uses; owned by the engine, shared by all its transfers. */
 export interface UploadDeps {
@@ -16,6 +16,10 @@ export interface UploadDeps {
   tokens: TokenProvider;
   /** What the service stores under a key (AccountAccess.stored); undefined: the account cannot ask. */
   stored: StoredObjectLookup | undefined;
+  /** Fmgr submission and status (AccountAccess.fmgr); undefined: no copy on the service, every file is uploaded. */
+  fmgr: FmgrAccess | undefined;
+  /** Files of at least this many bytes whose bytes the account already stored are copied on the service (same-bytes.ts); Infinity: never. */
+  copyMinBytes: number;
   scheduler: Scheduler;
   limiter: BandwidthLimiter;
   /** The chunk sizer of a transfer with this block size (adaptive up to it, or the engine's fixed one). */
@@ -51,6 +55,8 @@ export interface UploadOutcome {
   remoteHash: string | null;
   returnBody: Record<string, unknown> | null;
   warning: string | null;
+  /** Set when the object was made by a copy on the service from this one (same-bytes.ts) instead of an upload. */
+  copiedFrom?: { bucket: string; key: string };
 }
 
 /** A line of the engine's event log about this transfer. */

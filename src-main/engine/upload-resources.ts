@@ -1,4 +1,4 @@
-import type { UploadClient } from '../protocol/client';
+import type { MgrClient, UploadClient } from '../protocol/client';
 import type { StoredObjectInfo } from '../protocol/types';
 import type { ConflictPolicy } from '../shared/models';
 import { BufferPool } from './buffers';
@@ -17,6 +17,7 @@ import { Scheduler, type SchedulerLimits } from './scheduler';
 import type { TokenProvider } from './tokens';
 import { TurnBudget } from './turn-budget';
 import type { UploadDeps } from './upload-deps';
+import { DEFAULT_COPY_MIN_BYTES } from './same-bytes';
 
 export const DEFAULT_FORM_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
 /**
@@ -42,7 +43,16 @@ export interface AccountAccess {
    * 406 goes to the conflict policy unchecked.
    */
   stored?: StoredObjectLookup;
+  /**
+   * Fmgr submission and status (the account's MgrClient with AK/SK): with `stored`, a file
+   * whose bytes this account already stored is copied on the service instead of uploaded
+   * (same-bytes.ts). Without it every file is uploaded.
+   */
+  fmgr?: FmgrAccess;
 }
+
+/** What the engine uses of the management API to copy on the service (MgrClient has it). */
+export type FmgrAccess = Pick<MgrClient, 'fmgrSubmit' | 'fmgrStatus'>;
 
 export interface EngineOptions {
   store: EngineStore;
@@ -63,6 +73,13 @@ export interface EngineOptions {
    */
   formUploadMaxBytes?: number;
   defaultConflict?: ConflictPolicy;
+  /**
+   * A file of at least this many bytes whose bytes (etag) this account already stored is
+   * copied on the service from that object (Fmgr copy) instead of being uploaded, when the
+   * account has `stored` and `fmgr` (same-bytes.ts; default DEFAULT_COPY_MIN_BYTES; Infinity
+   * turns it off).
+   */
+  copyMinBytes?: number;
   backoff?: Partial<BackoffPolicy>;
   purgeAgeMs?: number;
   tokenMarginMs?: number;
@@ -154,6 +171,8 @@ export class UploadResources {
       client: acc.client,
       tokens: acc.tokens,
       stored: acc.stored,
+      fmgr: acc.fmgr,
+      copyMinBytes: this.opts.copyMinBytes ?? DEFAULT_COPY_MIN_BYTES,
       scheduler: this.scheduler,
       limiter: this.limiter,
       sizerFor: (blockSizeBytes) => this.sizerFor(blockSizeBytes),

@@ -1,4 +1,5 @@
 import type { AccountAccess, StoredObjectLookup } from '../engine/engine';
+import type { FmgrAccess } from '../engine/upload-resources';
 import { LocalTokenSigner, RemoteTokenProvider, type TokenProvider } from '../engine/tokens';
 import { MgrClient, UploadClient } from '../protocol/client';
 import type { ProxyChoice } from '../protocol/proxy';
@@ -89,6 +90,7 @@ export class AccountAccessCache {
       client,
       tokens,
       stored: this.storedLookup(a),
+      fmgr: this.fmgrAccess(a),
       close: () => {
         client.close();
         closeTokens();
@@ -109,6 +111,24 @@ export class AccountAccessCache {
       const m = this.mgr(a.id);
       if (!m) throw new Error(`account "${a.name}" has no management URL to ask the service (stat)`);
       return m.client.stat(bucket, key, signal);
+    };
+  }
+
+  /**
+   * How the engine copies on the service an object whose bytes the account already stored
+   * (engine/same-bytes.ts): Fmgr submissions are signed with the secret key, so only an
+   * account with a management URL and AK/SK has it; a token-URL account uploads every file.
+   */
+  private fmgrAccess(a: AccountRecord): FmgrAccess | undefined {
+    if (!a.mgrUrl || a.tokenUrl || !a.accessKey || !a.secretRef) return undefined;
+    const client = () => {
+      const m = this.mgr(a.id);
+      if (!m) throw new Error(`account "${a.name}" has no management URL`);
+      return m.client;
+    };
+    return {
+      fmgrSubmit: (op, ops, opts, signal) => client().fmgrSubmit(op, ops, opts, signal),
+      fmgrStatus: (id, signal) => client().fmgrStatus(id, signal),
     };
   }
 

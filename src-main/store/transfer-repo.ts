@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { BlockRecord, EngineStore, TransferPatch, TransferRecord } from '../engine/ports';
+import type { BlockRecord, EngineStore, StoredCopySource, TransferPatch, TransferRecord } from '../engine/ports';
 import {
   TRANSFER_STATES,
   type ConflictPolicy,
@@ -9,6 +9,7 @@ import {
   type TransferState,
 } from '../shared/models';
 import type { Db } from './db';
+import { StoredBytesQuery } from './stored-bytes';
 
 /**
  * The engine's store (engine/ports.ts EngineStore) over the 001_core tables. Statements are
@@ -36,6 +37,8 @@ interface TransferRow {
   source: string;
   options_json: string;
   return_body_json: string | null;
+  copied_from_bucket: string | null;
+  copied_from_key: string | null;
   priority: number;
   created_at: number;
   updated_at: number;
@@ -89,6 +92,10 @@ function toRecord(r: TransferRow): TransferRecord {
     source: r.source as TransferSource,
     options: (parseJsonObject(r.options_json, `options of transfer ${r.id}`) ?? {}) as TransferOptions,
     returnBody: parseJsonObject(r.return_body_json, `returnBody of transfer ${r.id}`),
+    copiedFrom:
+      r.copied_from_bucket === null || r.copied_from_key === null
+        ? null
+        : { bucket: r.copied_from_bucket, key: r.copied_from_key },
     priority: r.priority,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -96,7 +103,7 @@ function toRecord(r: TransferRow): TransferRecord {
   };
 }
 
-const PATCH_COLUMNS: Record<Exclude<keyof TransferPatch, 'lastError' | 'returnBody'>, string> = {
+const PATCH_COLUMNS: Record<Exclude<keyof TransferPatch, 'lastError' | 'returnBody' | 'copiedFrom'>, string> = {
   key: 'key',
   size: 'size',
   mtimeMs: 'mtime_ms',
@@ -119,6 +126,7 @@ export class SqliteTransferStore implements EngineStore {
   private readonly addBlock: Statement;
   private readonly setBatch: Statement;
   private readonly addEvent: Statement;
+  private readonly storedBytes: StoredBytesQuery;
   /** Statements whose SQL depends on the call's shape (patched columns, number of states). */
   private readonly patchCache = new Map<string, Statement>();
 
@@ -144,6 +152,7 @@ export class SqliteTransferStore implements EngineStore {
     this.dropBlocks = db.prepare('DELETE FROM blocks WHERE transfer_id = ?');
     this.addBlock = db.prepare('INSERT INTO blocks (transfer_id, idx, size) VALUES (?, ?, ?)');
     this.setBatch = db.prepare('UPDATE transfers SET batch = ?, size = ?, mtime_ms = ?, updated_at = ? WHERE id = ?');
+    this.storedBytes = new StoredBytesQuery(db);
     this.addEvent = db.prepare(
       'INSERT INTO event_log (at, level, kind, transfer_id, message, data_json) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -214,6 +223,10 @@ export class SqliteTransferStore implements EngineStore {
     if ('returnBody' in patch) {
       cols.push('return_body_json');
       values.push(patch.returnBody ? JSON.stringify(patch.returnBody) : null);
+    }
+    if ('copiedFrom' in patch) {
+      cols.push('copied_from_bucket', 'copied_from_key');
+      values.push(patch.copiedFrom?.bucket ?? null, patch.copiedFrom?.key ?? null);
     }
     cols.push('updated_at');
     values.push(this.now());
@@ -289,6 +302,14 @@ export class SqliteTransferStore implements EngineStore {
   }
 
   /** A transfer's final state and the removal of its blocks, in one transaction. */
+  storedOfSize(accountId: number, size: number): boolean {
+    return this.storedBytes.anyOfSize(accountId, size);
+  }
+
+  storedWithBytes(accountId: number, size: number, etag: string, limit: number): StoredCopySource[] {
+    return this.storedBytes.withBytes(accountId, size, etag, limit);
+  }
+
   finishTransfer(id: number, patch: TransferPatch): void {
     this.db.transaction(() => {
       this.dropBlocks.run(id);

@@ -188,6 +188,8 @@ export const en = {
       },
       error: 'Error',
       warning: 'Warning',
+      origin: 'Bytes',
+      copiedFrom: 'copied on the service from {{key}}',
       blockSize: 'Block size',
       blockLegend: 'Done {{done}} · in flight {{flight}} · waiting {{waiting}} · restarted {{restarts}}',
       block: 'Block {{index}}: {{state}}, {{done}} of {{size}}, restarted {{restarts}} times',

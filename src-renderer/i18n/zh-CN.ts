@@ -163,6 +163,8 @@ export const zhCN: Catalog = {
       },
       error: '错误',
       warning: '警告',
+      origin: '数据',
+      copiedFrom: '已在服务端从 {{key}} 复制',
       blockSize: '块大小',
       blockLegend: '完成 {{done}} · 传输中 {{flight}} · 等待 {{waiting}} · 重传 {{restarts}}',
       block: '块 {{index}}：{{state}}，{{done}} / {{size}}，重传 {{restarts}} 次',

@@ -2,7 +2,7 @@
  * `npm run bench`: the benchmarks (not part of `npm test`). The emulator, the baseline
  * server and every measured uploader run in their own processes; this process only
  * orchestrates. Sections (BENCH_ONLY=a,b selects some; unset runs all): one, resume, four,
- * small, latency (speed.ts), startup, emulator (speed.ts, emulator-cpu.ts), sync (sync.ts),
+ * small, latency (speed.ts), dedupe (same-bytes.ts, its own emulator in this process), startup, emulator (speed.ts, emulator-cpu.ts), sync (sync.ts),
  * ui (ui.ts; needs Chromium: ensureTestBrowser() gets it as `npm test` does, and when it
  * cannot, only this section is skipped, with one line saying why).
  *
@@ -41,6 +41,7 @@ import {
   type RunContext,
   type SectionRun,
 } from './check';
+import { runSameBytesBench } from './same-bytes';
 import { runEmulatorCpuBench, runLatencyBench, runStartupBench } from './speed';
 import { runSyncBench } from './sync';
 import { SECTIONS, type Section } from './targets';
@@ -58,7 +59,7 @@ const ONE_BYTES = Number(process.env.BENCH_FILE_MIB ?? 1024) * MiB;
 const BIG_BYTES = Number(process.env.BENCH_BIG_MIB ?? 4096) * MiB;
 const SMALL_FILES = Number(process.env.BENCH_SMALL_FILES ?? 2000);
 /**
- * BENCH_ONLY=one,resume,four,small,latency,startup,emulator,sync,ui runs only those sections (for profiling one
+ * BENCH_ONLY=one,resume,four,small,latency,dedupe,startup,emulator,sync,ui runs only those sections (for profiling one
  * figure); unset runs everything. The baseline runs with `one`.
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : undefined;
@@ -337,6 +338,8 @@ async function main(results: Figures, sections: Partial<Record<Section, SectionR
       }),
     );
     emu.child.kill('SIGTERM');
+    // 100 files, 50 of them the bytes of files uploaded before (issue 19): an emulator of its own, in this process.
+    await section('dedupe', () => runSameBytesBench());
     await section('startup', () => runStartupBench(ROOT));
     await section('emulator', () => runEmulatorCpuBench(ROOT));
     await section('sync', () => runSyncBench());

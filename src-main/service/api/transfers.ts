@@ -66,6 +66,7 @@ function detail(ctx: ServiceContext, id: number): TransferDetail {
     etagCheck: etagCheck(view),
     lastReply,
     url,
+    copiedFrom: r.copiedFrom,
   };
 }
 

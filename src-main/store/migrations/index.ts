@@ -6,6 +6,7 @@ import { migration004VcaRequests } from './004_vca_requests';
 import { migration005PauseReason } from './005_pause_reason';
 import { migration006StateCounts } from './006_state_counts';
 import { migration007SecretChanged } from './007_secret_changed';
+import { migration008SameBytes } from './008_same_bytes';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -19,4 +20,5 @@ export const MIGRATIONS: Migration[] = [
   migration005PauseReason,
   migration006StateCounts,
   migration007SecretChanged,
+  migration008SameBytes,
 ];

@@ -81,6 +81,16 @@ function Overview({ detail }: { detail: TransferDetail }) {
         {detail.warning && (
           <Descriptions.Item label={t('transfers.detail.warning')}>{detail.warning}</Descriptions.Item>
         )}
+        {detail.copiedFrom && (
+          <Descriptions.Item label={t('transfers.detail.origin')}>
+            {t('transfers.detail.copiedFrom', {
+              key:
+                detail.copiedFrom.bucket === detail.bucket
+                  ? detail.copiedFrom.key
+                  : `${detail.copiedFrom.bucket}:${detail.copiedFrom.key}`,
+            })}
+          </Descriptions.Item>
+        )}
         <Descriptions.Item label={t('transfers.columns.key')}>{detail.key}</Descriptions.Item>
         <Descriptions.Item label={t('transfers.detail.bucket')}>{detail.bucket}</Descriptions.Item>
         <Descriptions.Item label={t('transfers.detail.account')}>

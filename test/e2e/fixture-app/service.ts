@@ -133,6 +133,7 @@ export function fixtureService(count: number, active = 0): FakeBridge & { stop()
             options: {},
             etagCheck: row.state === 'done' ? 'matched' : 'pending',
             url: row.state === 'done' ? `http://127.0.0.1:9000/${row.key}` : null,
+            copiedFrom: null,
             lastReply: {
               status: 200,
               requestId: 'req-7f3a9c',

@@ -151,6 +151,17 @@ export const SEEDERS: Record<number, Seeder> = {
              (4, 'seven token', 'https://up7.example.com', NULL, NULL, 'https://t7.example.com/t', ${T0_MS + 703}, ${T0_MS + 704}, NULL);
     `);
   },
+
+  8: (db) => {
+    // migration 8 records where an object was copied from on the service (issue 19)
+    db.exec(`
+      INSERT INTO transfers (id, account_id, bucket, key, requested_key, local_path, size, mtime_ms, state, block_size,
+                             etag, remote_hash, source, created_at, updated_at, finished_at, copied_from_bucket, copied_from_key)
+      VALUES (8, 1, 'bucket-a', 'copy/file.bin', 'copy/file.bin', '/home/u/other/file.bin', 6442450944, 1699999999800,
+              'done', 8388608, 'lhEtag', 'lhEtag', 'watch', ${T0_MS + 800}, ${T0_MS + 801}, ${T0_MS + 802},
+              'bucket-a', 'dir/file (1).bin');
+    `);
+  },
 };
 
 /**

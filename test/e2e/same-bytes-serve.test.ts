@@ -1,0 +1,79 @@
+/**
+ * Issue 19 on screen: against the real `blocklift serve` (embedded emulator), a file whose
+ * bytes the app uploaded before is copied on the service, and its transfer's detail says so,
+ * in English and in Chinese.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddTransfersResult, Settings, TransferDetail } from '../../src-main/shared/contract';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { openServedApp, shot, startServe, type ServeApp } from './serve-app';
+
+let app: ServeApp;
+let browser: Chromium;
+let page: Page;
+let tmp: string;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-same-')));
+  app = await startServe();
+  ({ browser, page } = await openServedApp(app, { width: 1400, height: 850 }, pageErrors));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+async function uploadAndWait(file: string, key: string): Promise<TransferDetail> {
+  const added = await app.api<AddTransfersResult>('transfers.add', { paths: [file], target: { bucket: 'local', key } });
+  const id = added.queued[0]!;
+  await expect
+    .poll(async () => (await app.api<TransferDetail>('transfers.get', { id })).state, { timeout: 60_000 })
+    .toBe('done');
+  return app.api<TransferDetail>('transfers.get', { id });
+}
+
+describe('bytes not sent twice, on screen', () => {
+  it('the detail of a copied transfer says "copied on the service from <key>", then in Chinese', async () => {
+    const data = randomBytes(2 * 1024 * 1024 + 5);
+    await writeFile(path.join(tmp, 'first.bin'), data);
+    await writeFile(path.join(tmp, 'twin.bin'), data);
+    const first = await uploadAndWait(path.join(tmp, 'first.bin'), 'e2e/first.bin');
+    expect(first.copiedFrom).toBeNull();
+    const twin = await uploadAndWait(path.join(tmp, 'twin.bin'), 'e2e/twin.bin');
+    expect(twin.copiedFrom).toEqual({ bucket: 'local', key: 'e2e/first.bin' });
+    expect(twin.verified).toBe(true);
+
+    const row = page.locator('.transfer-scroll [role=row]').filter({ hasText: 'e2e/twin.bin' });
+    await row.first().waitFor({ timeout: 30_000 });
+    await row.first().dblclick();
+    const drawer = page.getByRole('dialog');
+    await expect
+      .poll(() => drawer.getByText('copied on the service from e2e/first.bin').isVisible(), { timeout: 30_000 })
+      .toBe(true);
+    await shot(page, 'same-bytes-detail');
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+
+    await app.api<Settings>('settings.set', { language: 'zh-CN' });
+    await expect.poll(() => page.locator('html').getAttribute('lang'), { timeout: 30_000 }).toBe('zh-CN');
+    await row.first().dblclick();
+    await expect
+      .poll(() => page.getByRole('dialog').getByText('已在服务端从 e2e/first.bin 复制').isVisible(), {
+        timeout: 30_000,
+      })
+      .toBe(true);
+    // The first upload sent its bytes: no such line in its detail.
+    await page.keyboard.press('Escape');
+    expect(pageErrors).toEqual([]);
+  });
+});
