@@ -43,8 +43,7 @@ export type { SessionAccountInput } from './core-accounts';
 
 /**
  * Service-internal: front ends use `AppService` (app-service.ts), which holds its AppCore
- * privately; the fields below are for the service's areas and, until they move to the
- * service, the CLI commands that still open a core themselves.
+ * privately; the fields below are for the service's areas.
  *
  * The app core (design.md "service/"): one database, the upload engine, the watch roots,
  * the Fmgr and VCA trackers, the account access (secrets resolved here, never handed out)
@@ -97,7 +96,6 @@ export class AppCore {
   private readonly unsubscribers: Array<() => void>;
   private restoreUnexpected: (() => void) | undefined;
   private closed: Promise<void> | undefined;
-  private publicBaseUrl: string | undefined;
   private stopWake: (() => void) | undefined;
   /** This run's own engine tuning (CLI flags): it keeps winning over settings changed while open. */
   private readonly runEngine: AppCoreOptions['engine'];
@@ -108,7 +106,6 @@ export class AppCore {
   ) {
     ({ db: this.db, dataDir: this.dataDir, secrets: this.secrets, embedded: this.embedded } = resources);
     this.access = resources.access;
-    this.publicBaseUrl = opts.publicBaseUrl;
     this.runEngine = opts.engine;
     if (opts.onEvent) this.events.add(opts.onEvent);
     const p = buildCoreParts({
@@ -116,7 +113,7 @@ export class AppCore {
       dataDir: this.dataDir,
       access: this.access,
       opts,
-      publicBaseUrl: () => this.publicBaseUrl,
+      publicBaseUrl: () => opts.publicBaseUrl,
       problem: (pr) => this.problem(pr),
       signal: this.closing.signal,
     });
@@ -182,11 +179,6 @@ export class AppCore {
   /** The Local account's id when the embedded emulator runs. */
   get localAccountId(): number | undefined {
     return this.embedded?.accountId;
-  }
-
-  /** Changes the public base URL (settings); new submissions carry notify URLs below it. */
-  setPublicBaseUrl(url: string | undefined): void {
-    this.publicBaseUrl = url;
   }
 
   /** An account given for this run only (core-accounts.ts). Returns its id. */

@@ -148,11 +148,6 @@ export class AppService implements AppApi {
     return this.core.notificationHandler;
   }
 
-  /** Reconciles every watching root (Electron's powerMonitor 'resume'); never rejects. */
-  rescanAll(): Promise<void> {
-    return this.core.rescanAll();
-  }
-
   private accountId(prefs: AccountPrefs, given: number | undefined): number {
     if (given !== undefined) {
       if (!this.core.accounts.get(given)) throw new AppServiceError('not-found', { what: 'Account', id: given });
