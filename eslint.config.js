@@ -48,10 +48,18 @@ const LAYERS = [
 // protocol code only.
 // Layers before a folder that it still may not import: the emulator imports only protocol/ and base/.
 const NOT_ALLOWED_ABOVE = { emulator: ['shared', 'engine', 'store', 'sync', 'tasks'] };
-const layerRules = LAYERS.map((layer, i) => {
-  const below = [...LAYERS.slice(i + 1), ...(NOT_ALLOWED_ABOVE[layer] ?? [])];
+// The service's API areas are thin adapters over the use cases (service/use-cases/): they
+// never reach the app core (issue 18).
+const API_ADAPTER_PATTERNS = [
+  {
+    group: ['../app-core', '../app-core.js', '**/service/app-core'],
+    message: 'src-main/service/api/ adapts the use cases (service/use-cases/); it does not import the app core.',
+  },
+];
+const layerRule = (layer, files, extraPatterns = []) => {
+  const below = [...LAYERS.slice(LAYERS.indexOf(layer) + 1), ...(NOT_ALLOWED_ABOVE[layer] ?? [])];
   return {
-    files: [`src-main/${layer}/**/*.ts`],
+    files,
     rules: {
       'no-restricted-imports': [
         'error',
@@ -60,21 +68,31 @@ const layerRules = LAYERS.map((layer, i) => {
             layer === 'electron'
               ? []
               : [{ name: 'electron', message: "Only src-main/electron/ may import 'electron'." }],
-          patterns: below.length
-            ? [
-                {
-                  group: below.flatMap((l) =>
-                    [1, 2, 3, 4, 5].flatMap((depth) => [`${'../'.repeat(depth)}${l}`, `${'../'.repeat(depth)}${l}/*`]),
-                  ),
-                  message: `src-main/${layer} may not import layers below it, nor those design.md "Layers" keeps from it.`,
-                },
-              ]
-            : [],
+          patterns: [
+            ...(below.length
+              ? [
+                  {
+                    group: below.flatMap((l) =>
+                      [1, 2, 3, 4, 5].flatMap((depth) => [
+                        `${'../'.repeat(depth)}${l}`,
+                        `${'../'.repeat(depth)}${l}/*`,
+                      ]),
+                    ),
+                    message: `src-main/${layer} may not import layers below it, nor those design.md "Layers" keeps from it.`,
+                  },
+                ]
+              : []),
+            ...extraPatterns,
+          ],
         },
       ],
     },
   };
-});
+};
+const layerRules = [
+  ...LAYERS.map((layer) => layerRule(layer, [`src-main/${layer}/**/*.ts`])),
+  layerRule('service', ['src-main/service/api/**/*.ts'], API_ADAPTER_PATTERNS),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'coverage/**', 'bench/results/**', '.tmp/**'] },
