@@ -18,7 +18,6 @@ import type { VcaRequestQueue } from './vca-requests';
 import { startWakeDetector } from './wake-detector';
 
 export type { AppCoreOptions };
-export type { SessionAccountInput } from './use-cases';
 
 /**
  * The app core (design.md "service/"), service-internal: `AppService` (app-service.ts) holds

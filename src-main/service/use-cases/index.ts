@@ -12,12 +12,7 @@ import { SettingsUseCase } from './settings';
 import { FmgrUseCase, VcaUseCase } from './tasks';
 import { TransfersUseCase } from './transfers';
 
-export { AccountsUseCase, type SessionAccountInput } from './accounts';
-export { AppInfo, type BackendStatus } from './app';
-export { RootsUseCase, type RootSelection } from './roots';
-export { SettingsUseCase } from './settings';
-export { FmgrUseCase, VcaUseCase } from './tasks';
-export { TransfersUseCase } from './transfers';
+export type { SessionAccountInput } from './accounts';
 
 /** What the service's verbs act through: one use case per area, each holding only the stores and parts it needs. */
 export interface UseCases {
