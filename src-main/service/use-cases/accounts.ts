@@ -8,7 +8,7 @@ import type { AccountPrefs } from '../account-prefs';
 import { publicAccount, publicTokenUrl, publicUrl } from '../account-public';
 import type { AccountAccessCache } from '../accounts';
 import { AppServiceError, notFound } from '../api/errors';
-import { accountView } from '../api/views';
+import { accountView } from './views';
 import type { CredentialHolds } from '../credential-holds';
 import type { SecretStore } from '../secrets';
 import type { SettingsStore } from '../settings-store';

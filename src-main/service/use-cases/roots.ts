@@ -9,7 +9,7 @@ import { PathFilter } from '../../sync/path-filter';
 import { scanTree } from '../../sync/scanner';
 import type { WatchManager } from '../../sync/watch-manager';
 import { notFound } from '../api/errors';
-import { rootView, type RootScanInfo } from '../api/views';
+import { rootView, type RootScanInfo } from './views';
 import { refuseEmulatorDataDir } from '../emulator-guard';
 
 /** Files the ignore preview looks at, at most (a preview, not an index). */

@@ -16,7 +16,7 @@ import type { SqliteTransferStore } from '../../store/transfer-repo';
 import { objectAccessUrl } from '../../tasks/access-url';
 import { addFiles, type AddFilesResult } from '../add-files';
 import { notFound } from '../api/errors';
-import { blockViews, etagCheck, transferView } from '../api/views';
+import { blockViews, etagCheck, transferView } from './views';
 import type { Pauses } from '../pauses';
 import type { SettingsStore } from '../settings-store';
 
