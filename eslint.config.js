@@ -89,6 +89,30 @@ const layerRules = LAYERS.map((layer, i) => {
   };
 });
 
+// The service's API areas are thin adapters over the use cases (service/use-cases/): they
+// never reach the app core. The service's layer rule, with that one pattern more (a later
+// block's options replace an earlier one's for the same rule).
+const serviceLayer = layerRules[LAYERS.indexOf('service')].rules['no-restricted-imports'][1];
+const apiAdapterRule = {
+  files: ['src-main/service/api/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        ...serviceLayer,
+        patterns: [
+          ...serviceLayer.patterns,
+          {
+            group: ['../app-core', '**/service/app-core'],
+            message:
+              'src-main/service/api/ adapts the use cases (service/use-cases/); it does not import the app core.',
+          },
+        ],
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'release/**', 'coverage/**', 'bench/results/**', '.tmp/**'] },
   ...tseslint.configs.recommended,
@@ -103,6 +127,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  apiAdapterRule,
   {
     files: ['src-renderer/**/*.ts', 'src-renderer/**/*.tsx'],
     rules: {

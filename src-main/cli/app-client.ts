@@ -6,7 +6,7 @@ import type { AccountFlags } from './account-options';
 import { CliError } from './cli-error';
 import { connectRunningApp } from './door-client';
 import { valueOf } from './service-result';
-import type { SessionAccountInput } from '../service/core-accounts';
+import type { SessionAccountInput } from '../service/use-cases';
 
 /**
  * What `upload`, `watch`, `fmgr` and `vca` talk to: the app running on the same data folder

@@ -1,6 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ProgressEvent } from '../engine/api';
-import { RUNNING_STATES } from '../engine/snapshot';
 import {
   API_VERBS,
   type ApiArea,
@@ -11,21 +9,19 @@ import {
 } from '../shared/contract';
 import type { AppEvent } from '../shared/events';
 import { TERMINAL_TRANSFER_STATES, type TransferState } from '../shared/models';
-import { SettingsRepo } from '../store/settings-repo';
 import { Emitter } from '../common/emitter';
-import { AccountPrefs } from './account-prefs';
 import { accountsArea } from './api/accounts';
 import type { DoorCapabilities, ServiceContext } from './api/context';
 import { area } from './api/envelope';
-import { appError, AppServiceError } from './api/errors';
-import { rootsArea, viewOfRoot } from './api/roots';
+import { appError } from './api/errors';
+import { rootsArea } from './api/roots';
 import { appArea, settingsArea } from './api/settings';
 import { fmgrArea, vcaArea } from './api/tasks';
 import { transfersArea } from './api/transfers';
-import { transferView, type RootScanInfo } from './api/views';
 import { AppCore, type AppCoreOptions } from './app-core';
 import { EventCoalescer, type FlushClock } from './event-coalescer';
 import { startHealthMonitor } from './process-health';
+import type { SessionAccountInput, UseCases } from './use-cases';
 
 export interface AppServiceOptions extends AppCoreOptions {
   /** What the door can do that the service cannot (open a folder…). */
@@ -42,8 +38,8 @@ export interface AppServiceOptions extends AppCoreOptions {
 export type { DoorCapabilities };
 
 /**
- * The app service: every verb of the contract (shared/contract.ts `AppApi`) over a private
- * AppCore. Each verb's input is parsed with its zod schema and every failure comes back as
+ * The app service: every verb of the contract (shared/contract.ts `AppApi`) as a thin
+ * adapter (api/) over the use cases of a private AppCore (use-cases/). Each verb's input is parsed with its zod schema and every failure comes back as
  * `{ ok: false, error }` with a code of the catalog (api/envelope.ts); verbs never reject.
  * Events come through `on(listener)`, batched for a UI (event-coalescer.ts), after the
  * change that caused them committed. No reply, event or log line carries a secret.
@@ -62,8 +58,7 @@ export class AppService implements AppApi {
 
   private readonly listeners = new Emitter<AppEventMessage>('app service event listener');
   private readonly coalescer: EventCoalescer;
-  private readonly live = new Map<number, ProgressEvent>();
-  private readonly scans = new Map<number, RootScanInfo>();
+  private readonly eventLog: UseCases['eventLog'];
   private readonly batches: Array<{ left: Set<number>; counts: AppEvents['batchFinished'] }> = [];
   private readonly offCore: () => void;
   private closed: Promise<void> | undefined;
@@ -74,27 +69,27 @@ export class AppService implements AppApi {
     opts: AppServiceOptions,
   ) {
     this.onInternalError = opts.onInternalError;
-    const prefs = new AccountPrefs(new SettingsRepo(core.db));
+    const uc = core.useCases;
+    this.eventLog = uc.eventLog;
     this.coalescer = new EventCoalescer({
       emit: (e) => this.listeners.emit(e),
-      transferView: (s) => {
-        const row = core.transferRows.get(s.id);
-        return row && transferView(row, this.live.get(s.id));
-      },
-      rootView: (id) => viewOfRoot(ctx, id),
-      totals: () => core.transferRows.totals(),
+      transferView: (s) => uc.transfers.view(s.id),
+      rootView: (id) => uc.roots.view(id),
+      totals: () => uc.transfers.totals(),
       onError: (e) => this.logInternal('events', e),
       intervalMs: opts.events?.intervalMs,
       clock: opts.events?.clock,
     });
     const ctx: ServiceContext = {
-      core,
+      transfers: uc.transfers,
+      roots: uc.roots,
+      fmgr: uc.fmgr,
+      vca: uc.vca,
+      settings: uc.settings,
+      accounts: uc.accounts,
+      app: uc.app,
       coalescer: this.coalescer,
-      prefs,
-      live: this.live,
-      scans: this.scans,
       door: opts.door ?? {},
-      accountId: (given) => this.accountId(prefs, given),
       emit: (name, payload) => this.listeners.emit({ name, payload } as AppEventMessage),
       trackBatch: (ids) => {
         if (ids.length)
@@ -148,39 +143,18 @@ export class AppService implements AppApi {
     return this.core.notificationHandler;
   }
 
-  /** Reconciles every watching root (Electron's powerMonitor 'resume'); never rejects. */
-  rescanAll(): Promise<void> {
-    return this.core.rescanAll();
-  }
-
-  private accountId(prefs: AccountPrefs, given: number | undefined): number {
-    if (given !== undefined) {
-      if (!this.core.accounts.get(given)) throw new AppServiceError('not-found', { what: 'Account', id: given });
-      return given;
-    }
-    const def = prefs.defaultId;
-    if (def !== undefined && this.core.accounts.get(def)) return def;
-    if (this.core.localAccountId !== undefined) return this.core.localAccountId;
-    const all = this.core.accounts.list();
-    if (all.length === 1) return all[0]!.id;
-    throw new AppServiceError('no-account');
-  }
-
   private onCoreEvent(e: AppEvent): void {
     switch (e.type) {
       case 'transfer-changed': {
         const t = e.transfer;
-        if (!RUNNING_STATES.includes(t.state)) this.live.delete(t.id);
         this.coalescer.transferChanged(t);
         if (TERMINAL_TRANSFER_STATES.includes(t.state)) this.batchStep(t.id, t.state);
         break;
       }
       case 'transfer-progress':
-        this.live.set(e.progress.id, e.progress);
         this.coalescer.transferProgress(e.progress);
         break;
       case 'watch':
-        this.noteScan(e.event);
         this.coalescer.rootChanged(e.event.rootId);
         // 'queued' lists files the transfers batch already carries; the rest is the folder's console.
         if (e.event.type !== 'queued' && e.event.type !== 'scan-started') this.coalescer.rootActivity(e.event);
@@ -207,17 +181,6 @@ export class AppService implements AppApi {
     }
   }
 
-  private noteScan(e: Extract<AppEvent, { type: 'watch' }>['event']): void {
-    const info = this.scans.get(e.rootId) ?? { running: null, ignoredFiles: 0 };
-    if (e.type === 'scan-started') info.running = { files: 0 };
-    else if (e.type === 'queued' && info.running) info.running.files += e.files.length;
-    else if (e.type === 'scan-finished') {
-      info.running = null;
-      info.ignoredFiles = e.counts.ignoredFiles;
-    }
-    this.scans.set(e.rootId, info);
-  }
-
   /** A transfer of a batch ended: when the whole batch has, one batchFinished event. */
   private batchStep(id: number, state: TransferState): void {
     for (let i = this.batches.length - 1; i >= 0; i--) {
@@ -234,7 +197,7 @@ export class AppService implements AppApi {
   private logInternal(method: string, e: unknown): void {
     this.onInternalError?.(method, e);
     try {
-      this.core.transferStore.logEvent({
+      this.eventLog.logEvent({
         level: 'error',
         kind: 'internal',
         message: `${method}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
@@ -250,8 +213,8 @@ export class AppService implements AppApi {
    * event. Not a verb: no door routes it, so a secret never crosses a door. Returns its id,
    * for the `accountId` of the verbs.
    */
-  useSessionAccount(a: Parameters<AppCore['useSessionAccount']>[0]): number {
-    return this.core.useSessionAccount(a);
+  useSessionAccount(a: SessionAccountInput): number {
+    return this.core.useCases.accounts.useSessionAccount(a);
   }
 
   close(): Promise<void> {

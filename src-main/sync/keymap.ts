@@ -160,8 +160,3 @@ export function mapKey(relPath: string, mtimeMs: number, mapping: KeyMapping): K
     .join('/');
   return validateKey((mapping.prefix + rendered).normalize('NFC'));
 }
-
-/** Turns an OS relative path into the '/' form used for keys and the index. */
-export function toPosixRelPath(rel: string, sep: string): string {
-  return sep === '/' ? rel : rel.split(sep).join('/');
-}

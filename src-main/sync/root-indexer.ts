@@ -6,10 +6,12 @@ import { TERMINAL_TRANSFER_STATES } from '../shared/models';
 import type { SyncFileRecord, SyncRepo } from '../store/sync-repo';
 import { mapKey } from './keymap';
 import type { WatchRootOptions } from './options';
-import { classifyFile, emptyCounts, type FileClass, type ScanCounts } from './reconcile';
+import { classifyFile, emptyCounts, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
+import { claimRename } from './rename-claim';
 import type { ScannedFile } from './scanner';
-import type { FileOutcome, WatchRootEvent } from './events';
+import type { WatchRootEvent } from './events';
+import { countToUpload, queuedRow, rejectedRow, settledRow, transferOutcome } from './index-rows';
 import { isVideo } from './video';
 
 /** Rows and transfers are written this many at a time (one transaction each). */
@@ -30,22 +32,18 @@ export interface RootIndexerDeps {
   queue: TransferQueue;
   remote?: RemoteOps;
   emit(e: WatchRootEvent): void;
-  now?: () => number;
 }
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 /**
- * The one writer of a root's file index: decides what stable files need (classifyFile),
- * queues uploads in batches, recognises renames, applies the local-delete policy, and
- * records how transfers ended. Callers serialize calls (the watch root does).
+ * The writer of a root's file index for what appears: decides what stable files need
+ * (classifyFile), queues uploads in batches, hands renames to rename-claim.ts, and records
+ * how transfers ended (the rows themselves: index-rows.ts). What disappears is
+ * missing-files.ts's. Callers serialize calls (the watch root does).
  */
 export class RootIndexer {
-  private readonly now: () => number;
-
-  constructor(private readonly d: RootIndexerDeps) {
-    this.now = d.now ?? Date.now;
-  }
+  constructor(private readonly d: RootIndexerDeps) {}
 
   private abs(relPath: string): string {
     return path.join(this.d.root.path, ...relPath.split('/'));
@@ -108,7 +106,7 @@ export class RootIndexer {
           continue;
         }
       }
-      if (cls === 'new' && (await this.tryRename(f, mapped.key))) {
+      if (cls === 'new' && (await claimRename(this.d, f, mapped.key))) {
         counts.renamedFiles++;
         continue;
       }
@@ -163,13 +161,7 @@ export class RootIndexer {
   private settledRow(row: SyncFileRecord): SyncFileRecord | undefined {
     if (row.state !== 'missing' && row.state !== 'queued') return undefined;
     const done = row.state === 'queued' && row.transferId !== null ? this.d.queue.get(row.transferId) : undefined;
-    return {
-      ...row,
-      state: done?.state === 'skipped' || done?.state === 'canceled' ? 'skipped' : 'uploaded',
-      etag: done?.etag ?? row.etag,
-      remoteKey: done?.key ?? row.remoteKey,
-      missingSince: null,
-    };
+    return settledRow(row, done);
   }
 
   /** The rejected row of a file whose key cannot be used, emitted once (undefined when already recorded so). */
@@ -180,18 +172,7 @@ export class RootIndexer {
   ): SyncFileRecord | undefined {
     if (row?.state === 'rejected' && row.errorCode === why.code) return undefined;
     this.d.emit({ type: 'rejected', rootId: this.d.root.id, relPath: f.relPath, code: why.code, message: why.message });
-    return {
-      relPath: f.relPath,
-      size: f.size,
-      mtimeMs: f.mtimeMs,
-      etag: null,
-      remoteKey: null,
-      state: 'rejected',
-      transferId: null,
-      errorCode: why.code,
-      errorMessage: why.message,
-      missingSince: null,
-    };
+    return rejectedRow(f, why);
   }
 
   /**
@@ -204,18 +185,7 @@ export class RootIndexer {
    */
   private queueBatch(items: ReadonlyArray<{ file: ScannedFile; key: string; orphan: boolean }>): void {
     const { root, options } = this.d;
-    const rows: SyncFileRecord[] = items.map(({ file }) => ({
-      relPath: file.relPath,
-      size: file.size,
-      mtimeMs: file.mtimeMs,
-      etag: null,
-      remoteKey: null,
-      state: 'queued',
-      transferId: null,
-      errorCode: null,
-      errorMessage: null,
-      missingSince: null,
-    }));
+    const rows: SyncFileRecord[] = items.map(({ file }) => queuedRow(file));
     const requests: TransferRequest[] = items.map(({ file, key }) => ({
       accountId: root.accountId,
       bucket: root.bucket,
@@ -252,133 +222,6 @@ export class RootIndexer {
     });
   }
 
-  /** A new file with the size and etag of a missing uploaded row: copy or move it on the service instead of uploading. */
-  private async tryRename(f: ScannedFile, newKey: string): Promise<boolean> {
-    const { remote, options, root } = this.d;
-    if (!remote || options.rename !== 'server-side') return false;
-    const candidates = this.d.repo
-      .missingWithSize(root.id, f.size)
-      .filter((r) => r.etag !== null && r.remoteKey !== null);
-    if (candidates.length === 0) return false;
-    let etag: string;
-    try {
-      etag = (await etagOfFile(this.abs(f.relPath))).etag;
-    } catch {
-      return false;
-    }
-    const old = candidates.find((r) => r.etag === etag);
-    if (!old || old.remoteKey === null) return false;
-    const mode = options.localDelete === 'delete-remote' ? 'move' : 'copy';
-    if (old.remoteKey !== newKey) {
-      try {
-        await remote.relocateObject({
-          accountId: root.accountId,
-          bucket: root.bucket,
-          fromKey: old.remoteKey,
-          toKey: newKey,
-          mode,
-        });
-      } catch (e) {
-        this.d.emit({
-          type: 'problem',
-          rootId: root.id,
-          relPath: f.relPath,
-          code: 'rename-failed',
-          message: `server-side ${mode} from ${old.remoteKey} failed (${(e as Error).message}); uploading instead`,
-        });
-        return false;
-      }
-    }
-    this.d.repo.deleteFiles(root.id, [old.relPath]);
-    this.d.repo.putFiles(root.id, [
-      {
-        relPath: f.relPath,
-        size: f.size,
-        mtimeMs: f.mtimeMs,
-        etag,
-        remoteKey: newKey,
-        state: 'uploaded',
-        transferId: null,
-        errorCode: null,
-        errorMessage: null,
-        missingSince: null,
-      },
-    ]);
-    this.d.emit({
-      type: 'file-done',
-      rootId: root.id,
-      relPath: f.relPath,
-      key: newKey,
-      etag,
-      size: f.size,
-      status: mode === 'move' ? 'moved' : 'copied',
-      from: old.relPath,
-    });
-    return true;
-  }
-
-  /** Marks rows gone from the folder (files, or everything under a folder) as missing. */
-  markMissing(relPaths: readonly string[]): number {
-    const now = this.now();
-    const rows: SyncFileRecord[] = [];
-    for (const p of relPaths) {
-      const direct = this.d.repo.getFile(this.d.root.id, p);
-      const affected = direct ? [direct] : this.d.repo.filesUnder(this.d.root.id, p);
-      for (const r of affected) if (r.state !== 'missing') rows.push({ ...r, state: 'missing', missingSince: now });
-    }
-    this.d.repo.putFiles(this.d.root.id, rows);
-    return rows.length;
-  }
-
-  /**
-   * Applies the local-delete policy to rows missing since `beforeMs` or longer: with
-   * `delete-remote`, the uploaded object is deleted on the service; then the row goes.
-   * A row whose remote delete fails stays missing and is tried again later.
-   */
-  async finalizeMissing(beforeMs: number): Promise<number> {
-    const { root, options, remote } = this.d;
-    const rows = this.d.repo.missingSince(root.id, beforeMs);
-    const gone: string[] = [];
-    for (const r of rows) {
-      if (options.localDelete === 'delete-remote' && r.remoteKey !== null && r.etag !== null) {
-        if (!remote) {
-          this.d.emit({
-            type: 'problem',
-            rootId: root.id,
-            relPath: r.relPath,
-            code: 'delete-not-wired',
-            message: `${r.relPath} was deleted locally but remote deletes are not available here; ${r.remoteKey} is kept`,
-          });
-        } else {
-          try {
-            await remote.deleteObject({ accountId: root.accountId, bucket: root.bucket, key: r.remoteKey });
-            this.d.emit({
-              type: 'file-done',
-              rootId: root.id,
-              relPath: r.relPath,
-              key: r.remoteKey,
-              etag: r.etag,
-              size: r.size,
-              status: 'deleted',
-            });
-          } catch (e) {
-            this.d.emit({
-              type: 'problem',
-              rootId: root.id,
-              relPath: r.relPath,
-              code: 'delete-failed',
-              message: `deleting ${r.remoteKey} on the service failed: ${(e as Error).message}; will try again`,
-            });
-            continue;
-          }
-        }
-      }
-      gone.push(r.relPath);
-    }
-    this.d.repo.deleteFiles(root.id, gone);
-    return gone.length;
-  }
-
   /**
    * Records how one of this root's transfers ended. Returns the row's relative path when
    * the transfer was this root's and terminal (the caller re-checks the file: it may have
@@ -389,27 +232,8 @@ export class RootIndexer {
     const hit = this.d.repo.findByTransfer(t.id);
     if (!hit || hit.rootId !== this.d.root.id || hit.file.state !== 'queued') return undefined;
     const f = hit.file;
-    const next: SyncFileRecord =
-      t.state === 'done'
-        ? // t.size: the bytes the upload sent (a file rewritten during its upload is sent as rewritten)
-          { ...f, size: t.size, state: 'uploaded', etag: t.etag, remoteKey: t.key, errorCode: null, errorMessage: null }
-        : t.state === 'failed'
-          ? {
-              ...f,
-              state: 'failed',
-              errorCode: t.lastError?.code ?? 'failed',
-              errorMessage: t.lastError?.message ?? 'upload failed',
-            }
-          : { ...f, state: 'skipped', remoteKey: t.key, errorCode: t.state, errorMessage: t.warning };
-    this.d.repo.putFiles(this.d.root.id, [next]);
-    const status: FileOutcome =
-      t.state === 'done'
-        ? 'uploaded'
-        : t.state === 'failed'
-          ? 'failed'
-          : t.state === 'canceled'
-            ? 'canceled'
-            : 'skipped';
+    const { row, status } = transferOutcome(f, t);
+    this.d.repo.putFiles(this.d.root.id, [row]);
     const vca = t.state === 'done' && this.d.options.vcaForVideos && isVideo(f.relPath);
     this.d.emit({
       type: 'file-done',
@@ -423,19 +247,5 @@ export class RootIndexer {
       ...(vca ? { vcaRequested: true } : {}),
     });
     return f.relPath;
-  }
-}
-
-/** Counts a file about to be queued under what it is: new (or rejected before), changed, or a retry. */
-function countToUpload(counts: ScanCounts, cls: FileClass, bytes: number): void {
-  if (cls === 'new' || cls === 'rejected') {
-    counts.newFiles++;
-    counts.newBytes += bytes;
-  } else if (cls === 'changed') {
-    counts.changedFiles++;
-    counts.changedBytes += bytes;
-  } else {
-    counts.retryFiles++;
-    counts.retryBytes += bytes;
   }
 }

@@ -4,6 +4,7 @@ import type { MissingHold } from './missing-hold';
 import type { WatchRootOptions } from './options';
 import type { PathFilter } from './path-filter';
 import { emptyCounts, sameContent, type ScanCounts } from './reconcile';
+import type { MissingFiles } from './missing-files';
 import type { RootIndexer } from './root-indexer';
 import { scanTree, type ScannedFile } from './scanner';
 import { stabilityVerdict, type FileObservation } from './stability';
@@ -15,6 +16,8 @@ export interface FullScanDeps {
   filter: PathFilter;
   repo: SyncRepo;
   indexer: RootIndexer;
+  /** Rows gone from the folder: finalized at once when nothing holds them (missing-files.ts). */
+  missing: Pick<MissingFiles, 'finalize'>;
   missingHold: MissingHold;
   /** The clock of the stability rule; default Date.now. */
   now?: () => number;
@@ -91,7 +94,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
     );
   } else {
     d.missingHold.afterScan(now, []);
-    await d.indexer.finalizeMissing(now);
+    await d.missing.finalize(now);
   }
   d.repo.updateRoot(rootId, { lastScanAt: now });
   d.emit({ type: 'scan-finished', rootId, counts, durationMs: Date.now() - started });

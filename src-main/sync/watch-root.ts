@@ -1,13 +1,12 @@
-import type { Stats } from 'node:fs';
-import { lstat, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { DisposableStore } from '../base/disposable';
 import { Emitter } from '../common/emitter';
-import { DISK_FULL_RETRY_MS, isDiskFull } from '../base/disk-full';
+import { isDiskFull } from '../base/disk-full';
 import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
 import type { WatchRootEvent, WatchRootState } from './events';
 import type { WatchRootOptions } from './options';
+import { MissingFiles } from './missing-files';
 import { MissingHold } from './missing-hold';
 import { PathFilter } from './path-filter';
 import { fullScan } from './root-scan';
@@ -15,8 +14,12 @@ import { RootWatchers } from './root-watchers';
 import { sameContent, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
 import { RootIndexer } from './root-indexer';
-import { RootUnavailableError, rootUnavailable, scanTree } from './scanner';
-import { StabilityTracker, type FileObservation, type PendingFile } from './stability';
+import { DiskFullWaits } from './disk-full-waits';
+import { RootFiles } from './root-files';
+import { RootPresence } from './root-presence';
+import { RootUnavailableError } from './scanner';
+import type { PendingFile } from './stability';
+import { StableFiles } from './stable-files';
 import type { WatchEvent, WatcherBackend } from './watcher';
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
@@ -44,11 +47,14 @@ export interface WatchRootDeps {
 }
 
 /**
- * One watched folder, live: reconciles the folder with its index (root-scan.ts: start,
+ * One watched folder, live: its state (starting, watching, paused, unavailable, closed) and
+ * the order of its work. It reconciles the folder with its index (root-scan.ts: start,
  * rescan after a wake, return after being unavailable), then follows changes through its
- * watches (root-watchers.ts) and a StabilityTracker, and feeds the queue through a
- * RootIndexer. All index work runs one step at a time (`serial`). `close()` releases every
- * watcher, timer and subscription.
+ * watches (root-watchers.ts), read as hints by root-files.ts, puts changed files through
+ * the stability window (stable-files.ts) and feeds the queue through a RootIndexer; rows of
+ * files gone are missing-files.ts's. Its presence is checked by root-presence.ts; a full
+ * disk holds its scan and files (disk-full-waits.ts). All index work runs one step at a time
+ * (`serial`). Everything it holds is in one DisposableStore that `close()` releases.
  */
 export class WatchRoot {
   private stateValue: WatchRootState = 'starting';
@@ -56,20 +62,21 @@ export class WatchRoot {
   private readonly events = new Emitter<WatchRootEvent>('watch root listener');
   private readonly filter: PathFilter;
   private readonly indexer: RootIndexer;
+  private readonly missing: MissingFiles;
   private readonly rootPath: string;
   private readonly watch: RootWatchers;
-  private stability: StabilityTracker | undefined;
+  private readonly files: RootFiles;
+  private readonly stable: StableFiles;
   private chain: Promise<unknown> = Promise.resolve();
   private pendingEvents: Array<{ type: WatchEvent['type']; relPath: string }> = [];
-  private housekeeping: NodeJS.Timeout | undefined;
-  /** Timers of stable files and scans held by a full disk, cleared at close. */
-  private readonly diskFullRetries = new Set<NodeJS.Timeout>();
-  /** A full scan waits for room on the disk (holdScan). */
-  private scanHeld = false;
-  private unsubscribeQueue: () => void;
+  private readonly presence: RootPresence;
+  /** Stable files and scans held by a full disk (disk-full-waits.ts), cleared at close. */
+  private readonly diskFull = new DiskFullWaits();
   private busy = 0;
+  /** Everything the root holds, released by close() newest first (see the constructor). */
+  private readonly lifetime = new DisposableStore();
   /** Whether missing rows may be finalized yet (missing-hold.ts). */
-  private readonly missingHold = new MissingHold((p) => this.stability?.has(p) ?? false);
+  private readonly missingHold = new MissingHold((p) => this.stable.has(p));
 
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
@@ -84,9 +91,36 @@ export class WatchRoot {
         this.pendingEvents.push(...events);
         this.drainEvents();
       },
-      onError: () => runDetached(this.checkRoot(), 'watch root: check after a watcher error'),
+      onError: () => runDetached(this.presence.check(), 'watch root: check after a watcher error'),
       onWatchFailed: (relDir, message) =>
         this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message }),
+    });
+    const graceMs = d.missingGraceMs ?? d.options.stabilityMs + 5000;
+    this.presence = new RootPresence({
+      rootPath: this.rootPath,
+      everyMs: d.housekeepingMs,
+      state: () => this.stateValue,
+      lost: (reason) => this.goUnavailable(reason),
+      back: () => this.start(),
+      tick: () => {
+        const cutoff = this.missingHold.cutoff(Date.now() - graceMs);
+        if (cutoff !== undefined)
+          runDetached(
+            this.serial(() => this.missing.finalize(cutoff)),
+            'watch root: finalize missing files',
+          );
+      },
+    });
+    this.files = new RootFiles({
+      rootId: d.record.id,
+      rootPath: this.rootPath,
+      options: d.options,
+      filter: this.filter,
+      repo: d.repo,
+      reachedDirectly: (relDir) => this.watch.reachedDirectly(relDir),
+      watchLinked: (relDir, realPath) => this.watchLinked(relDir, realPath),
+      gone: (rel) => this.stable.forget(rel),
+      emit: (e) => this.emit(e),
     });
     this.indexer = new RootIndexer({
       root: d.record,
@@ -96,15 +130,43 @@ export class WatchRoot {
       remote: d.remote,
       emit: (e) => this.emit(e),
     });
-    this.unsubscribeQueue = d.queue.onTransferChange((t) => {
-      const rel = this.indexer.onTransfer(t);
-      // Through `serial`, so close() waits for it and it never reads a closed database.
-      if (rel !== undefined)
-        runDetached(
-          this.serial(() => this.recheckAfterUpload(rel)),
-          'watch root: recheck after upload',
-        );
+    this.stable = new StableFiles({
+      rootId: d.record.id,
+      windowMs: d.options.stabilityMs,
+      now: d.now,
+      observeFile: (rel) => this.files.observeFile(rel),
+      admit: (files) => this.serial(() => this.indexer.admit(files)),
+      closed: () => this.isClosed(),
+      diskFull: this.diskFull,
+      emit: (e) => this.emit(e),
     });
+    this.missing = new MissingFiles({
+      root: d.record,
+      options: d.options,
+      repo: d.repo,
+      remote: d.remote,
+      emit: (e) => this.emit(e),
+    });
+    // Released at close in the reverse order: the queue's events, the presence check,
+    // the full-disk retries, the watches and the stability window, the index work still
+    // running; then the root is closed and its listeners dropped.
+    this.lifetime.add(() => this.events.clear());
+    this.lifetime.add(() => this.setState('closed', null));
+    this.lifetime.add(() => this.chain);
+    this.lifetime.add(() => this.stopWatching());
+    this.lifetime.add(() => this.diskFull.clear());
+    this.lifetime.add(() => this.presence.stop());
+    this.lifetime.add(
+      d.queue.onTransferChange((t) => {
+        const rel = this.indexer.onTransfer(t);
+        // Through `serial`, so close() waits for it and it never reads a closed database.
+        if (rel !== undefined)
+          runDetached(
+            this.serial(() => this.recheckAfterUpload(rel)),
+            'watch root: recheck after upload',
+          );
+      }),
+    );
   }
 
   get id(): number {
@@ -118,12 +180,12 @@ export class WatchRoot {
   }
   /** Files waiting for the stability window. */
   get waitingFiles(): number {
-    return this.stability?.waiting ?? 0;
+    return this.stable.waiting;
   }
 
   /** What the stability window holds for a file: the size and mtime it waits with, and since when. */
   waitingFile(relPath: string): PendingFile | undefined {
-    return this.stability?.entry(relPath);
+    return this.stable.entry(relPath);
   }
 
   on(listener: (e: WatchRootEvent) => void): () => void {
@@ -168,7 +230,7 @@ export class WatchRoot {
   async start(): Promise<ScanCounts | undefined> {
     if (this.stateValue === 'closed') throw new Error('this watch root is closed');
     this.setState('starting', null);
-    this.armHousekeeping();
+    this.presence.arm();
     try {
       await this.watch.watchRoot();
       const counts = await this.serial(() => this.fullScan());
@@ -207,8 +269,11 @@ export class WatchRoot {
    * it completes, the root pauses, goes unavailable or closes.
    */
   private holdScan(): void {
-    if (this.scanHeld || this.stateValue === 'closed') return;
-    this.scanHeld = true;
+    if (this.stateValue === 'closed') return;
+    const held = this.diskFull.holdScan(() =>
+      runDetached(this.retryHeldScan(), 'watch root: scan held by a full disk'),
+    );
+    if (!held) return;
     this.emit({
       type: 'problem',
       rootId: this.id,
@@ -216,12 +281,6 @@ export class WatchRoot {
       code: 'disk-full',
       message: 'the scan of this folder waits: the disk holding the database is full; it goes on once space is freed',
     });
-    const t = setTimeout(() => {
-      this.diskFullRetries.delete(t);
-      this.scanHeld = false;
-      runDetached(this.retryHeldScan(), 'watch root: scan held by a full disk');
-    }, DISK_FULL_RETRY_MS);
-    this.diskFullRetries.add(t);
   }
 
   private async retryHeldScan(): Promise<void> {
@@ -265,18 +324,9 @@ export class WatchRoot {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.stateValue === 'closed') return;
-    this.unsubscribeQueue();
-    if (this.housekeeping) clearInterval(this.housekeeping);
-    this.housekeeping = undefined;
-    for (const t of this.diskFullRetries) clearTimeout(t);
-    this.diskFullRetries.clear();
-    this.scanHeld = false;
-    await this.stopWatching();
-    await this.chain;
-    this.setState('closed', null);
-    this.events.clear();
+  /** Releases every watcher, timer and subscription, after the index work running now; idempotent. */
+  close(): Promise<void> {
+    return this.lifetime.dispose();
   }
 
   // ---- scanning ----
@@ -288,12 +338,13 @@ export class WatchRoot {
       filter: this.filter,
       repo: this.d.repo,
       indexer: this.indexer,
+      missing: this.missing,
       missingHold: this.missingHold,
       now: this.d.now,
       emit: (e) => this.emit(e),
       watchLinked: (relDir, realPath) => this.watchLinked(relDir, realPath),
       observeFresh: (files) => {
-        if (files.length) this.ensureStability().observe(files);
+        if (files.length) this.stable.observe(files);
         return this.waitingFiles;
       },
     });
@@ -301,71 +352,13 @@ export class WatchRoot {
 
   // ---- watching ----
 
-  private ensureStability(): StabilityTracker {
-    this.stability ??= new StabilityTracker({
-      windowMs: this.d.options.stabilityMs,
-      now: this.d.now,
-      stat: async (rel) => this.observeFile(rel),
-      onReady: (files) =>
-        runDetached(
-          this.admitStable(files.map((f) => ({ relPath: f.relPath, size: f.obs.size, mtimeMs: f.obs.mtimeMs }))),
-          'watch root: admit stable files',
-        ),
-    });
-    return this.stability;
-  }
-
-  /**
-   * Indexes and queues files that stopped changing. A full disk (under the database) holds
-   * them: a problem says so, and they are tried again every DISK_FULL_RETRY_MS until there is
-   * room or the root closes.
-   */
-  private async admitStable(files: Array<{ relPath: string; size: number; mtimeMs: number }>): Promise<void> {
-    try {
-      await this.serial(() => this.indexer.admit(files));
-    } catch (e) {
-      if (!isDiskFull(e)) throw e;
-      if (this.stateValue === 'closed') return;
-      this.emit({
-        type: 'problem',
-        rootId: this.id,
-        relPath: files[0]?.relPath ?? '',
-        code: 'disk-full',
-        message: `${files.length} file(s) wait: the disk holding the database is full; they are queued once space is freed`,
-      });
-      const t = setTimeout(() => {
-        this.diskFullRetries.delete(t);
-        runDetached(this.admitStable(files), 'watch root: admit files held by a full disk');
-      }, DISK_FULL_RETRY_MS);
-      this.diskFullRetries.add(t);
-    }
-  }
-
-  private absOf(rel: string): string {
-    return path.join(this.rootPath, ...rel.split('/'));
-  }
-
-  private async statOf(abs: string): Promise<Stats | null> {
-    try {
-      return this.d.options.symlinks === 'follow' ? await stat(abs) : await lstat(abs);
-    } catch {
-      return null;
-    }
-  }
-
-  private async observeFile(rel: string): Promise<FileObservation | null> {
-    const s = await this.statOf(this.absOf(rel));
-    return s?.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
-  }
-
   private async watchLinked(relDir: string, realPath: string): Promise<void> {
     if (this.stateValue !== 'closed') await this.watch.watchLinked(relDir, realPath);
   }
 
   private async stopWatching(): Promise<void> {
     await this.watch.closeAll();
-    this.stability?.close();
-    this.stability = undefined;
+    this.stable.close();
     this.pendingEvents = [];
     this.missingHold.clear(); // the next start or rescan scans again
   }
@@ -379,45 +372,16 @@ export class WatchRoot {
     );
   }
 
-  /** Events are hints: each path is stat'ed once per batch and the result decides. */
+  /** Events are hints: each path is stat'ed once per batch and the result decides (root-files.ts). */
   private async handleEvents(): Promise<void> {
     const batch = this.pendingEvents;
     this.pendingEvents = [];
-    const last = new Map<string, WatchEvent['type']>();
-    for (const e of batch) last.set(e.relPath, e.type);
-    const observe: Array<{ relPath: string; obs: FileObservation }> = [];
-    const missing: string[] = [];
-    for (const rel of last.keys()) {
-      if (rel === '' || rel.startsWith('..')) continue;
-      const s = await this.statOf(this.absOf(rel));
-      if (!s) {
-        this.stability?.forget(rel);
-        this.stability?.forgetUnder(rel);
-        missing.push(rel);
-      } else if (s.isDirectory()) {
-        if (this.filter.dirPathReason(rel) || !(await this.watch.reachedDirectly(rel))) continue;
-        for await (const dir of scanTree({
-          root: this.rootPath,
-          filter: this.filter,
-          symlinks: this.d.options.symlinks,
-          startRelDir: rel,
-        })) {
-          if (dir.linkedDir) await this.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
-          for (const p of dir.problems)
-            this.emit({ type: 'problem', rootId: this.id, relPath: p.relPath, code: p.code, message: p.message });
-          for (const f of dir.files) observe.push({ relPath: f.relPath, obs: f });
-        }
-      } else if (s.isFile() && !this.filter.pathReason(rel)) {
-        const row = this.d.repo.getFile(this.id, rel);
-        if (row && row.state !== 'missing' && row.state !== 'queued' && sameContent(row, s)) continue; // nothing new (e.g. atime)
-        observe.push({ relPath: rel, obs: { size: s.size, mtimeMs: s.mtimeMs } });
-      }
-    }
-    if (missing.length) this.indexer.markMissing(missing);
+    const { observe, missing } = await this.files.read(batch);
+    if (missing.length) this.missing.mark(missing);
     if (observe.length && this.stateValue === 'watching') {
       // Files appearing in a root found empty end its hold once they settle (they may be its files, moved back).
       this.missingHold.filesAppeared(observe.map((o) => o.relPath));
-      this.ensureStability().observe(observe);
+      this.stable.observe(observe);
     }
   }
 
@@ -429,11 +393,11 @@ export class WatchRoot {
   /** After a transfer of this root ends: if the file changed meanwhile, it goes through the window again. */
   private async recheckAfterUpload(rel: string): Promise<void> {
     if (this.isClosed()) return;
-    const obs = await this.observeFile(rel);
+    const obs = await this.files.observeFile(rel);
     if (this.isClosed()) return;
     const row = this.d.repo.getFile(this.id, rel);
     if (obs && row && !sameContent(row, obs) && this.stateValue === 'watching')
-      this.ensureStability().observe([{ relPath: rel, obs }]);
+      this.stable.observe([{ relPath: rel, obs }]);
   }
 
   private forEachQueued(fn: (transferId: number) => void): void {
@@ -441,48 +405,11 @@ export class WatchRoot {
       if (r.state === 'queued' && r.transferId !== null) fn(r.transferId);
   }
 
-  // ---- presence of the folder, missing files ----
-
-  private armHousekeeping(): void {
-    if (this.housekeeping) return;
-    const every = this.d.housekeepingMs ?? 1000;
-    const graceMs = this.d.missingGraceMs ?? this.d.options.stabilityMs + 5000;
-    this.housekeeping = setInterval(() => {
-      runDetached(this.checkRoot(), 'watch root: presence check');
-      if (this.stateValue !== 'watching') return;
-      const cutoff = this.missingHold.cutoff(Date.now() - graceMs);
-      if (cutoff !== undefined)
-        runDetached(
-          this.serial(() => this.indexer.finalizeMissing(cutoff)),
-          'watch root: finalize missing files',
-        );
-    }, every);
-    this.housekeeping.unref?.();
-  }
-
-  private checking = false;
-  private async checkRoot(): Promise<void> {
-    if (this.checking || this.stateValue === 'closed' || this.stateValue === 'paused' || this.stateValue === 'starting')
-      return;
-    this.checking = true;
-    try {
-      let problem: string | null = null;
-      try {
-        const s = await stat(this.rootPath);
-        if (!s.isDirectory()) problem = `${this.rootPath} is not a folder any more`;
-      } catch (e) {
-        problem = rootUnavailable(this.rootPath, e).message;
-      }
-      if (problem && this.stateValue === 'watching') await this.goUnavailable(problem);
-      else if (!problem && this.stateValue === 'unavailable') await this.start();
-    } finally {
-      this.checking = false;
-    }
-  }
+  // ---- presence of the folder ----
 
   private async goUnavailable(reason: string): Promise<void> {
     await this.serial(() => this.stopWatching());
     this.setState('unavailable', reason);
-    this.armHousekeeping();
+    this.presence.arm();
   }
 }

@@ -11,7 +11,7 @@ export { explainVcaError, explainServiceFailure, VCA_ERROR_ROWS, type VcaErrorCo
 export { TaskError } from './task-error';
 export { acceptedRows, effectiveDecision, reviewSummary, type ExportRow, type EffectiveDecision } from './review';
 export { exportCsv, exportJson, EXPORT_COLUMNS } from './vca-export';
-export { parseCsv, toCsv } from './csv';
+export { toCsv } from './csv';
 export { isVideo, parseExtensionList, DEFAULT_VIDEO_EXTENSIONS } from './video-detect';
 export { objectAccessUrl, AccessUrlError } from './access-url';
 export { persistentIdOfUpload } from './upload-link';

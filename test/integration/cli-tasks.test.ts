@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MgrClient } from '../../src-main/protocol/client';
-import { parseCsv } from '../../src-main/tasks/csv';
+import { readCsv } from '../helpers/csv';
 import { EXPORT_COLUMNS } from '../../src-main/tasks/vca-export';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 
@@ -215,7 +215,7 @@ describe('blocklift vca', () => {
     const out = path.join(dir, 'labels.csv');
     const csv = await cli(['vca', 'export', job.jobId, '--csv', '--out', out]);
     expect(csv.code).toBe(0);
-    const rows = parseCsv(await readFile(out, 'utf8'));
+    const rows = readCsv(await readFile(out, 'utf8'));
     expect(rows).toEqual([
       [...EXPORT_COLUMNS],
       [job.jobId, url, emu.bucket, 'scenario', 'beach, sunny', 'beach, sunny', '0.9', 'above-threshold'],

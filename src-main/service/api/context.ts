@@ -1,9 +1,6 @@
-import type { ProgressEvent } from '../../engine/api';
 import type { AppEvents, FolderChoice } from '../../shared/contract';
-import type { AccountPrefs } from '../account-prefs';
-import type { AppCore } from '../app-core';
 import type { EventCoalescer } from '../event-coalescer';
-import type { RootScanInfo } from './views';
+import type { UseCases } from '../use-cases';
 
 /** Abilities only a door has (the Electron door passes them; elsewhere they are missing). */
 export interface DoorCapabilities {
@@ -21,18 +18,14 @@ export interface DoorCapabilities {
   showWindow?: (paths: string[]) => Promise<void>;
 }
 
-/** What every area of the service works with (service-internal; never handed to a door). */
-export interface ServiceContext {
-  core: AppCore;
+/**
+ * What every area of the service works with (service-internal; never handed to a door): the
+ * use cases (use-cases/), never the core, and what belongs to the service itself (the event
+ * batching, the door's abilities, the events that are not batched).
+ */
+export interface ServiceContext extends Omit<UseCases, 'eventLog'> {
   coalescer: EventCoalescer;
-  prefs: AccountPrefs;
-  /** What the service saw of each root's scans (from the watch events). */
-  scans: Map<number, RootScanInfo>;
-  /** The engine's latest progress of each running transfer. */
-  live: Map<number, ProgressEvent>;
   door: DoorCapabilities;
-  /** The account a verb acts on: the given one, else the default, else the Local one; throws 'no-account'. */
-  accountId(given: number | undefined): number;
   /** Sends an event that is not batched (settings, accounts, batchFinished). */
   emit<N extends 'settings' | 'accounts' | 'batchFinished'>(name: N, payload: AppEvents[N]): void;
   /** Registers transfers added together, for the batchFinished event. */

@@ -41,7 +41,7 @@ describe('settings reach the core', () => {
     const row = core.accounts.get(accountId)!;
     const closed = `http://127.0.0.1:${await closedPort()}`;
     core.accounts.upsert({ ...row, uploadUrl: closed });
-    core.accountChanged(accountId);
+    core.useCases.accounts.changed(accountId);
     const [second] = core.engine.enqueue([{ accountId, bucket, key: 'b.txt', localPath: file, source: 'manual' }]);
     const end = await w.waitFor(settled(second!));
     expect(end.transfer.state).toBe('failed');
@@ -60,13 +60,13 @@ describe('settings reach the core', () => {
     await w.waitFor(isType('fmgr-task-changed', (e) => e.task.id === task.id && e.task.tracking === 'done'));
 
     core.accounts.upsert({ ...row, mgrUrl: `http://127.0.0.1:${await closedPort()}` });
-    core.accountChanged(accountId);
+    core.useCases.accounts.changed(accountId);
     const tracked = core.fmgr.track(accountId, 'a-task-to-poll');
     const polled = await core.fmgr.pollNow(tracked.id);
     expect(polled?.error?.code).toBe('network');
 
     core.accounts.upsert(row);
-    core.accountChanged(accountId);
+    core.useCases.accounts.changed(accountId);
     const again = await core.fmgr.pollNow(tracked.id);
     expect(again?.error?.code).not.toBe('network');
   });
@@ -75,21 +75,21 @@ describe('settings reach the core', () => {
     w = await CoreWorld.create();
     const core = await w.open({ wakeDetector: false });
     const always: Schedule = { outside: { action: 'run' }, windows: [] };
-    core.setSchedule(always);
+    core.useCases.settings.setSchedule(always);
     await w.closeCore();
 
     const again = await w.open({ wakeDetector: false, engine: { bandwidthBytesPerSec: 2 * MiB } });
     expect(again.engine.bandwidthLimit).toBe(2 * MiB);
-    again.setSchedule({ outside: { action: 'run', bytesPerSecond: 1 * MiB }, windows: [] });
+    again.useCases.settings.setSchedule({ outside: { action: 'run', bytesPerSecond: 1 * MiB }, windows: [] });
     expect(again.engine.bandwidthLimit).toBe(1 * MiB);
-    again.setSchedule({ outside: { action: 'run', bytesPerSecond: 5 * MiB }, windows: [] });
+    again.useCases.settings.setSchedule({ outside: { action: 'run', bytesPerSecond: 5 * MiB }, windows: [] });
     expect(again.engine.bandwidthLimit).toBe(2 * MiB);
   });
 
   it('quit inside a schedule pause window, start outside it: what the schedule paused resumes and finishes', async () => {
     w = await CoreWorld.create();
     const core = await w.open({ wakeDetector: false });
-    core.setSchedule({ outside: { action: 'pause' }, windows: [] });
+    core.useCases.settings.setSchedule({ outside: { action: 'pause' }, windows: [] });
     const file = path.join(w.tmp, 'night.txt');
     writeFileSync(file, 'uploaded after the window');
     const accountId = core.localAccountId!;

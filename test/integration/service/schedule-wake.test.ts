@@ -58,19 +58,22 @@ describe('schedule and wake through the core', () => {
     await w?.close();
   });
 
-  it('core.setSchedule stores the schedule; the next open applies it; a bad one is refused with its code', async () => {
+  it('settings.setSchedule stores the schedule; the next open applies it; a bad one is refused with its code', async () => {
     w = await CoreWorld.create();
     const core = await w.open({ wakeDetector: false });
     const schedule: Schedule = { outside: { action: 'run', bytesPerSecond: 3 * MiB }, windows: [] };
-    expect(core.setSchedule(schedule)).toEqual({ running: true, bytesPerSecond: 3 * MiB });
+    expect(core.useCases.settings.setSchedule(schedule)).toEqual({ running: true, bytesPerSecond: 3 * MiB });
     expect(core.engine.bandwidthLimit).toBe(3 * MiB);
     expect(() =>
-      core.setSchedule({ outside: { action: 'run' }, windows: [{ startMinute: 60, endMinute: 60, action: 'pause' }] }),
+      core.useCases.settings.setSchedule({
+        outside: { action: 'run' },
+        windows: [{ startMinute: 60, endMinute: 60, action: 'pause' }],
+      }),
     ).toThrow(expect.objectContaining({ code: 'invalid-schedule' }));
     await w.closeCore();
 
     const again = await w.open({ wakeDetector: false });
-    expect(again.schedule).toEqual(schedule);
+    expect(again.useCases.settings.get().schedule).toEqual(schedule);
     expect(again.engine.bandwidthLimit).toBe(3 * MiB);
   });
 

@@ -125,7 +125,7 @@ describe('Fmgr and VCA through the core', () => {
     const localSecret = emu.config.secretKey;
     // A CLI-style account whose SK was given by flag: same keys as the emulator, kept in memory only.
     const sessionSecret = localSecret;
-    const sessionId = core.useSessionAccount({
+    const sessionId = core.useCases.accounts.useSessionAccount({
       name: 'cli test',
       uploadUrl: emu.uploadUrl,
       mgrUrl: emu.mgrUrl,

@@ -7,7 +7,7 @@ import { urlsafeB64Encode } from '../../../src-main/protocol/base64';
 import { errorFromReply } from '../../../src-main/protocol/errors';
 import { signManagementToken, signNotification } from '../../../src-main/protocol/tokens';
 import { VCA_TYPES } from '../../../src-main/protocol/types';
-import { parseCsv } from '../../../src-main/tasks/csv';
+import { readCsv } from '../../helpers/csv';
 import { explainVcaError } from '../../../src-main/tasks/vca-errors';
 import { exportCsv, exportJson, EXPORT_COLUMNS } from '../../../src-main/tasks/vca-export';
 import type { VcaJobView } from '../../../src-main/tasks/vca-view';
@@ -265,7 +265,7 @@ describe('VCA jobs against the emulator', () => {
 
     const csvFile = path.join(w.dir, 'labels.csv');
     await writeFile(csvFile, exportCsv(w.vca.exportRows([created.id])));
-    const parsed = parseCsv(await readFile(csvFile, 'utf8'));
+    const parsed = readCsv(await readFile(csvFile, 'utf8'));
     expect(parsed[0]).toEqual([...EXPORT_COLUMNS]);
     const video = w.emu.objectUrl(w.emu.bucket, 'review.mp4');
     expect(parsed.slice(1)).toEqual([
