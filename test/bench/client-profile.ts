@@ -9,6 +9,8 @@
  * samples inside the upload are summed by what they were doing (SHA-1, CRC-32, read, HTTP,
  * SQLite, events/progress, copies, GC, …), in CPU-seconds per GiB. The profile itself slows
  * the run a little (≈ 2–5 %): the rounds without it are the figures to quote.
+ * BENCH_BASE=<dir of another checkout> alternates rounds between that checkout's uploader and
+ * this one's (same emulator, same file), so a change is compared under the same load.
  * Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
@@ -27,6 +29,7 @@ const GiB = 1024 * MiB;
 const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROFILE = process.env.BENCH_PROFILE === '1';
+const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
 const AK = 'bench-ak';
 const SK = 'bench-sk';
 const BUCKET = 'bench';
@@ -110,7 +113,7 @@ function summarize(p: Profile, bytes: number): { rows: [string, number][]; windo
     const id = p.samples[i]!;
     const cat = categoryOf(id);
     sums.set(cat, (sums.get(cat) ?? 0) + dt);
-    if (cat === 'other' || cat === 'engine' || cat === 'program (native, unattributed)') {
+    if (cat !== 'idle') {
       const f = byId.get(id)!.callFrame;
       const name = `${cat}: ${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src-main|node_modules)\//, '$1/')}`;
       leaves.set(name, (leaves.get(name) ?? 0) + dt);
@@ -120,7 +123,7 @@ function summarize(p: Profile, bytes: number): { rows: [string, number][]; windo
   const rows = [...sums.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]): [string, number] => [k, per(v)]);
   const top = [...leaves.entries()]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 12)
+    .slice(0, Number(process.env.BENCH_TOP ?? 12))
     .map(([k, v]): [string, number] => [k, per(v)]);
   return { rows, windowS: (times[last] ?? 0) / 1e6 - (times[first] ?? 0) / 1e6, top };
 }
@@ -151,11 +154,12 @@ async function uploadOnce(
   file: string,
   db: string,
   profDir?: string,
+  root = ROOT,
 ): Promise<{ r: ChildResult; user: number; system: number; threads: string }> {
   const args = [
     ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
-    path.join(ROOT, 'bin/run-ts.mjs'),
-    path.join(HERE, 'upload-child.ts'),
+    path.join(root, 'bin/run-ts.mjs'),
+    path.join(root, 'test/bench/upload-child.ts'),
     uploadUrl,
     AK,
     SK,
@@ -163,7 +167,7 @@ async function uploadOnce(
     db,
     file,
   ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   let r: ChildResult | undefined;
   let stat = { user: 0, system: 0, threads: '' };
   for await (const line of createInterface({ input: child.stdout })) {
@@ -228,13 +232,21 @@ try {
       .join(' ')}\n`,
   );
   const figures: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const prof = PROFILE && i === ROUNDS - 1 ? path.join(tmp, 'prof') : undefined;
-    const { r, user, system, threads } = await uploadOnce(uploadUrl, file, path.join(tmp, `r${i}.db`), prof);
+  const baseFigures: number[] = [];
+  for (let i = 0; i < ROUNDS * (BASE ? 2 : 1); i++) {
+    const onBase = BASE !== undefined && i % 2 === 0;
+    const prof = PROFILE && i === ROUNDS * (BASE ? 2 : 1) - 1 ? path.join(tmp, 'prof') : undefined;
+    const { r, user, system, threads } = await uploadOnce(
+      uploadUrl,
+      file,
+      path.join(tmp, `r${i}.db`),
+      prof,
+      onBase ? BASE : ROOT,
+    );
     const perGiB = r.cpuSeconds / (r.bytes / GiB);
-    if (!prof) figures.push(perGiB);
+    if (!prof) (onBase ? baseFigures : figures).push(perGiB);
     process.stdout.write(
-      `round ${i + 1}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
+      `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
         r.bytes /
         1e6 /
         (r.elapsedMs / 1000)
@@ -252,16 +264,20 @@ try {
       const busy = rows.filter(([k]) => k !== 'idle').reduce((a, [, v]) => a + v, 0);
       for (const [k, v] of rows) process.stdout.write(`  ${k.padEnd(32)} ${v.toFixed(3)}\n`);
       process.stdout.write(`  ${'busy (all but idle)'.padEnd(32)} ${busy.toFixed(3)}\n`);
-      process.stdout.write('largest unattributed leaves:\n');
+      process.stdout.write('largest leaves (category: function, file):\n');
       for (const [k, v] of top) process.stdout.write(`  ${v.toFixed(3)}  ${k}\n`);
     }
   }
-  if (figures.length) {
-    const sorted = [...figures].sort((a, b) => a - b);
+  for (const [name, xs] of [
+    ['base', baseFigures],
+    ['this checkout', figures],
+  ] as const) {
+    if (xs.length === 0) continue;
+    const sorted = [...xs].sort((a, b) => a - b);
     process.stdout.write(
-      `client_cpu_s_per_gib: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)}, min ${sorted[0]!.toFixed(
+      `client_cpu_s_per_gib (${name}): median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)}, min ${sorted[0]!.toFixed(
         3,
-      )}, max ${sorted[sorted.length - 1]!.toFixed(3)} (${figures.length} rounds)\n`,
+      )}, max ${sorted[sorted.length - 1]!.toFixed(3)} (${xs.length} rounds)\n`,
     );
   }
 } finally {
