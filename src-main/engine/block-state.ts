@@ -1,11 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
 import { ETAG_UNIT_BYTES, EtagAccumulator, UNIT_DIGEST_BYTES } from '../protocol/etag';
 import type { BlockRecord } from './ports';
 import { TransferFailure } from './errors';
-
-/** Hashing walks a chunk in pieces this large (within the core's L2 cache). */
-const HASH_PIECE_BYTES = 1024 * 1024;
 
 /**
  * One block as the engine holds it while uploading: where it is in the file, how much the
@@ -46,28 +42,19 @@ export class BlockState {
   }
 
   /**
-   * Hashes the chunk that starts at nextOffset into a copy of the hash state (what
-   * `acknowledge` needs; the block's own state is untouched until then) and takes the
-   * chunk's CRC-32 in the same walk: both read each 1 MiB piece while it is in the core's
-   * cache, instead of two passes over the whole chunk.
+   * Hashes the chunk that starts at nextOffset into a copy of the hash state and returns
+   * what `acknowledge` needs; the block's own state is untouched until then.
    */
-  hashChunk(chunk: Uint8Array): { units: EtagAccumulator; crc32: number } {
-    const units = this.units.copy();
-    let crc = 0;
-    for (let pos = 0; pos < chunk.byteLength; pos += HASH_PIECE_BYTES) {
-      const piece = chunk.byteLength <= HASH_PIECE_BYTES ? chunk : chunk.subarray(pos, pos + HASH_PIECE_BYTES);
-      units.update(piece);
-      crc = crc32(piece, crc);
-    }
-    return { units, crc32: crc };
+  hashChunk(chunk: Uint8Array): EtagAccumulator {
+    return this.units.copy().update(chunk);
   }
 
   /** Commits a chunk the service acknowledged. At the block's end the partial unit is closed too. */
-  acknowledge(nextOffset: number, ctx: string, hashed: { units: EtagAccumulator }, nowMs: number): void {
+  acknowledge(nextOffset: number, ctx: string, hashed: EtagAccumulator, nowMs: number): void {
     this.nextOffset = nextOffset;
     this.lastCtx = ctx;
     if (this.startedMs === null) this.startedMs = nowMs;
-    this.units = hashed.units;
+    this.units = hashed;
     if (this.nextOffset === this.size) this.units.finishUnit();
   }
 

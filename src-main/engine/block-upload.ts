@@ -116,22 +116,21 @@ async function sendChunk(
       offset,
       buf.length - len >= 64 * 1024 ? buf.subarray(len) : Buffer.allocUnsafe(1024 * 1024),
     );
-  // The etag units and the CRC-32 the reply is checked against, in one walk over the
-  // bytes just read (still in cache), before they are sent.
-  const hashed = b.hashChunk(chunk);
   const t0 = performance.now();
   const common = {
     token: at.tok.token,
     batch: r.batch,
     key: r.tokens.currentKey,
     chunk,
-    crc32: hashed.crc32,
     signal: stops.hard,
     crcBefore: track ? b.crcSoFar : undefined,
   };
-  const reply = await (offset === 0
-    ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index })
-    : client.bput({ ...common, ctx: b.lastCtx!, offset }));
+  const pending =
+    offset === 0
+      ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index })
+      : client.bput({ ...common, ctx: b.lastCtx!, offset });
+  const hashed = b.hashChunk(chunk); // overlaps with the request in flight
+  const reply = await pending;
   r.sizer.observe(len, performance.now() - t0);
   if (reply.offset !== offset + len) {
     throw new ServiceError({
@@ -143,9 +142,7 @@ async function sendChunk(
   }
   const crcAfter =
     crc.trackBlockCrc && (offset === 0 || b.crcSoFar !== undefined)
-      ? offset === 0
-        ? hashed.crc32
-        : crc32(chunk, b.crcSoFar)
+      ? crc32(chunk, offset === 0 ? 0 : b.crcSoFar)
       : undefined;
   b.acknowledge(reply.offset, reply.ctx, hashed, r.deps.now());
   b.crcSoFar = crcAfter;

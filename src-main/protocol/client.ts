@@ -103,11 +103,6 @@ export interface ChunkArgs {
   /** The object key, sent URL-safe Base64 in the Key header. */
   key?: string;
   chunk: Uint8Array;
-  /**
-   * CRC-32 of `chunk` when the caller took it already (the engine does, in the same walk as
-   * the etag's SHA-1): the reply is checked against it as against one computed here.
-   */
-  crc32?: number;
   /** CRC-32 of the block before this chunk, so a reply with the block-so-far CRC is accepted too. */
   crcBefore?: number;
   signal?: AbortSignal;
@@ -185,7 +180,7 @@ export class UploadClient extends BaseClient {
       host: f.optString('host'),
     };
     if (ctx.ctx === '') throw badReply(endpoint, reply, 'reply has an empty ctx');
-    const bodyCrc = a.crc32 ?? crc32(a.chunk);
+    const bodyCrc = crc32(a.chunk);
     if (ctx.crc32 !== bodyCrc && (a.crcBefore === undefined || ctx.crc32 !== crc32(a.chunk, a.crcBefore))) {
       throw badReply(
         endpoint,
