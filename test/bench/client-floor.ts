@@ -33,6 +33,8 @@ if (process.argv[2] === 'server') {
     req.on('data', () => undefined);
     req.on('end', () => res.end('{"ctx":"c","crc32":1,"offset":4194304}'));
   });
+  // Idle keep-alive sockets stay open between the parts (they may be idle for seconds).
+  server.keepAliveTimeout = 0;
   server.listen(0, '127.0.0.1', () => process.send!((server.address() as { port: number }).port));
 } else {
   await main();
