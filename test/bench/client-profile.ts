@@ -275,7 +275,7 @@ try {
     if (xs.length === 0) continue;
     const sorted = [...xs].sort((a, b) => a - b);
     process.stdout.write(
-      `client_cpu_s_per_gib (${name}): median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(3)}, min ${sorted[0]!.toFixed(
+      `client_cpu_s_per_gib (${name}): median ${((sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2).toFixed(3)}, min ${sorted[0]!.toFixed(
         3,
       )}, max ${sorted[sorted.length - 1]!.toFixed(3)} (${xs.length} rounds)\n`,
     );
