@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { ETAG_UNIT_BYTES } from '../protocol/etag';
+import { forEachUnitPiece } from '../protocol/etag';
 
 /**
  * MD5, CRC-32 and the etag's unit SHA1s of chunk bodies, computed off the request thread
@@ -10,6 +10,9 @@ import { ETAG_UNIT_BYTES } from '../protocol/etag';
  * file meanwhile. The unit SHA1s are taken here for a body that starts on a unit boundary
  * (the usual 4 MiB chunks); a unit that spans chunks is finished by the block's
  * BlockUnitHasher on the request thread, which holds the running state between chunks.
+ * Where units end is decided on the request thread by the protocol's `forEachUnitPiece`
+ * (the one splitter of the etag): a batch that crosses a unit's end is sent as two pieces,
+ * the first marked `closes`, and the worker only hashes what it is given.
  *
  * The worker is an inline script (node:crypto and node:zlib only), so it needs no file of
  * its own in any build of the app.
@@ -19,7 +22,6 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { crc32 } = require('node:zlib');
-const UNIT = ${ETAG_UNIT_BYTES};
 const jobs = new Map();
 const job = (m) => {
   let j = jobs.get(m.id);
@@ -37,12 +39,11 @@ parentPort.on('message', (m) => {
     const view = new Uint8Array(m.sab, m.offset, m.length);
     j.md5.update(view);
     j.crc = crc32(view, j.crc);
-    for (let pos = 0; j.units && pos < view.length; ) {
-      const take = Math.min(UNIT - j.fill, view.length - pos);
-      j.sha.update(view.subarray(pos, pos + take));
-      j.fill += take;
-      pos += take;
-      if (j.fill === UNIT) {
+    if (j.units) {
+      // One piece within a unit (cut by forEachUnitPiece); 'closes': it ends its unit.
+      j.sha.update(view);
+      j.fill += view.length;
+      if (m.closes) {
         j.done.push(j.sha.digest());
         j.sha = createHash('sha1');
         j.fill = 0;
@@ -111,6 +112,8 @@ export class HashPool {
     const id = this.nextId++;
     w.open++;
     if (units) w.worker.postMessage({ op: 'begin', id, units });
+    /** Bytes of the unit in progress (with `units`), to cut the next batch where its unit ends. */
+    let unitFill = 0;
     let ended = false;
     const end = () => {
       if (ended) return false;
@@ -121,7 +124,13 @@ export class HashPool {
     return {
       update: (sab, offset, length) => {
         if (ended) return;
-        w.worker.postMessage({ op: 'data', id, sab, offset, length });
+        if (!units) {
+          w.worker.postMessage({ op: 'data', id, sab, offset, length });
+          return;
+        }
+        unitFill = forEachUnitPiece(unitFill, length, (start, end, closes) =>
+          w.worker.postMessage({ op: 'data', id, sab, offset: offset + start, length: end - start, closes }),
+        );
       },
       digest: (endsBlock = false) =>
         new Promise<BodyHashes>((resolve, reject) => {

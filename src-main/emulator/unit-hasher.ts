@@ -1,30 +1,26 @@
-import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { ETAG_UNIT_BYTES } from '../protocol/etag';
+import { ETAG_UNIT_BYTES, EtagAccumulator, UNIT_DIGEST_BYTES } from '../protocol/etag';
 
-/** Size of one persisted unit digest (SHA1). */
-export const UNIT_DIGEST_BYTES = 20;
+export { UNIT_DIGEST_BYTES };
 
 /**
- * The etag's per-4-MiB-unit SHA1s of one block, computed while its chunks arrive. Every
- * block but a file's last is a multiple of 4 MiB, so units never straddle blocks: a block's
- * units start at block offsets 0, 4 MiB, 8 MiB… Holds the running SHA1 of the unit in
- * progress and the digests finished since the last `takeFinished()`.
+ * The etag's per-4-MiB-unit SHA1s of one block, computed while its chunks arrive (the
+ * protocol's `EtagAccumulator`, and where in the block it is). Every block but a file's
+ * last is a multiple of 4 MiB, so units never straddle blocks: a block's units start at
+ * block offsets 0, 4 MiB, 8 MiB… Holds the running SHA1 of the unit in progress and the
+ * digests finished since the last `takeFinished()`.
  *
  * Valid only while `at` equals the block's committed size; a chunk that fails part way
  * leaves it ahead of the committed state, so the owner drops it and `rebuild`s it.
  */
 export class BlockUnitHasher {
-  private unit: Hash = createHash('sha1');
-  private unitFill: number;
-  private finished: Buffer[] = [];
+  private readonly units = new EtagAccumulator();
   /** Block offset up to which bytes have been fed. */
   at: number;
 
   constructor(at: number) {
     this.at = at;
-    this.unitFill = at % ETAG_UNIT_BYTES;
-    if (this.unitFill !== 0)
+    if (at % ETAG_UNIT_BYTES !== 0)
       throw new RangeError(`a unit hasher starts on a unit boundary, not at ${at}; use BlockUnitHasher.rebuild`);
   }
 
@@ -47,24 +43,13 @@ export class BlockUnitHasher {
   }
 
   update(piece: Uint8Array): void {
-    let pos = 0;
-    while (pos < piece.byteLength) {
-      const take = Math.min(ETAG_UNIT_BYTES - this.unitFill, piece.byteLength - pos);
-      this.unit.update(take === piece.byteLength ? piece : piece.subarray(pos, pos + take));
-      this.unitFill += take;
-      pos += take;
-      if (this.unitFill === ETAG_UNIT_BYTES) {
-        this.finished.push(this.unit.digest());
-        this.unit = createHash('sha1');
-        this.unitFill = 0;
-      }
-    }
+    this.units.update(piece);
     this.at += piece.byteLength;
   }
 
   /** No unit is in progress: the next byte starts a unit (its SHA1 may be computed elsewhere, see `addUnits`). */
   get atUnitBoundary(): boolean {
-    return this.unitFill === 0;
+    return this.units.unitFill === 0;
   }
 
   /**
@@ -72,28 +57,22 @@ export class BlockUnitHasher {
    * that follow, which start on a unit boundary and are whole units (or end the block).
    */
   addUnits(digests: Uint8Array, bytes: number): void {
-    if (this.unitFill !== 0) throw new Error(`units hashed elsewhere must start on a unit boundary, not at ${this.at}`);
     const count = digests.byteLength / UNIT_DIGEST_BYTES;
     if (count !== Math.ceil(bytes / ETAG_UNIT_BYTES))
       throw new RangeError(`${count} unit digests for ${bytes} bytes (expected ${Math.ceil(bytes / ETAG_UNIT_BYTES)})`);
-    for (let i = 0; i < count; i++)
-      this.finished.push(Buffer.from(digests.subarray(i * UNIT_DIGEST_BYTES, (i + 1) * UNIT_DIGEST_BYTES)));
+    this.units.addDigests(splitDigests(digests));
     this.at += bytes;
   }
 
   /** Closes the unit in progress (the block's end); a block ending on a unit boundary adds nothing. */
   finishBlock(): void {
-    if (this.unitFill === 0) return;
-    this.finished.push(this.unit.digest());
-    this.unit = createHash('sha1');
-    this.unitFill = 0;
+    this.units.finishUnit();
   }
 
   /** The digests finished since the last call, concatenated (to append to the block's row). */
   takeFinished(): Buffer {
-    const out = this.finished.length === 1 ? this.finished[0]! : Buffer.concat(this.finished);
-    this.finished = [];
-    return out;
+    const done = this.units.takeDigests();
+    return done.length === 1 ? done[0]! : Buffer.concat(done);
   }
 }
 
@@ -102,7 +81,7 @@ export function unitsOfBlock(blockSize: number): number {
   return Math.ceil(blockSize / ETAG_UNIT_BYTES);
 }
 
-/** Splits concatenated 20-byte digests. */
+/** Splits concatenated 20-byte digests (views of the same memory). */
 export function splitDigests(concatenated: Uint8Array): Buffer[] {
   const out: Buffer[] = [];
   const b = Buffer.from(concatenated.buffer, concatenated.byteOffset, concatenated.byteLength);

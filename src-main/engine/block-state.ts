@@ -1,10 +1,7 @@
-import { createHash, type Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { ETAG_UNIT_BYTES } from '../protocol/etag';
+import { ETAG_UNIT_BYTES, EtagAccumulator, UNIT_DIGEST_BYTES } from '../protocol/etag';
 import type { BlockRecord } from './ports';
 import { TransferFailure } from './errors';
-
-const SHA1_BYTES = 20;
 
 /**
  * One block as the engine holds it while uploading: where it is in the file, how much the
@@ -22,9 +19,7 @@ export class BlockState {
    * answers block-so-far CRCs (see UploadDeps.crc); undefined when not known.
    */
   crcSoFar: number | undefined = undefined;
-  private digests: Buffer[] = [];
-  private unit: Hash = createHash('sha1');
-  private unitFill = 0;
+  private units = new EtagAccumulator();
 
   constructor(
     readonly index: number,
@@ -43,63 +38,35 @@ export class BlockState {
     this.lastCtx = null;
     this.startedMs = null;
     this.crcSoFar = 0;
-    this.digests = [];
-    this.unit = createHash('sha1');
-    this.unitFill = 0;
+    this.units = new EtagAccumulator();
   }
 
   /**
-   * Hashes the chunk that starts at nextOffset into copies of the hash state and returns
+   * Hashes the chunk that starts at nextOffset into a copy of the hash state and returns
    * what `acknowledge` needs; the block's own state is untouched until then.
    */
-  hashChunk(chunk: Uint8Array): { unit: Hash; unitFill: number; digests: Buffer[] } {
-    let unit = this.unit.copy();
-    let unitFill = this.unitFill;
-    const digests = this.digests.slice();
-    let pos = 0;
-    while (pos < chunk.byteLength) {
-      const take = Math.min(ETAG_UNIT_BYTES - unitFill, chunk.byteLength - pos);
-      unit.update(chunk.subarray(pos, pos + take));
-      unitFill += take;
-      pos += take;
-      if (unitFill === ETAG_UNIT_BYTES) {
-        digests.push(unit.digest());
-        unit = createHash('sha1');
-        unitFill = 0;
-      }
-    }
-    return { unit, unitFill, digests };
+  hashChunk(chunk: Uint8Array): EtagAccumulator {
+    return this.units.copy().update(chunk);
   }
 
   /** Commits a chunk the service acknowledged. At the block's end the partial unit is closed too. */
-  acknowledge(
-    nextOffset: number,
-    ctx: string,
-    hashed: { unit: Hash; unitFill: number; digests: Buffer[] },
-    nowMs: number,
-  ): void {
+  acknowledge(nextOffset: number, ctx: string, hashed: EtagAccumulator, nowMs: number): void {
     this.nextOffset = nextOffset;
     this.lastCtx = ctx;
     if (this.startedMs === null) this.startedMs = nowMs;
-    this.unit = hashed.unit;
-    this.unitFill = hashed.unitFill;
-    this.digests = hashed.digests;
-    if (this.nextOffset === this.size && this.unitFill > 0) {
-      this.digests.push(this.unit.digest());
-      this.unit = createHash('sha1');
-      this.unitFill = 0;
-    }
+    this.units = hashed;
+    if (this.nextOffset === this.size) this.units.finishUnit();
   }
 
   /** Finished unit digests, concatenated (what the store keeps). */
   unitSha1s(): Buffer {
-    return Buffer.concat(this.digests);
+    return Buffer.concat(this.units.digests);
   }
 
   /** Digests of all units of a finished block, in order. */
   unitDigests(): readonly Buffer[] {
     if (!this.done) throw new Error(`block ${this.index} is not finished`);
-    return this.digests;
+    return this.units.digests;
   }
 
   /**
@@ -111,16 +78,16 @@ export class BlockState {
     this.reset();
     if (row.nextOffset <= 0 || row.lastCtx === null || row.nextOffset > this.size) return false;
     const stored = row.unitSha1s;
-    if (stored.length % SHA1_BYTES !== 0) return false;
+    if (stored.length % UNIT_DIGEST_BYTES !== 0) return false;
     const finished = row.nextOffset === this.size;
     const expectUnits = finished
       ? Math.ceil(this.size / ETAG_UNIT_BYTES)
       : Math.floor(row.nextOffset / ETAG_UNIT_BYTES);
-    if (stored.length / SHA1_BYTES !== expectUnits) return false;
+    if (stored.length / UNIT_DIGEST_BYTES !== expectUnits) return false;
     const digests: Buffer[] = [];
-    for (let i = 0; i < stored.length; i += SHA1_BYTES) digests.push(Buffer.from(stored.subarray(i, i + SHA1_BYTES)));
-    const unit = createHash('sha1');
-    let unitFill = 0;
+    for (let i = 0; i < stored.length; i += UNIT_DIGEST_BYTES)
+      digests.push(Buffer.from(stored.subarray(i, i + UNIT_DIGEST_BYTES)));
+    const units = new EtagAccumulator(digests);
     if (!finished) {
       const partStart = expectUnits * ETAG_UNIT_BYTES;
       let pos = partStart;
@@ -129,18 +96,15 @@ export class BlockState {
         const { bytesRead } = await fh.read(scratch, 0, want, this.fileOffset + pos);
         if (bytesRead === 0)
           throw new TransferFailure('file-changed', 'the file became shorter while resuming its upload');
-        unit.update(scratch.subarray(0, bytesRead));
+        units.update(scratch.subarray(0, bytesRead));
         pos += bytesRead;
       }
-      unitFill = row.nextOffset - partStart;
     }
     this.nextOffset = row.nextOffset;
     this.lastCtx = row.lastCtx;
     this.startedMs = row.ctxTimeMs;
     this.crcSoFar = undefined;
-    this.digests = digests;
-    this.unit = unit;
-    this.unitFill = unitFill;
+    this.units = units;
     return true;
   }
 }

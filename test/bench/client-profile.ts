@@ -1,0 +1,286 @@
+/**
+ * Where the uploader's CPU goes on a 1 GiB upload (issue 19): `node bin/run-ts.mjs
+ * test/bench/client-profile.ts` (BENCH_MIB=1024, BENCH_ROUNDS=3, BENCH_PROFILE=1).
+ * Starts `blocklift emulator` in its own process, writes one file (random bytes, like
+ * run.ts), and uploads it BENCH_ROUNDS times with the bench's own uploader (upload-child.ts,
+ * a fresh database each round), so `client_cpu_s_per_gib` here is the figure `npm run bench`
+ * prints for its `one` section. Every round prints that figure and the child's user/system
+ * split. With BENCH_PROFILE=1 the last round runs under `node --cpu-prof` and its main-thread
+ * samples inside the upload are summed by what they were doing (SHA-1, CRC-32, read, HTTP,
+ * SQLite, events/progress, copies, GC, …), in CPU-seconds per GiB. The profile itself slows
+ * the run a little (≈ 2–5 %): the rounds without it are the figures to quote.
+ * BENCH_BASE=<dir of another checkout> alternates rounds between that checkout's uploader and
+ * this one's (same emulator, same file), so a change is compared under the same load.
+ * Not part of `npm test`.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROFILE = process.env.BENCH_PROFILE === '1';
+const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
+const AK = 'bench-ak';
+const SK = 'bench-sk';
+const BUCKET = 'bench';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** What a stack is doing: the first rule, from the leaf up, that names one of its frames. */
+const RULES: [string, (f: ProfileNode['callFrame']) => boolean][] = [
+  ['GC', (f) => f.functionName === '(garbage collector)'],
+  ['idle', (f) => f.functionName === '(idle)'],
+  ['SHA-1', (f) => /internal\/crypto\/hash/.test(f.url) || /Hash(\.|$)|^digest$/.test(f.functionName)],
+  ['CRC-32', (f) => f.functionName === 'crc32'],
+  ['SQLite', (f) => /better-sqlite3|store\//.test(f.url)],
+  ['events/progress', (f) => /engine\/(progress|transfer-news|snapshot)|base\/emitter|node:events/.test(f.url)],
+  ['read', (f) => /internal\/fs\//.test(f.url) || /engine\/file-source/.test(f.url)],
+  ['copies', (f) => /^(concat|copy|from|allocUnsafe\w*|slice)$/.test(f.functionName) && /buffer/.test(f.url)],
+  [
+    'HTTP',
+    (f) => /_http_|node:http|node:net|internal\/(stream|streams|net)|stream_base|protocol\/(http|client)/.test(f.url),
+  ],
+  ['timers/promises', (f) => /internal\/timers|node:timers|internal\/process\/task_queues/.test(f.url)],
+  ['engine', (f) => /src-main\/engine\//.test(f.url)],
+  ['program (native, unattributed)', (f) => f.functionName === '(program)'],
+];
+
+function summarize(p: Profile, bytes: number): { rows: [string, number][]; windowS: number; top: [string, number][] } {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const memo = new Map<number, string>();
+  const inEngine = new Map<number, boolean>();
+  const categoryOf = (id: number): string => {
+    const m = memo.get(id);
+    if (m) return m;
+    let cat = 'other';
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const f = byId.get(at)!.callFrame;
+      const rule = RULES.find(([, test]) => test(f));
+      if (rule) {
+        cat = rule[0];
+        break;
+      }
+    }
+    memo.set(id, cat);
+    return cat;
+  };
+  const touchesEngine = (id: number): boolean => {
+    let v = inEngine.get(id);
+    if (v === undefined) {
+      const f = byId.get(id)!.callFrame;
+      const up = parent.get(id);
+      v = /src-main\/(engine|protocol)\//.test(f.url) || (up !== undefined && touchesEngine(up));
+      inEngine.set(id, v);
+    }
+    return v;
+  };
+  // The upload's window: from the first to the last sample with an engine or protocol frame.
+  let t = 0;
+  const times = p.timeDeltas.map((d) => (t += d));
+  let first = -1;
+  let last = -1;
+  p.samples.forEach((id, i) => {
+    if (touchesEngine(id)) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  });
+  const sums = new Map<string, number>();
+  const leaves = new Map<string, number>();
+  for (let i = Math.max(first, 0); i <= last; i++) {
+    const dt = (p.timeDeltas[i + 1] ?? 0) / 1e6;
+    const id = p.samples[i]!;
+    const cat = categoryOf(id);
+    sums.set(cat, (sums.get(cat) ?? 0) + dt);
+    if (cat !== 'idle') {
+      const f = byId.get(id)!.callFrame;
+      const name = `${cat}: ${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src-main|node_modules)\//, '$1/')}`;
+      leaves.set(name, (leaves.get(name) ?? 0) + dt);
+    }
+  }
+  const per = (s: number) => s / (bytes / GiB);
+  const rows = [...sums.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]): [string, number] => [k, per(v)]);
+  const top = [...leaves.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(process.env.BENCH_TOP ?? 12))
+    .map(([k, v]): [string, number] => [k, per(v)]);
+  return { rows, windowS: (times[last] ?? 0) / 1e6 - (times[first] ?? 0) / 1e6, top };
+}
+
+async function makeFile(file: string, size: number): Promise<void> {
+  const pattern = randomBytes(16 * MiB);
+  const fh = await open(file, 'w');
+  try {
+    for (let pos = 0, i = 0; pos < size; pos += pattern.length, i++) {
+      pattern.writeUInt32LE(i, 0);
+      await fh.write(pattern, 0, Math.min(pattern.length, size - pos), pos);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+interface ChildResult {
+  cpuSeconds: number;
+  bytes: number;
+  elapsedMs: number;
+  failed: unknown[];
+}
+
+/** One upload-child run; its result, and the child's user/system CPU for the whole process from /proc at exit. */
+async function uploadOnce(
+  uploadUrl: string,
+  file: string,
+  db: string,
+  profDir?: string,
+  root = ROOT,
+): Promise<{ r: ChildResult; user: number; system: number; threads: string }> {
+  const args = [
+    ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
+    path.join(root, 'bin/run-ts.mjs'),
+    path.join(root, 'test/bench/upload-child.ts'),
+    uploadUrl,
+    AK,
+    SK,
+    BUCKET,
+    db,
+    file,
+  ];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let r: ChildResult | undefined;
+  let stat = { user: 0, system: 0, threads: '' };
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (!line.startsWith('result ')) continue;
+    r = JSON.parse(line.slice(7)) as ChildResult;
+    // The child is still alive here (closing its database): whole-process figures so far.
+    try {
+      const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      const byName = new Map<string, number>();
+      for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+        const name = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
+        const t = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        byName.set(name, (byName.get(name) ?? 0) + (Number(t[11]) + Number(t[12])) / 100);
+      }
+      const threads = [...byName.entries()]
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ');
+      stat = { user: Number(f[11]) / 100, system: Number(f[12]) / 100, threads };
+    } catch {
+      // already gone
+    }
+  }
+  await new Promise((res) => (child.exitCode !== null ? res(undefined) : child.once('exit', res)));
+  if (!r) throw new Error('upload-child gave no result');
+  if (r.failed.length) throw new Error(`upload failed: ${JSON.stringify(r.failed)}`);
+  return { r, ...stat };
+}
+
+const tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-cprof-'));
+const emu = spawn(
+  process.execPath,
+  [
+    path.join(ROOT, 'bin/blocklift.mjs'),
+    'emulator',
+    '--port',
+    '0',
+    '--data',
+    path.join(tmp, 'emu'),
+    '--ak',
+    AK,
+    '--sk',
+    SK,
+    '--bucket',
+    BUCKET,
+    '--json',
+  ],
+  { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+);
+try {
+  let uploadUrl = '';
+  for await (const line of createInterface({ input: emu.stdout })) {
+    uploadUrl = (JSON.parse(line) as { uploadUrl: string }).uploadUrl;
+    break;
+  }
+  const file = path.join(tmp, 'one.bin');
+  await makeFile(file, BYTES);
+  process.stdout.write(
+    `client-profile: ${BYTES / MiB} MiB, ${ROUNDS} rounds, node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  const figures: number[] = [];
+  const baseFigures: number[] = [];
+  for (let i = 0; i < ROUNDS * (BASE ? 2 : 1); i++) {
+    const onBase = BASE !== undefined && i % 2 === 0;
+    const prof = PROFILE && i === ROUNDS * (BASE ? 2 : 1) - 1 ? path.join(tmp, 'prof') : undefined;
+    const { r, user, system, threads } = await uploadOnce(
+      uploadUrl,
+      file,
+      path.join(tmp, `r${i}.db`),
+      prof,
+      onBase ? BASE : ROOT,
+    );
+    const perGiB = r.cpuSeconds / (r.bytes / GiB);
+    if (!prof) (onBase ? baseFigures : figures).push(perGiB);
+    process.stdout.write(
+      `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
+        r.bytes /
+        1e6 /
+        (r.elapsedMs / 1000)
+      ).toFixed(
+        0,
+      )} MB/s; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
+        .loadavg()[0]!
+        .toFixed(2)}\n`,
+    );
+    if (prof) {
+      const name = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'))!;
+      const p = JSON.parse(readFileSync(path.join(prof, name), 'utf8')) as Profile;
+      const { rows, windowS, top } = summarize(p, r.bytes);
+      process.stdout.write(`main thread, ${windowS.toFixed(2)} s of upload, CPU-s per GiB by what it did:\n`);
+      const busy = rows.filter(([k]) => k !== 'idle').reduce((a, [, v]) => a + v, 0);
+      for (const [k, v] of rows) process.stdout.write(`  ${k.padEnd(32)} ${v.toFixed(3)}\n`);
+      process.stdout.write(`  ${'busy (all but idle)'.padEnd(32)} ${busy.toFixed(3)}\n`);
+      process.stdout.write('largest leaves (category: function, file):\n');
+      for (const [k, v] of top) process.stdout.write(`  ${v.toFixed(3)}  ${k}\n`);
+    }
+  }
+  for (const [name, xs] of [
+    ['base', baseFigures],
+    ['this checkout', figures],
+  ] as const) {
+    if (xs.length === 0) continue;
+    const sorted = [...xs].sort((a, b) => a - b);
+    process.stdout.write(
+      `client_cpu_s_per_gib (${name}): median ${((sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2).toFixed(3)}, min ${sorted[0]!.toFixed(
+        3,
+      )}, max ${sorted[sorted.length - 1]!.toFixed(3)} (${xs.length} rounds)\n`,
+    );
+  }
+} finally {
+  emu.kill('SIGTERM');
+  await rm(tmp, { recursive: true, force: true });
+}
