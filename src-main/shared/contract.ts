@@ -634,7 +634,11 @@ export interface AppEvents {
 export type AppEventName = keyof AppEvents;
 /** One event as a listener of the service receives it (and as a door forwards it: name and payload). */
 export type AppEventMessage = { [N in AppEventName]: { name: N; payload: AppEvents[N] } }[AppEventName];
-export const APP_EVENT_NAMES: readonly AppEventName[] = [
+/**
+ * Every event name at run time (the headless door forwards only these to a browser);
+ * `satisfies` refuses a name AppEvents does not have, APP_EVENT_NAMES_COMPLETE one it misses.
+ */
+export const APP_EVENT_NAMES = [
   'transfers',
   'roots',
   'fmgr',
@@ -644,6 +648,11 @@ export const APP_EVENT_NAMES: readonly AppEventName[] = [
   'settings',
   'accounts',
   'batchFinished',
-];
+] as const satisfies readonly AppEventName[];
+
+/** The event names AppEvents has and APP_EVENT_NAMES does not list (never, while the list is complete). */
+type UnlistedEvents = Exclude<AppEventName, (typeof APP_EVENT_NAMES)[number]>;
+/** Compile-time check that APP_EVENT_NAMES lists every event: an unlisted one makes this `true` a type error naming it. */
+export const APP_EVENT_NAMES_COMPLETE: [UnlistedEvents] extends [never] ? true : { unlisted: UnlistedEvents } = true;
 
 export type { FmgrOp, FmgrOpName };
