@@ -27,31 +27,41 @@ function errorsWith(extra: string): string[] {
   const exists = host.fileExists.bind(host);
   host.fileExists = (f) => path.resolve(f) === EXTRA || exists(f);
   const program = ts.createProgram([CONTRACT, EXTRA], options, host);
-  return ts
-    .getPreEmitDiagnostics(program)
+  // The contract's own diagnostics (and the augmentation's): the other files are tsc's business.
+  return [CONTRACT, EXTRA]
+    .flatMap((f) => {
+      const file = program.getSourceFile(f)!;
+      return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+    })
     .map(
       (d) =>
         `${d.file ? path.relative(ROOT, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
     );
 }
 
+// One compile of the contract with zod's types: about 4 CPU-seconds of the type checker, so
+// more than the unit project's default 10 s on a loaded 2-core machine.
+const COMPILE_MS = 120_000;
+
 describe('the contract lists are complete at compile time', () => {
-  it('compiles as it is', () => {
-    expect(errorsWith('export {};\n')).toEqual([]);
-  });
-
-  it('an event added to AppEvents but not to APP_EVENT_NAMES is a type error naming it', () => {
-    const errors = errorsWith(
-      "declare module './contract' { interface AppEvents { newThing: { n: number } } }\nexport {};\n",
-    );
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors.join('\n')).toMatch(/src-main\/shared\/contract\.ts: .*"newThing"/);
-  });
-
-  it('a verb added to an area but not to API_VERBS is a type error', () => {
-    const errors = errorsWith(
-      "declare module './contract' { interface AppApi { extra: { go: (i: void) => Promise<Result<null>> } } }\nimport type { Result } from './contract';\nexport {};\n",
-    );
-    expect(errors.join('\n')).toMatch(/src-main\/shared\/contract\.ts: .*extra/);
-  });
+  it(
+    'an event or a verb declared but not listed is a type error of the contract naming it',
+    () => {
+      const errors = errorsWith(
+        [
+          "import type { Result } from './contract';",
+          "declare module './contract' {",
+          '  interface AppEvents { newThing: { n: number } }',
+          '  interface AppApi { extra: { go: (i: void) => Promise<Result<null>> } }',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      expect(errors.length).toBeGreaterThan(0);
+      for (const e of errors) expect(e).toMatch(/^src-main\/shared\/contract\.ts: /);
+      expect(errors.join('\n')).toMatch(/src-main\/shared\/contract\.ts: .*"newThing"/);
+      expect(errors.join('\n')).toMatch(/src-main\/shared\/contract\.ts: .*extra/);
+    },
+    COMPILE_MS,
+  );
 });
