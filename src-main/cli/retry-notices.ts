@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../engine/api';
+import type { TransferProgressView } from '../shared/contract';
 
 /**
  * Turns the engine's retry events into notices a person can read during an outage: said at
@@ -21,7 +21,7 @@ export class RetryNotices {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The notice to show for this progress event, or undefined (no retry, or said just now). */
-  accept(p: ProgressEvent): RetryNotice | undefined {
+  accept(p: TransferProgressView): RetryNotice | undefined {
     // Only waits with backoff (network, timeout, 5xx, 429): a fresh token, a re-sent chunk or
     // a conflict rule is the normal course of an upload, not an outage.
     if (!p.retry || !/ → retry$/.test(p.retry.reason)) return undefined;

@@ -29,6 +29,10 @@ export const TERMINAL_TRANSFER_STATES: readonly TransferState[] = ['done', 'fail
 
 export type TransferSource = 'watch' | 'manual' | 'cli';
 
+/** How a watched folder is watched: chokidar (a watch per file) or @parcel/watcher (native, per folder). */
+export const WATCHER_BACKENDS = ['chokidar', 'parcel'] as const;
+export type WatcherBackend = (typeof WATCHER_BACKENDS)[number];
+
 /** What to do when the key already exists (a 406 from mkfile). */
 export type ConflictPolicy = z.output<typeof CONFLICT_POLICY>;
 

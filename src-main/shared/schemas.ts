@@ -70,7 +70,7 @@ export const BLOCK_SIZE = bytes.check(
 );
 
 /** An object key a person names: the service's key rules ('key-invalid', with the key and the reason). */
-export const OBJECT_KEY = nonEmpty(1024).check(
+export const OBJECT_KEY = text(1024).check(
   rule(
     'key-invalid',
     (key: string) => {

@@ -11,8 +11,10 @@ export type FmgrTaskOrigin = 'typed' | 'submitted' | 'upload' | 'notification';
 /** Which table names a status code: a query answer (poll) or a notification (notify). */
 export type FmgrStatusSource = 'poll' | 'notify';
 export type VcaJobOrigin = 'created' | 'typed' | 'watch' | 'transfer' | 'notification';
+/** The six label types the service documents (protocol/types.ts uses them for the service's replies). */
+export const VCA_TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
 /** The six documented types, or a name the service sent that the spec does not list: the UI shows it raw. */
-export type VcaLabelType = 'scenario' | 'entity' | 'keyword' | 'location' | 'figure' | 'logo' | (string & {});
+export type VcaLabelType = (typeof VCA_TYPES)[number] | (string & {});
 export type VcaLabelDecision = z.output<typeof VCA_LABEL_DECISION>;
 export type VcaEffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
 
