@@ -470,8 +470,12 @@ export const API_METHODS: readonly ApiMethod[] = (Object.keys(API_VERBS) as ApiA
 
 /** Progress of a running transfer, as the transfers batch carries it (one type with the core's events). */
 export interface TransferProgressView extends TransferProgress {
-  /** Set when a request failed and will be tried again: why (the engine's words) and when. */
-  retry?: { reason: string; nextAttemptAt: number };
+  /**
+   * Set when a request failed and will be tried again: why (the engine's words), when, and
+   * what to branch on: `action` 'retry' (a wait with backoff), 'disk-full' (waiting for room
+   * on the disk), or another step of the retry policy ('restart-block', 'refresh-token'…).
+   */
+  retry?: { reason: string; nextAttemptAt: number; action: string };
 }
 
 /** What a watched folder did, one entry each (the console of `blocklift watch`). */

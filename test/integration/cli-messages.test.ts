@@ -82,7 +82,9 @@ describe('blocklift exit codes', () => {
     expect(watch.code).toBe(2);
     expect(jsonLines<{ error: { code: string; message: string } }>(watch.stdout)[0]!.error).toEqual({
       code: 'invalid-watch-options',
-      message: expect.stringMatching(/^--key-template: unknown placeholder \{nope\}; known: \{relpath\}/),
+      message: expect.stringMatching(
+        /^--key-template \(option keyTemplate\): unknown placeholder \{nope\}; known: \{relpath\}/,
+      ),
     });
     const block = await cli(['upload', 'u.txt', '--bucket', emu.bucket, '--block-size', '6', '--json']);
     expect(block.code).toBe(2);

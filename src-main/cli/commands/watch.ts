@@ -84,7 +84,7 @@ function parseFlags(opts: Record<string, unknown>): WatchFlags {
       keyTemplate: opts.keyTemplate,
       vcaForVideos: opts.analyseVideos === true,
     },
-    (p) => OPTION_FLAGS[String(p[0])],
+    (p) => `${OPTION_FLAGS[String(p[0])] ?? ''} (option ${String(p[0])})`.trimStart(),
   );
   return {
     acc,
