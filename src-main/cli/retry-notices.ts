@@ -1,10 +1,10 @@
-import type { ProgressEvent } from '../engine/api';
+import type { TransferProgressView } from '../shared/contract';
 
 /**
  * Turns the engine's retry events into notices a person can read during an outage: said at
  * once, then again only when the reason changes or every 10 s (blocks in flight each retry
- * the same failure; one line says it). Only retries after a backoff wait count; the reason
- * loses the engine's "→ retry" suffix.
+ * the same failure; one line says it). Only waits count (the retry's `action`
+ * is 'retry', a backoff, or 'disk-full'); the reason loses the engine's "→ retry" suffix.
  */
 export interface RetryNotice {
   id: number;
@@ -13,6 +13,8 @@ export interface RetryNotice {
 }
 
 const REPEAT_MS = 10_000;
+/** The retry actions that are waits: a backoff after a failure, or a hold until the disk has room. */
+const WAITS = ['retry', 'disk-full'];
 
 export class RetryNotices {
   private lastReason = '';
@@ -21,10 +23,11 @@ export class RetryNotices {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The notice to show for this progress event, or undefined (no retry, or said just now). */
-  accept(p: ProgressEvent): RetryNotice | undefined {
+  accept(p: TransferProgressView): RetryNotice | undefined {
     // Only waits with backoff (network, timeout, 5xx, 429): a fresh token, a re-sent chunk or
     // a conflict rule is the normal course of an upload, not an outage.
-    if (!p.retry || !/ → retry$/.test(p.retry.reason)) return undefined;
+    if (!p.retry || !WAITS.includes(p.retry.action)) return undefined;
+    // The words without the engine's "→ retry" suffix (the notice says when the next attempt is).
     const reason = p.retry.reason.replace(/ → retry$/, '');
     const t = this.now();
     if (reason === this.lastReason && t - this.lastSaidAt < REPEAT_MS) return undefined;

@@ -17,10 +17,21 @@ export interface TransferQueue {
   onTransferChange(listener: (t: TransferSnapshot) => void): () => void;
 }
 
+/**
+ * A retry as listeners see it: the words, when the next attempt is, and what to branch on:
+ * `action` is the retry policy's (retry.ts: 'retry' is a wait with backoff, 'restart-block',
+ * 'refresh-token'…) or 'disk-full' (the transfer waits for room on the disk).
+ */
+export interface RetryNews {
+  reason: string;
+  nextAttemptAt: number;
+  action: string;
+}
+
 /** Progress of a running transfer (throttled to ~10 updates a second per transfer). */
 export interface ProgressEvent extends TransferProgress {
   /** Set on the event sent at once when a call failed and will be tried again (not throttled). */
-  retry?: { reason: string; nextAttemptAt: number };
+  retry?: RetryNews;
 }
 
 /**

@@ -4,9 +4,9 @@ import type { BlockState } from './block-state';
 import { TransferFailure, sleep, storeWrite } from './errors';
 import type { FileSource } from './file-source';
 import type { ChunkSizer } from './plan';
-import { failureFrom, type CallName, type Decision } from './retry';
+import { failureFrom, retryAbout, type CallName, type Decision } from './retry';
 import type { IssuedToken } from './tokens';
-import type { Stops, UploadDeps } from './upload-deps';
+import type { Stops, UploadDeps, UploadHooks } from './upload-deps';
 import type { UploadToken } from './upload-token';
 
 /** A block whose ctx is refused this many times (even with progress between) fails the transfer. */
@@ -32,7 +32,7 @@ export interface BlockRound {
     attempt: number,
     refreshedBefore?: boolean,
   ): Decision;
-  retried(reason: string, delayMs: number): void;
+  retried: UploadHooks['retried'];
   /** Bytes acknowledged changed (a chunk committed, or a block set back). */
   progressed(): void;
 }
@@ -173,7 +173,7 @@ async function afterChunkError(
     r.deps.crc.trackBlockCrc = true;
     d = { action: 'restart-block', delayMs: 0 };
   }
-  r.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
+  r.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0, retryAbout(e, d));
   switch (d.action) {
     case 'retry':
     case 'resend-chunk':

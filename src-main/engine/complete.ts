@@ -6,10 +6,10 @@ import { renamedKey } from './conflict';
 import { TransferFailure, sleep } from './errors';
 import type { ConflictPolicy } from '../shared/models';
 import type { TransferRecord } from './ports';
-import { failureFrom, type CallName, type Decision } from './retry';
+import { failureFrom, retryAbout, type CallName, type Decision } from './retry';
 import type { MkfileResult } from '../protocol/types';
 import type { IssuedToken } from './tokens';
-import type { LogLine, Stops, UploadDeps, UploadOutcome } from './upload-deps';
+import type { LogLine, Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-deps';
 import { tokenHasCallback, type UploadToken } from './upload-token';
 
 const MAX_RENAMES = 100;
@@ -30,7 +30,7 @@ export interface CompleteStep {
   /** Sends the completing request with this token to `tokens.currentKey`. */
   send(token: string, callback: boolean, stops: Stops): Promise<MkfileResult<string | null>>;
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
-  retried(reason: string, delayMs: number): void;
+  retried: UploadHooks['retried'];
   log(line: LogLine): void;
   /** Sets every block back and uploads them all again (412, or a refused block list); a form upload just sends again. */
   reuploadBlocks(stops: Stops): Promise<void>;
@@ -114,7 +114,7 @@ async function afterMkfileError(
   // Only a request made again is a retry (news, an attempt counted): not a conflict policy
   // at work, a 579 accepted with a warning, or the end.
   if (!['conflict', 'done-with-warning', 'fail', 'stop'].includes(d.action))
-    c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0);
+    c.retried(`${e.message} → ${d.action}`, 'delayMs' in d ? d.delayMs : 0, retryAbout(e, d));
   switch (d.action) {
     case 'retry':
     case 'resend-chunk':

@@ -10,12 +10,15 @@ export { DISK_FULL_RETRY_MS, isDiskFull };
  */
 export class TransferFailure extends Error {
   override readonly name = 'TransferFailure';
+  /** The service's request id (X-Reqid) of the reply that ended the transfer, when one came. */
+  readonly requestId: string | null;
   constructor(
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; requestId?: string | null },
   ) {
     super(message, options);
+    this.requestId = options?.requestId ?? null;
   }
 }
 

@@ -96,7 +96,7 @@ export class FileUpload {
                 signal: stops.hard,
               }),
             decide: (e, call, tok, attempt) => this.decideOn(e, call, tok, attempt),
-            retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
+            retried: (reason, delayMs, about) => this.hooks.retried(reason, delayMs, about),
             log: (line) => this.hooks.log(line),
             reuploadBlocks: (stops) => this.reuploadBlocks(stops),
           },
@@ -274,7 +274,7 @@ export class FileUpload {
       tokens: this.tokens,
       batch: this.batch,
       decide: (e, call, tok, attempt, refreshedBefore) => this.decideOn(e, call, tok, attempt, refreshedBefore),
-      retried: (reason, delayMs) => this.hooks.retried(reason, delayMs),
+      retried: (reason, delayMs, about) => this.hooks.retried(reason, delayMs, about),
       progressed: () => this.reportProgress(),
     };
   }

@@ -66,7 +66,7 @@ export async function uploadSmallFile(f: FormStep, stops: Stops): Promise<Upload
           }
         },
         decide: f.decide,
-        retried: (reason, delayMs) => f.hooks.retried(reason, delayMs),
+        retried: (reason, delayMs, about) => f.hooks.retried(reason, delayMs, about),
         log: (line) => f.hooks.log(line),
         // 412 or a refused "block list" cannot concern a form upload: sending again is the re-upload.
         reuploadBlocks: () => Promise.resolve(),

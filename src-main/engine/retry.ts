@@ -2,6 +2,7 @@ import { backoffMs } from '../common/backoff';
 import type { ServiceError } from '../protocol/errors';
 import type { ConflictPolicy } from '../shared/models';
 import { TransferFailure } from './errors';
+import type { RetryAbout } from './upload-deps';
 
 /**
  * The one place that decides what to do after a failed call (protocol-notes "Error codes of
@@ -143,13 +144,25 @@ export const FAILURE_HINTS: Record<string, string> = {
 export const TOKEN_EXPIRED_HINT =
   "the service says the upload token expired although it was just made: this computer's clock (or the token provider's) is behind; set the time right";
 
-/** The failure a transfer ends with when `d` gives up on `e`: its code, and the hint before the service's message. */
+/** What listeners of a retry branch on: the decision's action and the reply's request id. */
+export function retryAbout(e: ServiceError, d: Decision): RetryAbout {
+  return { action: d.action, requestId: e.requestId ?? null };
+}
+
+/**
+ * The failure a transfer ends with when `d` gives up on `e`: its code, the hint before the
+ * service's message, and the reply's request id. A token the service calls expired was
+ * signed with a deadline already past on its clock: the keys are fine, this machine's clock
+ * is behind (or the token provider's), so the code is `token-expired`, not `token-rejected`
+ * (service/credential-holds.ts holds an account for the second only).
+ */
 export function failureFrom(e: ServiceError, d: Decision): TransferFailure {
-  const code = d.action === 'fail' ? d.code : 'unexpected';
-  const detail = e.message;
-  // A token the service calls expired was signed with a deadline already past on its clock:
-  // the keys are fine, this machine's clock is behind (or the token provider's).
-  const hint =
-    code === 'token-rejected' && /expired/i.test(e.serviceMessage ?? '') ? TOKEN_EXPIRED_HINT : FAILURE_HINTS[code];
-  return new TransferFailure(code, hint ? `${hint} (${detail})` : detail, { cause: e });
+  const decided = d.action === 'fail' ? d.code : 'unexpected';
+  // The service's own words are the only sign of an expired token (the status is 401 either way).
+  const code = decided === 'token-rejected' && /expired/i.test(e.serviceMessage ?? '') ? 'token-expired' : decided;
+  const hint = code === 'token-expired' ? TOKEN_EXPIRED_HINT : FAILURE_HINTS[code];
+  return new TransferFailure(code, hint ? `${hint} (${e.message})` : e.message, {
+    cause: e,
+    requestId: e.requestId ?? null,
+  });
 }

@@ -73,7 +73,7 @@ async function holdOnDiskFull(
   signal: AbortSignal,
 ): Promise<boolean> {
   const reason = `disk-full: ${failure.message} → retry`;
-  ctx.news.retry(id, tracker, reason, DISK_FULL_RETRY_MS);
+  ctx.news.retry(id, tracker, reason, DISK_FULL_RETRY_MS, 'disk-full');
   ctx.news.log('warn', 'retry', reason, id);
   try {
     await sleep(DISK_FULL_RETRY_MS, signal);
@@ -92,15 +92,15 @@ function attempt(ctx: RunContext, rec: TransferRecord, { ctrl, hard, tracker }: 
     {
       setState: (id, patch) => news.setState(id, patch),
       progress: (bytesDone, total) => news.bytes(rec.id, tracker, bytesDone, total),
-      retried: (reason, delayMs) => {
-        news.retry(rec.id, tracker, reason, delayMs);
+      retried: (reason, delayMs, about) => {
+        news.retry(rec.id, tracker, reason, delayMs, about.action);
         try {
           const cur = store.getTransfer(rec.id);
           store.updateTransfer(rec.id, { attempts: (cur?.attempts ?? 0) + 1 });
         } catch {
           // counting attempts is best effort; the retry itself goes on
         }
-        news.log('warn', 'retry', reason, rec.id);
+        news.log('warn', 'retry', reason, rec.id, { requestId: about.requestId });
       },
       log: (line) => news.log(line.level, line.kind, line.message, rec.id),
     },
@@ -147,7 +147,7 @@ function finish(
         lastError: { code: failure.code, message: failure.message },
         finishedAt: t,
       });
-      news.log('error', 'transfer-failed', failure.message, rec.id);
+      news.log('error', 'transfer-failed', failure.message, rec.id, { requestId: failure.requestId });
     }
     return 'recorded';
   } catch (e) {

@@ -54,13 +54,20 @@ export class TransferNews {
   }
 
   /** A retry is news at once (a person must not watch a frozen bar): sent unthrottled. */
-  retry(id: number, tracker: ProgressTracker, reason: string, delayMs: number): void {
-    this.progress.emit(tracker.event(id, performance.now(), { reason, nextAttemptAt: this.now() + delayMs }));
+  retry(id: number, tracker: ProgressTracker, reason: string, delayMs: number, action: string): void {
+    this.progress.emit(tracker.event(id, performance.now(), { reason, nextAttemptAt: this.now() + delayMs, action }));
   }
 
-  log(level: 'info' | 'warn' | 'error', kind: string, message: string, transferId?: number): void {
+  /** A line of the event log; `data` (JSON) carries what readers branch on, e.g. the reply's request id. */
+  log(
+    level: 'info' | 'warn' | 'error',
+    kind: string,
+    message: string,
+    transferId?: number,
+    data?: { requestId: string | null },
+  ): void {
     try {
-      this.store.logEvent({ level, kind, transferId, message });
+      this.store.logEvent({ level, kind, transferId, message, ...(data ? { data } : {}) });
     } catch {
       // the event log is best effort
     }

@@ -59,6 +59,12 @@ export interface UploadOutcome {
   copiedFrom?: { bucket: string; key: string };
 }
 
+/** What a retry is, as data: the retry policy's action ('retry' is a wait with backoff) and the reply's request id. */
+export interface RetryAbout {
+  action: string;
+  requestId: string | null;
+}
+
 /** A line of the engine's event log about this transfer. */
 export interface LogLine {
   level: 'info' | 'warn';
@@ -71,8 +77,11 @@ export interface UploadHooks {
   phase(state: 'uploading' | 'completing'): void;
   /** Bytes acknowledged so far changed (after each chunk, or set back by a restart). */
   progress(bytesDone: number, totalBytes: number): void;
-  /** A retry happened: the engine counts attempts, logs, and tells listeners when the next attempt is. */
-  retried(reason: string, delayMs: number): void;
+  /**
+   * A retry happened: the engine counts attempts, logs, and tells listeners when the next
+   * attempt is. `about`: what listeners branch on (the decision's action, the reply's request id).
+   */
+  retried(reason: string, delayMs: number, about: RetryAbout): void;
   /** Something worth a line in the event log that is neither a retry nor the end. */
   log(line: LogLine): void;
 }

@@ -1,4 +1,4 @@
-import { FMGR_OPS, type FmgrOp, type FmgrOpName } from '../shared/fmgr-ops';
+import { FMGR_OPS, fmgrOpProblem, type FmgrOp, type FmgrOpName } from '../shared/fmgr-ops';
 import { urlsafeB64Encode, urlsafeB64DecodeText } from './base64';
 
 /**
@@ -14,78 +14,14 @@ export class FopsSyntaxError extends Error {
 
 const b64 = urlsafeB64Encode;
 
-const MD5_HEX = /^[0-9a-f]{32}$/i;
-
-/** Throws FopsSyntaxError unless `value` is a non-empty string; `what` names it for the person. */
-function required(op: string, what: string, value: string): void {
-  if (typeof value !== 'string' || value === '') throw new FopsSyntaxError(`${op} needs a non-empty ${what}`);
-}
-
-/** An optional value may be left out, but not given empty (an empty segment means nothing to the service). */
-function optional(op: string, what: string, value: string | undefined): void {
-  if (value !== undefined && (typeof value !== 'string' || value === ''))
-    throw new FopsSyntaxError(`${op}: ${what} is empty; give a value or leave it out`);
-}
-
-/** The bucket half of a "bucket:key" entry cannot hold ':' (the service splits at the first one). */
-function bucketOfEntry(op: string, what: string, value: string): void {
-  required(op, what, value);
-  if (value.includes(':')) throw new FopsSyntaxError(`${op}: ${what} "${value.slice(0, 100)}" cannot contain ':'`);
-}
-
 /**
  * Checks the values of an operation before it is written (the type cannot say "non-empty"
- * or "32 hex digits", and values come from people): throws FopsSyntaxError with the reason.
+ * or "32 hex digits", and values come from people) with the rules of shared/fmgr-ops.ts:
+ * throws FopsSyntaxError with the reason.
  */
 export function validateFop(op: FmgrOp): void {
-  switch (op.op) {
-    case 'fetch':
-      required(op.op, 'fetchURL', op.fetchURL);
-      required(op.op, 'bucket', op.bucket);
-      optional(op.op, 'key', op.key);
-      optional(op.op, 'prefix', op.prefix);
-      if (op.md5 !== undefined && !MD5_HEX.test(op.md5))
-        throw new FopsSyntaxError(`fetch: md5 must be 32 hex digits, not "${String(op.md5).slice(0, 100)}"`);
-      break;
-    case 'copy':
-    case 'move':
-      bucketOfEntry(op.op, 'source bucket', op.srcBucket);
-      required(op.op, 'source key', op.srcKey);
-      required(op.op, 'bucket', op.bucket);
-      optional(op.op, 'key', op.key);
-      optional(op.op, 'prefix', op.prefix);
-      break;
-    case 'delete':
-      required(op.op, 'bucket', op.bucket);
-      required(op.op, 'key', op.key);
-      break;
-    case 'deletePrefix':
-      required(op.op, 'bucket', op.bucket);
-      required(op.op, 'prefix', op.prefix);
-      optional(op.op, 'output', op.output);
-      break;
-    case 'deletem3u8':
-      required(op.op, 'bucket', op.bucket);
-      required(op.op, 'key', op.key);
-      if (op.deletets !== undefined && op.deletets !== 0 && op.deletets !== 1)
-        throw new FopsSyntaxError('deletem3u8: deletets must be 0 or 1');
-      break;
-    case 'setdeadline':
-      required(op.op, 'bucket', op.bucket);
-      optional(op.op, 'prefix', op.prefix);
-      if (!Number.isInteger(op.deadline) || op.deadline < -1)
-        throw new FopsSyntaxError('deadline must be a whole number of days, -1 or more');
-      break;
-    case 'compress':
-      required(op.op, 'bucket', op.bucket);
-      if (op.keys.length === 0) throw new FopsSyntaxError('compress needs at least one key');
-      op.keys.forEach((k, i) => required(op.op, `key (number ${i + 1})`, k));
-      bucketOfEntry(op.op, 'save-as bucket', op.saveAsBucket);
-      required(op.op, 'save-as key', op.saveAsKey);
-      break;
-    default:
-      throw new FopsSyntaxError(`unknown Fmgr operation ${String((op as { op: unknown }).op)}`);
-  }
+  const problem = fmgrOpProblem(op);
+  if (problem !== undefined) throw new FopsSyntaxError(problem);
 }
 
 /** One fops entry, e.g. `bucket/<b64>/key/<b64>`. Validates first (validateFop). */

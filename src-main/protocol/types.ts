@@ -1,3 +1,5 @@
+import { VCA_TYPES } from '../shared/task-views';
+
 /** Reply of mkblk and bput (protocol-notes "mkblk / bput"). */
 export interface BlockContext {
   ctx: string;
@@ -53,7 +55,7 @@ export interface FmgrTaskStatus {
   items: FmgrItem[];
 }
 
-export const VCA_TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
+export { VCA_TYPES };
 export type VcaType = (typeof VCA_TYPES)[number];
 /**
  * The type of a result group as the service sends it: one of the six documented types, or

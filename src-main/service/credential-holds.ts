@@ -1,4 +1,3 @@
-import { TOKEN_EXPIRED_HINT } from '../engine/retry';
 import { RUNNING_STATES } from '../engine/snapshot';
 import type { CoreProblem } from '../shared/events';
 import type { TransferSnapshot } from '../shared/models';
@@ -11,9 +10,12 @@ import type { Pauses } from './pauses';
  */
 export const CREDENTIAL_REFUSALS: readonly string[] = ['token-rejected', 'token-provider-refused', 'forbidden'];
 
-/** Whether a transfer's error says the account's credentials were refused (an expired token is the clock's fault, not the keys'). */
-export function isCredentialRefusal(e: { code: string; message: string } | null): boolean {
-  return e !== null && CREDENTIAL_REFUSALS.includes(e.code) && !e.message.startsWith(TOKEN_EXPIRED_HINT);
+/**
+ * Whether a transfer's error says the account's credentials were refused, by its code (an
+ * expired token, `token-expired`, is the clock's fault, not the keys').
+ */
+export function isCredentialRefusal(e: { code: string } | null): boolean {
+  return e !== null && CREDENTIAL_REFUSALS.includes(e.code);
 }
 
 export interface CredentialHoldsDeps {

@@ -6,8 +6,8 @@ import type { TransferProgress } from '../shared/events';
 export const DISK_FULL_PROBLEM_EVERY_MS = 30_000;
 
 /**
- * Turns the engine's disk-full holds (a progress event whose retry reason starts with
- * `disk-full:`) into a problem naming the database whose disk is full, so the user knows
+ * Turns the engine's disk-full holds (a progress event whose retry's action is
+ * `disk-full`) into a problem naming the database whose disk is full, so the user knows
  * what to free; repeated holds say it again at most every DISK_FULL_PROBLEM_EVERY_MS.
  */
 export class DiskFullProblems {
@@ -20,8 +20,8 @@ export class DiskFullProblems {
     private readonly everyMs = DISK_FULL_PROBLEM_EVERY_MS,
   ) {}
 
-  progress(p: TransferProgress & { retry?: { reason: string } }): void {
-    if (!p.retry?.reason.startsWith('disk-full:')) return;
+  progress(p: TransferProgress & { retry?: { action: string } }): void {
+    if (p.retry?.action !== 'disk-full') return;
     const t = this.now();
     if (t - this.lastAt < this.everyMs) return;
     this.lastAt = t;

@@ -61,19 +61,28 @@ export async function findEmulatorDataDir(root: string, skip: readonly string[] 
 }
 
 /**
- * Throws RootRefusedError ('root-holds-emulator-data' / 'root-inside-emulator-data') when
- * `folder` holds, is or lies inside an emulator's data folder (outside `appDataDir`, whose
- * embedded emulator a watch leaves out with the rest of the data folder).
+ * Why `folder` may not be watched when it holds, is or lies inside an emulator's data folder
+ * (outside `appDataDir`, whose embedded emulator a watch leaves out with the rest of the data
+ * folder): the refusal's code and words, or undefined.
  */
-export async function refuseEmulatorDataDir(folder: string, appDataDir: string): Promise<void> {
+export async function emulatorDataDirRefusal(
+  folder: string,
+  appDataDir: string,
+): Promise<{ code: 'root-inside-emulator-data' | 'root-holds-emulator-data'; message: string } | undefined> {
   let skip = path.resolve(appDataDir);
   skip = await realpath(skip).catch(() => skip);
   const found = await findEmulatorDataDir(folder, [skip]);
-  if (!found) return;
+  if (!found) return undefined;
   const real = await realpath(folder).catch(() => path.resolve(folder));
   const inside = within(real, found);
-  throw new RootRefusedError(
-    inside ? 'root-inside-emulator-data' : 'root-holds-emulator-data',
-    `${folder} ${inside ? 'is inside' : 'holds'} the emulator's data folder ${found}: watching it would upload the emulator's own files forever; watch another folder, or give the emulator a --data folder outside it (its default is in Blocklift's data folder)`,
-  );
+  return {
+    code: inside ? 'root-inside-emulator-data' : 'root-holds-emulator-data',
+    message: `${folder} ${inside ? 'is inside' : 'holds'} the emulator's data folder ${found}: watching it would upload the emulator's own files forever; watch another folder, or give the emulator a --data folder outside it (its default is in Blocklift's data folder)`,
+  };
+}
+
+/** Throws RootRefusedError with emulatorDataDirRefusal's code and words when it refuses `folder`. */
+export async function refuseEmulatorDataDir(folder: string, appDataDir: string): Promise<void> {
+  const refused = await emulatorDataDirRefusal(folder, appDataDir);
+  if (refused) throw new RootRefusedError(refused.code, refused.message);
 }

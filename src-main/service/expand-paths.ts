@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { validateKey } from '../sync/keymap';
+import { validateKey } from '../shared/keys';
 
 /**
  * From the paths a person named (files, folders) to the files to upload with their keys.

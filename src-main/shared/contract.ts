@@ -12,16 +12,23 @@
  * What a front end receives is `AppEvents`: already batched for a UI (at most 10 flushes a
  * second whatever the number of transfers), and sent only after the change committed.
  *
+ * What a verb takes is derived from its zod schema (schemas.ts: the rules and their words
+ * live there, written once); what it answers is written here.
+ *
  * Nothing here ever carries a secret: an account's secret key is write-only (`AccountInput`)
  * and comes back only as `hasSecret`.
  */
+import type { z } from 'zod';
 import type { ErrorCode } from './errors';
 import type { TransferProgress, WatchEvent } from './events';
 import type { FmgrOp, FmgrOpName } from './fmgr-ops';
-import type { ConflictPolicy, TransferOptions, TransferSnapshot, TransferSource, TransferState } from './models';
-import type { Schedule } from './schedule';
+import type { TransferOptions, TransferSnapshot, TransferState } from './models';
+import type * as S from './schemas';
 import type { FmgrTaskView, VcaJobView, VcaLabelDecision } from './task-views';
 import type { WatchRootOptionsInput, WatchRootState, WatchScanCounts } from './watch-views';
+
+/** The input type of a schema: what a front end sends (and the verb receives, parsed). */
+type In<Schema extends z.ZodType> = z.output<Schema>;
 
 // ---------------------------------------------------------------------------------------
 // The envelope
@@ -43,22 +50,8 @@ export type Result<T> = { ok: true; value: T } | { ok: false; error: AppError };
 /** Why a transfer or a root is paused; a restart resumes only what the schedule paused. */
 export type PauseReason = 'user' | 'schedule' | 'root' | 'error';
 
-export type TransferSortField = 'createdAt' | 'updatedAt' | 'name' | 'size' | 'state' | 'progress';
-
-export interface TransferQuery {
-  /** Any of these states (empty or missing: all). */
-  states?: TransferState[];
-  accountId?: number;
-  source?: TransferSource;
-  rootId?: number;
-  /** Case-insensitive substring of the key or the local path. */
-  text?: string;
-  sort?: { field: TransferSortField; direction: 'asc' | 'desc' };
-  /** Rows to skip; default 0. */
-  offset?: number;
-  /** Rows to return, 1 … 1000; default 200. */
-  limit?: number;
-}
+export type TransferQuery = In<typeof S.TRANSFER_QUERY>;
+export type TransferSortField = NonNullable<TransferQuery['sort']>['field'];
 
 /** Counts per state of every transfer matching the query's filters (not its paging). */
 export type TransferTotals = Record<TransferState, number>;
@@ -109,24 +102,9 @@ export interface TransferDetail extends TransferView {
 }
 
 /** What `transfers.add` uploads to. */
-export interface TransferTarget {
-  /** Missing: the default account (the Local one when the embedded emulator runs). */
-  accountId?: number;
-  bucket: string;
-  /** Put before every key (e.g. "photos/"). */
-  prefix?: string;
-  /** The exact key, for a single file. */
-  key?: string;
-}
+export type TransferTarget = In<typeof S.TRANSFER_TARGET>;
 
-export interface AddTransfersInput {
-  /** Files or folders on this machine (folders upload their tree; keys are paths relative to them). */
-  paths: string[];
-  target: TransferTarget;
-  options?: TransferOptions & { blockSize?: number };
-  /** Default 'manual'. */
-  source?: Extract<TransferSource, 'manual' | 'cli'>;
-}
+export type AddTransfersInput = In<typeof S.ADD_TRANSFERS>;
 
 export interface AddTransfersResult {
   /** Transfers queued or continued (their ids; follow them through events). */
@@ -140,7 +118,7 @@ export interface AddTransfersResult {
 }
 
 /** Ids of transfers, or every transfer the verb applies to. */
-export type TransferSelection = { ids: number[] } | { all: true };
+export type TransferSelection = In<typeof S.TRANSFER_SELECTION>;
 
 // ---------------------------------------------------------------------------------------
 // Watched folders
@@ -174,13 +152,7 @@ export interface WatchRootView {
   lastScanAt: number | null;
 }
 
-export interface RootInput {
-  path: string;
-  accountId?: number;
-  bucket: string;
-  prefix?: string;
-  options?: WatchRootOptionsInput;
-}
+export type RootInput = In<typeof S.ROOT_INPUT>;
 
 /** The dry run of a root: what adding it would do, before anything uploads. */
 export interface RootPlan extends WatchScanCounts {
@@ -194,61 +166,15 @@ export interface RootPlan extends WatchScanCounts {
 // ---------------------------------------------------------------------------------------
 // Fmgr tasks and VCA jobs
 
-export interface FmgrSubmitInput {
-  accountId?: number;
-  /** One or more operations of the same kind (`op` of every entry equal). */
-  ops: FmgrOp[];
-  force?: boolean;
-  separate?: boolean;
-}
-
-export interface FmgrTrackInput {
-  accountId?: number;
-  persistentId: string;
-}
-
+export type FmgrSubmitInput = In<typeof S.FMGR_SUBMIT>;
+export type FmgrTrackInput = In<typeof S.FMGR_TRACK>;
 /** A task or job looked up by the service's id: the given account's row first, else any account's. */
-export interface FmgrLookupInput {
-  accountId?: number;
-  persistentId: string;
-}
-
-export interface VcaLookupInput {
-  accountId?: number;
-  jobId: string;
-}
-
-export interface TaskListQuery {
-  tracking?: Array<FmgrTaskView['tracking']>;
-  offset?: number;
-  limit?: number;
-}
-
-export interface VcaCreateInput {
-  accountId?: number;
-  /** A video by URL, or an object this app uploaded (its access URL is used). */
-  source: { url: string; bucket?: string } | { transferId: number };
-  /** Minimum confidence the service should return labels above (0 … 1). */
-  minConfidence?: number;
-}
-
-export interface VcaDecideInput {
-  /** The job's local id (VcaJobView.id). */
-  jobId: number;
-  labelId: number;
-  decision: VcaLabelDecision;
-  /** With decision 'corrected': the right text. */
-  correctedText?: string;
-}
-
-export interface VcaLabelQuery {
-  /** Case-insensitive substring of the label text. */
-  text?: string;
-  type?: string;
-  minConfidence?: number;
-  offset?: number;
-  limit?: number;
-}
+export type FmgrLookupInput = In<typeof S.FMGR_LOOKUP>;
+export type VcaLookupInput = In<typeof S.VCA_LOOKUP>;
+export type TaskListQuery = In<typeof S.TASK_LIST_QUERY>;
+export type VcaCreateInput = In<typeof S.VCA_CREATE>;
+export type VcaDecideInput = In<typeof S.VCA_DECIDE>;
+export type VcaLabelQuery = In<typeof S.VCA_LABEL_QUERY>;
 
 export interface VcaLabelHit {
   jobId: number;
@@ -261,10 +187,7 @@ export interface VcaLabelHit {
   source: string;
 }
 
-export interface VcaExportInput {
-  jobIds: number[];
-  format: 'csv' | 'json';
-}
+export type VcaExportInput = In<typeof S.VCA_EXPORT>;
 
 export interface ExportedFile {
   fileName: string;
@@ -305,21 +228,7 @@ export interface AccountView {
   proxy: ProxySetting;
 }
 
-export interface AccountInput {
-  /** Missing: a new account. */
-  id?: number;
-  name: string;
-  uploadUrl: string;
-  mgrUrl?: string | null;
-  downloadDomain?: string | null;
-  accessKey?: string | null;
-  /** Write-only: a string sets it, null clears it, missing keeps what is stored. */
-  secretKey?: string | null;
-  /** The text the view shows (credentials and query stripped) keeps the stored URL; other text replaces it. */
-  tokenUrl?: string | null;
-  proxy?: ProxySetting;
-  isDefault?: boolean;
-}
+export type AccountInput = In<typeof S.ACCOUNT_INPUT>;
 
 export interface AccountTestResult {
   /** Which requests were signed and sent, and what the service answered to each. */
@@ -335,34 +244,11 @@ export interface AccountTestResult {
   }>;
 }
 
-export type ProxySetting = { mode: 'system' } | { mode: 'none' } | { mode: 'url'; url: string };
+export type ProxySetting = In<typeof S.PROXY_SETTING>;
 
-export interface Settings {
-  /** Files uploading at once, and blocks in flight per file. */
-  concurrency: { files: number; blocksPerFile: number };
-  /** The user's limit in bytes per second; null: none. The effective limit is the smaller of this and the schedule's. */
-  bandwidthLimit: number | null;
-  /** The weekly upload schedule; null: always run. */
-  schedule: Schedule | null;
-  /** Block size of new transfers, a multiple of 4 MiB. */
-  blockSize: number;
-  /** Fixed chunk size in bytes; null: adapt between 256 KiB and the block size. */
-  chunkSize: number | null;
-  conflict: ConflictPolicy;
-  notifications: { batchFinished: boolean; failures: boolean };
-  language: 'system' | 'en' | 'zh-CN';
-  theme: 'system' | 'light' | 'dark';
-  keepAwake: boolean;
-  launchAtLogin: boolean;
-  /**
-   * Desktop, where no system keyring is found (Linux safeStorage on `basic_text`): store
-   * account secrets anyway, encrypted with a key fixed in the program (weak). Off: such a
-   * secret is kept for the session only. No effect where a keyring is used.
-   */
-  storeSecretsWithoutKeyring: boolean;
-}
+export type Settings = In<typeof S.SETTINGS>;
 
-export type SettingsPatch = Partial<Settings>;
+export type SettingsPatch = In<typeof S.SETTINGS_PATCH>;
 
 export interface AppStatus {
   version: string;
@@ -415,7 +301,7 @@ type Verb<I, O> = (input: I) => Promise<Result<O>>;
 export interface AppApi {
   transfers: {
     list: Verb<TransferQuery, TransferPage>;
-    get: Verb<{ id: number }, TransferDetail>;
+    get: Verb<In<typeof S.BY_ID>, TransferDetail>;
     add: Verb<AddTransfersInput, AddTransfersResult>;
     pause: Verb<TransferSelection, { count: number }>;
     resume: Verb<TransferSelection, { count: number }>;
@@ -425,16 +311,16 @@ export interface AppApi {
     remove: Verb<TransferSelection, { count: number }>;
   };
   roots: {
-    list: Verb<void, WatchRootView[]>;
+    list: Verb<In<typeof S.VOID_INPUT>, WatchRootView[]>;
     plan: Verb<RootInput, RootPlan>;
     add: Verb<RootInput, WatchRootView>;
-    update: Verb<{ id: number; prefix?: string; options?: WatchRootOptionsInput }, WatchRootView>;
-    pause: Verb<{ id: number } | { all: true }, { count: number }>;
-    resume: Verb<{ id: number } | { all: true }, { count: number }>;
-    remove: Verb<{ id: number }, { removed: true }>;
-    rescan: Verb<{ id: number } | { all: true }, { count: number }>;
+    update: Verb<In<typeof S.ROOT_UPDATE>, WatchRootView>;
+    pause: Verb<In<typeof S.ROOT_ONE_OR_ALL>, { count: number }>;
+    resume: Verb<In<typeof S.ROOT_ONE_OR_ALL>, { count: number }>;
+    remove: Verb<In<typeof S.BY_ID>, { removed: true }>;
+    rescan: Verb<In<typeof S.ROOT_ONE_OR_ALL>, { count: number }>;
     /** Which relative paths of a folder the given options would ignore (the rules editor's preview). */
-    previewIgnores: Verb<{ path: string; options: WatchRootOptionsInput; limit?: number }, IgnorePreview>;
+    previewIgnores: Verb<In<typeof S.PREVIEW_IGNORES>, IgnorePreview>;
   };
   fmgr: {
     submit: Verb<FmgrSubmitInput, FmgrTaskView>;
@@ -447,7 +333,7 @@ export interface AppApi {
     /** The tracked task of a persistentId, or null; never starts tracking nor asks the service. */
     lookup: Verb<FmgrLookupInput, FmgrTaskView | null>;
     list: Verb<TaskListQuery, FmgrTaskView[]>;
-    get: Verb<{ id: number }, FmgrTaskView & { history: FmgrStatusSnapshot[] }>;
+    get: Verb<In<typeof S.BY_ID>, FmgrTaskView & { history: FmgrStatusSnapshot[] }>;
   };
   vca: {
     create: Verb<VcaCreateInput, VcaJobView>;
@@ -455,50 +341,50 @@ export interface AppApi {
      * Starts following a jobId and polls it at once. A jobId not tracked before that the
      * service does not know is not kept: error 'not-found'.
      */
-    track: Verb<{ accountId?: number; jobId: string; bucket?: string }, VcaJobView>;
+    track: Verb<In<typeof S.VCA_TRACK>, VcaJobView>;
     /** The tracked job of a jobId, or null; never starts tracking nor asks the service. */
     lookup: Verb<VcaLookupInput, VcaJobView | null>;
     list: Verb<TaskListQuery, VcaJobView[]>;
-    get: Verb<{ id: number }, VcaJobView>;
+    get: Verb<In<typeof S.BY_ID>, VcaJobView>;
     decide: Verb<VcaDecideInput, VcaJobView>;
     /** Accepts every pending label at or above the job's threshold. */
-    acceptAbove: Verb<{ jobId: number }, VcaJobView>;
-    setThreshold: Verb<{ jobId: number; minConfidence: number }, VcaJobView>;
+    acceptAbove: Verb<In<typeof S.VCA_JOB>, VcaJobView>;
+    setThreshold: Verb<In<typeof S.VCA_THRESHOLD>, VcaJobView>;
     labels: Verb<VcaLabelQuery, { hits: VcaLabelHit[]; total: number }>;
     export: Verb<VcaExportInput, ExportedFile>;
   };
   accounts: {
-    list: Verb<void, AccountView[]>;
+    list: Verb<In<typeof S.VOID_INPUT>, AccountView[]>;
     save: Verb<AccountInput, AccountView>;
-    remove: Verb<{ id: number }, { removed: true }>;
-    test: Verb<{ id: number }, AccountTestResult>;
+    remove: Verb<In<typeof S.BY_ID>, { removed: true }>;
+    test: Verb<In<typeof S.BY_ID>, AccountTestResult>;
   };
   settings: {
-    get: Verb<void, Settings>;
+    get: Verb<In<typeof S.VOID_INPUT>, Settings>;
     set: Verb<SettingsPatch, Settings>;
   };
   app: {
-    status: Verb<void, AppStatus>;
+    status: Verb<In<typeof S.VOID_INPUT>, AppStatus>;
     /** Desktop only; elsewhere an error with code 'not-supported-here'. */
-    openDataFolder: Verb<void, { opened: true }>;
+    openDataFolder: Verb<In<typeof S.VOID_INPUT>, { opened: true }>;
     /**
      * Lets the person choose a folder (to watch): the system's dialog on the desktop, a listing
      * to browse on the headless door (FolderChoice); `path` is where the dialog starts, or the
      * folder to list. In-process: 'not-supported-here'.
      */
-    chooseFolder: Verb<{ path?: string }, FolderChoice>;
+    chooseFolder: Verb<In<typeof S.CHOOSE_FOLDER>, FolderChoice>;
     /**
      * Brings the app's window to the front, with files or folders handed to it to upload as a
      * second launch hands them (`npm start` while the app runs). Desktop only; elsewhere
      * 'not-supported-here'.
      */
-    show: Verb<{ paths?: string[] }, { shown: true }>;
+    show: Verb<In<typeof S.SHOW_APP>, { shown: true }>;
     /**
      * Writes a support bundle (a zip in the data folder's `support/`: versions, settings
      * without secrets, the event log and log files with secrets redacted, the uploaded,
      * failed and skipped files with reasons and request ids) and returns where it is.
      */
-    supportBundle: Verb<void, { path: string; bytes: number }>;
+    supportBundle: Verb<In<typeof S.VOID_INPUT>, { path: string; bytes: number }>;
   };
 }
 
@@ -586,8 +472,12 @@ export const API_METHODS: readonly ApiMethod[] = (Object.keys(API_VERBS) as ApiA
 
 /** Progress of a running transfer, as the transfers batch carries it (one type with the core's events). */
 export interface TransferProgressView extends TransferProgress {
-  /** Set when a request failed and will be tried again: why (the engine's words) and when. */
-  retry?: { reason: string; nextAttemptAt: number };
+  /**
+   * Set when a request failed and will be tried again: why (the engine's words), when, and
+   * what to branch on: `action` 'retry' (a wait with backoff), 'disk-full' (waiting for room
+   * on the disk), or another step of the retry policy ('restart-block', 'refresh-token'…).
+   */
+  retry?: { reason: string; nextAttemptAt: number; action: string };
 }
 
 /** What a watched folder did, one entry each (the console of `blocklift watch`). */
@@ -636,7 +526,11 @@ export interface AppEvents {
 export type AppEventName = keyof AppEvents;
 /** One event as a listener of the service receives it (and as a door forwards it: name and payload). */
 export type AppEventMessage = { [N in AppEventName]: { name: N; payload: AppEvents[N] } }[AppEventName];
-export const APP_EVENT_NAMES: readonly AppEventName[] = [
+/**
+ * Every event name at run time (the headless door forwards only these to a browser);
+ * `satisfies` refuses a name AppEvents does not have, APP_EVENT_NAMES_COMPLETE one it misses.
+ */
+export const APP_EVENT_NAMES = [
   'transfers',
   'roots',
   'fmgr',
@@ -646,6 +540,11 @@ export const APP_EVENT_NAMES: readonly AppEventName[] = [
   'settings',
   'accounts',
   'batchFinished',
-];
+] as const satisfies readonly AppEventName[];
+
+/** The event names AppEvents has and APP_EVENT_NAMES does not list (never, while the list is complete). */
+type UnlistedEvents = Exclude<AppEventName, (typeof APP_EVENT_NAMES)[number]>;
+/** Compile-time check that APP_EVENT_NAMES lists every event: an unlisted one makes this `true` a type error naming it. */
+export const APP_EVENT_NAMES_COMPLETE: [UnlistedEvents] extends [never] ? true : { unlisted: UnlistedEvents } = true;
 
 export type { FmgrOp, FmgrOpName };

@@ -1,6 +1,9 @@
 /**
- * Models shared by the main process and the renderer. Types and constants only.
+ * Models shared by the main process and the renderer. Types and constants only; the types
+ * of what a front end sends are derived from their schemas (schemas.ts).
  */
+import type { z } from 'zod';
+import type { CONFLICT_POLICY, TRANSFER_OPTIONS } from './schemas';
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;
@@ -26,17 +29,15 @@ export const TERMINAL_TRANSFER_STATES: readonly TransferState[] = ['done', 'fail
 
 export type TransferSource = 'watch' | 'manual' | 'cli';
 
-/** What to do when the key already exists (a 406 from mkfile). */
-export type ConflictPolicy = 'skip' | 'overwrite' | 'rename';
+/** How a watched folder is watched: chokidar (a watch per file) or @parcel/watcher (native, per folder). */
+export const WATCHER_BACKENDS = ['chokidar', 'parcel'] as const;
+export type WatcherBackend = (typeof WATCHER_BACKENDS)[number];
 
-export interface TransferOptions {
-  mimeType?: string;
-  /** Retention in days (the mkfile Deadline header). */
-  deadlineDays?: number;
-  /** Custom variables, names without the `x:` prefix. */
-  vars?: Record<string, string>;
-  conflict?: ConflictPolicy;
-}
+/** What to do when the key already exists (a 406 from mkfile). */
+export type ConflictPolicy = z.output<typeof CONFLICT_POLICY>;
+
+/** Mime type, retention, custom variables and conflict policy of an upload. */
+export type TransferOptions = z.output<typeof TRANSFER_OPTIONS>;
 
 /** What a caller (CLI, sync, UI) asks the queue to upload. */
 export interface TransferRequest {

@@ -1,24 +1,15 @@
 /**
- * The weekly upload schedule (types only; sync/schedule.ts holds the pure functions that read it).
+ * The weekly upload schedule (types only, derived from schemas.ts; sync/schedule.ts holds
+ * the pure functions that read it).
  */
+import type { z } from 'zod';
+import type { SCHEDULE, SCHEDULE_WINDOW } from './schemas';
 
-/** One window of the week. Minutes count from local midnight; `endMinute` may be below `startMinute` (crosses midnight). */
-export interface ScheduleWindow {
-  /** Days the window starts on, 0 = Sunday … 6 = Saturday; empty or missing = every day. */
-  days?: readonly number[];
-  startMinute: number;
-  endMinute: number;
-  /** `pause`: no uploading in the window; `run`: uploading, limited to bytesPerSecond when given. */
-  action: 'run' | 'pause';
-  bytesPerSecond?: number;
-}
+/** One window of the week (its fields and rules: schemas.ts SCHEDULE_WINDOW). */
+export type ScheduleWindow = z.output<typeof SCHEDULE_WINDOW>;
 
-export interface Schedule {
-  /** What happens outside every window. */
-  outside: { action: 'run' | 'pause'; bytesPerSecond?: number };
-  /** Checked in order; the first window containing the moment wins. */
-  windows: readonly ScheduleWindow[];
-}
+/** The weekly upload schedule: what happens outside every window, and the windows in order. */
+export type Schedule = z.output<typeof SCHEDULE>;
 
 export interface ScheduleState {
   running: boolean;

@@ -2,16 +2,20 @@
  * Fmgr tasks and VCA jobs as the UI, the CLI and events see them (plain types, imported by
  * the renderer too). tasks/fmgr-view.ts and tasks/vca-view.ts build them from store rows.
  */
+import type { z } from 'zod';
+import type { TASK_TRACKING, VCA_LABEL_DECISION } from './schemas';
 
 /** Whether the app still follows a task: active (polling or waiting for a push) or why it stopped. */
-export type TaskTracking = 'active' | 'done' | 'lost' | 'failed' | 'stopped';
+export type TaskTracking = z.output<typeof TASK_TRACKING>;
 export type FmgrTaskOrigin = 'typed' | 'submitted' | 'upload' | 'notification';
 /** Which table names a status code: a query answer (poll) or a notification (notify). */
 export type FmgrStatusSource = 'poll' | 'notify';
 export type VcaJobOrigin = 'created' | 'typed' | 'watch' | 'transfer' | 'notification';
+/** The six label types the service documents (protocol/types.ts uses them for the service's replies). */
+export const VCA_TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
 /** The six documented types, or a name the service sent that the spec does not list: the UI shows it raw. */
-export type VcaLabelType = 'scenario' | 'entity' | 'keyword' | 'location' | 'figure' | 'logo' | (string & {});
-export type VcaLabelDecision = 'pending' | 'accepted' | 'rejected' | 'corrected';
+export type VcaLabelType = (typeof VCA_TYPES)[number] | (string & {});
+export type VcaLabelDecision = z.output<typeof VCA_LABEL_DECISION>;
 export type VcaEffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
 
 export interface FmgrItemView {

@@ -150,12 +150,13 @@ export class TransferQueryRepo {
   }
 
   /** The newest warning or error the event log holds about a transfer. */
-  lastLogged(id: number): { message: string; at: number } | undefined {
+  lastLogged(id: number): { message: string; at: number; requestId: string | null } | undefined {
     return this.db
       .prepare(
-        `SELECT message, at FROM event_log WHERE transfer_id = ? AND level IN ('warn','error') ORDER BY id DESC LIMIT 1`,
+        `SELECT message, at, json_extract(data_json, '$.requestId') AS requestId FROM event_log
+         WHERE transfer_id = ? AND level IN ('warn','error') ORDER BY id DESC LIMIT 1`,
       )
-      .get(id) as { message: string; at: number } | undefined;
+      .get(id) as { message: string; at: number; requestId: string | null } | undefined;
   }
 
   /** Records why transfers are paused (null clears it). */

@@ -5,6 +5,7 @@
  * stats the path and decides. Neither backend follows symbolic links; the watch root adds a
  * watcher for each followed linked folder itself, so both behave the same.
  */
+import { WATCHER_BACKENDS, type WatcherBackend } from '../shared/models';
 
 export type WatchEventType = 'create' | 'update' | 'delete';
 
@@ -32,8 +33,8 @@ export interface FolderWatcher {
   close(): Promise<void>;
 }
 
-export const WATCHER_BACKENDS = ['chokidar', 'parcel'] as const;
-export type WatcherBackend = (typeof WATCHER_BACKENDS)[number];
+// Named in shared/models.ts (the CLI's --backend checks with it); the layers below import them from here.
+export { WATCHER_BACKENDS, type WatcherBackend };
 
 /**
  * The backend used when nobody chooses: parcel, which the benchmark (test/bench/sync.ts)

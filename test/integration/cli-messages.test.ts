@@ -75,6 +75,28 @@ describe('blocklift exit codes', () => {
     expect(jsonLines<{ error: { code: string } }>(usage.stdout)[0]!.error.code).toBe('usage-unknownOption');
   });
 
+  it("a value that breaks the contract's rule is refused before anything opens: the flag, the rule's words, its catalog code", async () => {
+    const folder = path.join(dir, 'watched');
+    await mkdir(folder, { recursive: true });
+    const watch = await cli(['watch', folder, '--bucket', emu.bucket, '--key-template', '{nope}/{name}', '--json']);
+    expect(watch.code).toBe(2);
+    expect(jsonLines<{ error: { code: string; message: string } }>(watch.stdout)[0]!.error).toEqual({
+      code: 'invalid-watch-options',
+      message: expect.stringMatching(
+        /^--key-template \(option keyTemplate\): unknown placeholder \{nope\}; known: \{relpath\}/,
+      ),
+    });
+    const block = await cli(['upload', 'u.txt', '--bucket', emu.bucket, '--block-size', '6', '--json']);
+    expect(block.code).toBe(2);
+    expect(jsonLines<{ error: { code: string; message: string } }>(block.stdout)[0]!.error).toEqual({
+      code: 'invalid-setting',
+      message: '--block-size: the block size must be a multiple of 4 MiB up to 1 GiB, not 6 MiB',
+    });
+    const md5 = await cli(['fmgr', 'fetch', '--url', 'http://127.0.0.1:1/a', '--bucket', emu.bucket, '--md5', 'x']);
+    expect(md5.code).toBe(2);
+    expect(md5.stderr).toContain('fmgr fetch: fetch: md5 must be 32 hex digits, not "x"');
+  });
+
   it('an unexpected error exits 70 with one line naming the log that holds the stack; --debug / BLOCKLIFT_DEBUG print the stack', async () => {
     await writeFile(path.join(dir, 'odd.txt'), 'odd');
     const args = ['upload', 'odd.txt', '--bucket', emu.bucket, '--db', 'odd.db'];

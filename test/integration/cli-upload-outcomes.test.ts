@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_KEY_BYTES } from '../../src-main/sync/keymap';
+import { MAX_KEY_BYTES } from '../../src-main/shared/keys';
 import { jsonLines, runCli, type CliRunOptions } from '../helpers/cli';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator';
 

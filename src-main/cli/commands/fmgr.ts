@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { FopsSyntaxError, validateFop, type FmgrOp, type FmgrOpName } from '../../protocol/fops';
-import type { FmgrTaskView } from '../../tasks/fmgr-view';
+import { fmgrOpProblem, type FmgrOp, type FmgrOpName } from '../../shared/fmgr-ops';
+import type { FmgrTaskView } from '../../shared/task-views';
 import { addAccountOptions, type AccountFlags } from '../account-options';
 import { openTasksService, seconds, waitSignal, type ServiceContext } from '../tasks-context';
 import { collect } from '../option-parsers';
@@ -71,15 +71,14 @@ const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
  * Builds the typed operations of one submission from the flags of `fmgr <op>` and checks
- * their values (protocol/fops.ts validateFop); throws CliError (exit 2) with the reason.
+ * their values with the contract's rules (shared/fmgr-ops.ts); throws CliError (exit 2,
+ * code fmgr-invalid-op) with the reason.
  */
 export function opsFromFlags(op: FmgrOpName, o: Record<string, unknown>): FmgrOp[] {
   const ops = rawOpsFromFlags(op, o);
-  try {
-    ops.forEach(validateFop);
-  } catch (e) {
-    if (e instanceof FopsSyntaxError) throw new CliError(`fmgr ${op}: ${e.message}`);
-    throw e;
+  for (const one of ops) {
+    const problem = fmgrOpProblem(one);
+    if (problem !== undefined) throw new CliError(`fmgr ${op}: ${problem}`, 2, 'fmgr-invalid-op');
   }
   return ops;
 }

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { PlanError, checkBlockSize } from '../../engine/plan';
 import type { AddTransfersResult } from '../../shared/contract';
 import type { ConflictPolicy, TransferOptions } from '../../shared/models';
-import { AddFilesError, namedKey } from '../../service/expand-paths';
+import { BLOCK_SIZE, OBJECT_KEY, TRANSFER_OPTIONS } from '../../shared/schemas';
+import { printable } from '../../service/expand-paths';
 import { UploadReporter } from '../upload-report';
 import { addAccountOptions, readAccountFlags, requireUploadAccount, sameUploadAccount } from '../account-options';
 import { openApp, sayHandedOff, type CliApp } from '../app-client';
@@ -11,6 +11,7 @@ import { transferFollower, type FollowOutcome } from '../follow-transfers';
 import { collect, wholeNumber } from '../option-parsers';
 import { valueOf } from '../service-result';
 import { CliError } from '../cli-error';
+import { checked } from '../input-check';
 
 /**
  * `blocklift upload <path...> --bucket <b>`: files and directory trees through the app's
@@ -68,21 +69,16 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   const f = opts as unknown as UploadFlags;
   if (!f.bucket) throw new CliError('--bucket is required');
   if (f.key !== undefined && f.prefix !== undefined) throw new CliError('give --key or --prefix, not both');
-  // Checked here with the service's rules: the contract's input check would only say "too short".
-  try {
-    if (f.key !== undefined) namedKey(f.key, '--key');
-  } catch (e) {
-    if (e instanceof AddFilesError) throw new CliError(e.message);
-    throw e;
+  // Checked here with the contract's rules (shared/schemas.ts), said with the flag.
+  if (f.key !== undefined) {
+    const key = f.key;
+    checked(OBJECT_KEY, key, () => `--key "${printable(key)}" cannot be used`);
   }
   const concurrency = f.concurrency === undefined ? undefined : wholeNumber('--concurrency', f.concurrency, 1, 64);
-  const blockSize = f.blockSize === undefined ? undefined : wholeNumber('--block-size', f.blockSize, 4, 1024) * MiB;
-  try {
-    if (blockSize !== undefined) checkBlockSize(blockSize);
-  } catch (e) {
-    if (e instanceof PlanError) throw new CliError(`--block-size must be a multiple of 4 (MiB), not ${f.blockSize}`);
-    throw e;
-  }
+  const blockSize =
+    f.blockSize === undefined
+      ? undefined
+      : checked(BLOCK_SIZE, wholeNumber('--block-size', f.blockSize, 4, 1024) * MiB, () => '--block-size');
   const chunkBytes =
     f.chunkSize === undefined
       ? undefined
@@ -90,14 +86,15 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
   const conflictText = f.overwrite ? 'overwrite' : (f.conflict ?? 'skip');
   if (!['skip', 'overwrite', 'rename'].includes(conflictText))
     throw new CliError(`--conflict must be skip, overwrite or rename, not "${conflictText}"`);
-  const options: TransferOptions = { conflict: conflictText as ConflictPolicy };
-  if (f.mime !== undefined) options.mimeType = f.mime;
-  if (f.deadline !== undefined) options.deadlineDays = wholeNumber('--deadline', f.deadline, 0, 36500);
+  const given: TransferOptions = { conflict: conflictText as ConflictPolicy };
+  if (f.mime !== undefined) given.mimeType = f.mime;
+  if (f.deadline !== undefined) given.deadlineDays = wholeNumber('--deadline', f.deadline, 0, 36500);
   for (const v of f.var ?? []) {
     const m = /^([A-Za-z0-9_-]+)=(.*)$/s.exec(v);
     if (!m) throw new CliError(`--var must look like name=value (name: letters, digits, _ and -), not "${v}"`);
-    options.vars = { ...options.vars, [m[1]!]: m[2]! };
+    given.vars = { ...given.vars, [m[1]!]: m[2]! };
   }
+  const options = checked(TRANSFER_OPTIONS, given, (p) => OPTION_FLAGS[String(p[0])]);
   const limitBytesPerSec = f.limit === undefined ? null : wholeNumber('--limit', f.limit, 1, 10_000_000) * 1024;
   return {
     acc,
@@ -111,6 +108,14 @@ function parseFlags(paths: string[], opts: Record<string, unknown>) {
     limitBytesPerSec,
   };
 }
+
+/** The flag of each field of TransferOptions. */
+const OPTION_FLAGS: Record<string, string> = {
+  mimeType: '--mime',
+  deadlineDays: '--deadline',
+  vars: '--var',
+  conflict: '--conflict',
+};
 
 type Flags = ReturnType<typeof parseFlags>;
 

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { VCA_TYPES } from '../../protocol/types';
-import type { VcaJobView, VcaLabelDecision } from '../../shared/task-views';
+import { VCA_TYPES, type VcaJobView, type VcaLabelDecision } from '../../shared/task-views';
 import { addAccountOptions } from '../account-options';
 import { collect } from '../option-parsers';
 import { CliError } from '../cli-error';

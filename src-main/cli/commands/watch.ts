@@ -2,15 +2,15 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Result } from '../../shared/contract';
-import { WatchOptionsError, normalizeWatchOptions } from '../../sync/options';
-import { RootRefusedError } from '../../sync/root-guard';
-import { WATCHER_BACKENDS, type WatcherBackend } from '../../sync/watcher';
+import { WATCHER_BACKENDS, type WatcherBackend } from '../../shared/models';
+import { WATCH_OPTION_DEFAULTS, WATCH_OPTION_FIELDS, type WatchRootOptionsInput } from '../../shared/watch-views';
 import { addAccountOptions, readAccountFlags, requireUploadAccount, sameUploadAccount } from '../account-options';
 import { openApp, sayHandedOff, type CliApp } from '../app-client';
 import { valueOf } from '../service-result';
 import { collect, wholeNumber } from '../option-parsers';
-import { refuseEmulatorDataDir } from '../../service/emulator-guard';
+import { emulatorDataDirRefusal } from '../../service/emulator-guard';
 import { CliError } from '../cli-error';
+import { checked } from '../input-check';
 import { confirmNewRoot, printActivity, printPlan } from '../watch-report';
 
 export function register(program: Command): void {
@@ -68,9 +68,10 @@ function parseFlags(opts: Record<string, unknown>): WatchFlags {
       '--analyse-videos needs --mgr-url (the VCA service) and --download-domain (where the service fetches the uploaded video from)',
     );
   }
-  let options;
-  try {
-    options = normalizeWatchOptions({
+  // Checked with the contract's rules for a folder's options (shared/watch-views.ts), said with the flag.
+  const options = checked(
+    WATCH_OPTION_FIELDS,
+    {
       ignore: opts.ignore ?? [],
       useDefaultIgnores: opts.defaultIgnores !== false,
       includeOnly: opts.include ?? [],
@@ -82,11 +83,9 @@ function parseFlags(opts: Record<string, unknown>): WatchFlags {
       rename: opts.serverSideRename === false ? 'upload' : 'server-side',
       keyTemplate: opts.keyTemplate,
       vcaForVideos: opts.analyseVideos === true,
-    });
-  } catch (e) {
-    if (e instanceof WatchOptionsError) throw new CliError(e.message.replace('watch option ', 'option '));
-    throw e;
-  }
+    },
+    (p) => `${OPTION_FLAGS[String(p[0])] ?? ''} (option ${String(p[0])})`.trimStart(),
+  );
   return {
     acc,
     bucket,
@@ -98,12 +97,27 @@ function parseFlags(opts: Record<string, unknown>): WatchFlags {
   };
 }
 
+/** The flag of each folder option the command sets. */
+const OPTION_FLAGS: Partial<Record<keyof WatchRootOptionsInput, string>> & Record<string, string | undefined> = {
+  ignore: '--ignore',
+  useDefaultIgnores: '--no-default-ignores',
+  includeOnly: '--include',
+  includeHidden: '--hidden',
+  symlinks: '--follow-symlinks',
+  stabilityMs: '--stability-ms',
+  conflict: '--conflict',
+  localDelete: '--delete-remote',
+  rename: '--no-server-side-rename',
+  keyTemplate: '--key-template',
+  vcaForVideos: '--analyse-videos',
+};
+
 interface WatchFlags {
   acc: ReturnType<typeof readAccountFlags>;
   bucket: string;
   downloadDomain: string | undefined;
   prefix: string;
-  options: ReturnType<typeof normalizeWatchOptions>;
+  options: WatchRootOptionsInput;
   backend: WatcherBackend;
   concurrency: number;
 }
@@ -136,7 +150,10 @@ function openWatchApp(f: WatchFlags, dryRun: boolean): Promise<CliApp> {
       // One uploading process per queue database (the core takes the lock); a dry run uploads nothing.
       queueLock: dryRun ? false : 'blocklift watch',
       watcherBackend: f.backend,
-      engine: { limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency }, defaultConflict: f.options.conflict },
+      engine: {
+        limits: { maxFiles: f.concurrency, maxBlocks: f.concurrency },
+        defaultConflict: f.options.conflict ?? WATCH_OPTION_DEFAULTS.conflict,
+      },
     },
   });
 }
@@ -172,12 +189,8 @@ function refusal(r: Result<unknown>, dataDir: string): void {
 async function runWatch(folder: string, opts: Record<string, unknown>): Promise<number> {
   const f = parseFlags(opts);
   const dryRun = opts.dryRun === true;
-  try {
-    await refuseEmulatorDataDir(folder, f.acc.dataDir);
-  } catch (e) {
-    if (e instanceof RootRefusedError) throw new CliError(e.message);
-    throw e;
-  }
+  const refused = await emulatorDataDirRefusal(folder, f.acc.dataDir);
+  if (refused) throw new CliError(refused.message);
   const app = await openWatchApp(f, dryRun);
   const shown = printActivity(app, f.acc.json, f.bucket);
   try {

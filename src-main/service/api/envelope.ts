@@ -1,5 +1,5 @@
 import type { ApiArea, AppApi, Result } from '../../shared/contract';
-import { SCHEMAS } from './schemas';
+import { SCHEMAS } from '../../shared/schemas';
 import { appError, knownError } from './errors';
 
 type VerbOf<A extends ApiArea, V extends keyof AppApi[A]> = AppApi[A][V];
@@ -17,7 +17,8 @@ export type InternalErrorSink = (method: string, e: unknown) => void;
 /**
  * The one place that turns a verb into the contract's shape: the input is parsed with the
  * verb's schema (a failure is 'invalid-input', the verb does not run), the verb runs, and
- * whatever it throws becomes `{ ok: false, error }` with a catalog code (errors.ts). An
+ * whatever it throws becomes `{ ok: false, error }` with a catalog code (errors.ts; a schema's
+ * refusal carries the code of the rule it broke, shared/schema-rules.ts). An
  * error no mapping knows is logged through `sink` and answered 'internal' without its text
  * (its message could name internals). Never rejects.
  */

@@ -5,6 +5,7 @@ import { ServiceError } from '../../protocol/errors';
 import { FopsSyntaxError } from '../../protocol/fops';
 import type { AppError } from '../../shared/contract';
 import { ERROR_CATALOG, formatMessage, type ErrorCode } from '../../shared/errors';
+import { appErrorOfIssues } from '../../shared/schema-rules';
 import { ReviewInputError } from '../../store/tasks/vca-repo';
 import { WatchOptionsError } from '../../sync/options';
 import { RootRefusedError } from '../../sync/root-guard';
@@ -37,14 +38,6 @@ export function appError(code: ErrorCode, params: Params = {}, message?: string)
 
 export function notFound(what: string, id: number | string): AppServiceError {
   return new AppServiceError('not-found', { what, id });
-}
-
-/** What a zod failure says, one line per issue ("target.bucket: Too small…"). */
-function zodDetail(e: ZodError): string {
-  return e.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`)
-    .join('; ');
 }
 
 function fromServiceError(e: ServiceError): AppError {
@@ -94,7 +87,7 @@ function fromTaskError(e: TaskError): AppError {
  */
 export function knownError(e: unknown): AppError | undefined {
   if (e instanceof AppServiceError) return { code: e.code, message: e.message, params: e.params };
-  if (e instanceof ZodError) return appError('invalid-input', { detail: zodDetail(e) });
+  if (e instanceof ZodError) return appErrorOfIssues(e.issues);
   if (e instanceof ServiceError) return fromServiceError(e);
   if (e instanceof WatchOptionsError) return appError('invalid-watch-options', { detail: e.message });
   if (e instanceof ScheduleError) return appError('invalid-schedule', { detail: e.message });

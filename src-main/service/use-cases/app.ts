@@ -56,7 +56,7 @@ export class AppInfo {
   }
 
   /** Writes the support bundle (support-bundle.ts); `door` is named in it. */
-  supportBundle(door: string): { path: string; bytes: number } {
+  supportBundle(door: string): Promise<{ path: string; bytes: number }> {
     const d = this.d;
     return writeSupportBundle({
       db: d.db,

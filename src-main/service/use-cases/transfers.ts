@@ -95,7 +95,8 @@ export class TransfersUseCase {
     else if (r.lastError || logged)
       lastReply = {
         status: null,
-        requestId: /request id ([^)\s]+)/.exec(r.lastError?.message ?? logged?.message ?? '')?.[1] ?? null,
+        // The engine logs the reply's request id with the failure or retry (event log data), never parsed from words.
+        requestId: logged?.requestId ?? null,
         body: r.lastError?.message ?? logged?.message ?? null,
         at: logged?.at ?? r.updatedAt,
       };

@@ -7,7 +7,8 @@ import { Button, Checkbox, Drawer, Form, Input, List, Radio, Space, Typography }
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootView } from '../../../src-main/shared/contract';
-import type { WatchRootOptionsInput } from '../../../src-main/shared/watch-views';
+import { WATCH_OPTION_FIELDS, type WatchRootOptionsInput } from '../../../src-main/shared/watch-views';
+import { schemaRule } from '../../components/schema-rule';
 import { formatCount } from '../../format/format';
 import { exampleKey } from '../../format/key-example';
 import { useActions, useApp } from '../../store/react';
@@ -114,6 +115,7 @@ export function OptionsDrawer({ root, onClose }: { root: WatchRootView; onClose:
           name="keyTemplate"
           label={t('folders.options.keyTemplate')}
           extra={t('folders.options.keyExample', { key: exampleKey(prefix, template) })}
+          rules={[schemaRule(WATCH_OPTION_FIELDS.shape.keyTemplate)]}
         >
           <Input spellCheck={false} />
         </Form.Item>

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FMGR_OPS, type FmgrOpName } from '../../../src-main/shared/fmgr-ops';
 import { useActions } from '../../store/react';
-import { OP_FIELDS, buildOp, type FieldName, type OpValues } from './ops';
+import { OP_FIELDS, buildOp, type FieldName, type OpErrors, type OpValues } from './ops';
 
 export function OpForm() {
   const { t } = useTranslation();
@@ -16,12 +16,14 @@ export function OpForm() {
     const built = buildOp(op, values);
     if (!built.ok) {
       form.setFields(
-        (Object.entries(built.errors) as Array<[FieldName, string]>).map(([name, why]) => ({
+        (Object.entries(built.errors) as Array<[FieldName, NonNullable<OpErrors[FieldName]>]>).map(([name, why]) => ({
           name,
           errors: [
-            why === 'required'
-              ? t('tasks.required', { field: t(`tasks.fields.${name}`) })
-              : t(why === 'url' ? 'tasks.mustBeUrl' : 'tasks.mustBePositive'),
+            typeof why === 'object'
+              ? why.rule // the contract's words for a broken rule (the door would answer the same)
+              : why === 'required'
+                ? t('tasks.required', { field: t(`tasks.fields.${name}`) })
+                : t(why === 'url' ? 'tasks.mustBeUrl' : 'tasks.mustBePositive'),
           ],
         })),
       );

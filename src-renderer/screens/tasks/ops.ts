@@ -1,9 +1,11 @@
 /**
- * The form of each of the eight Fmgr operations: which fields it has, which are required, and
- * how the typed values become an `FmgrOp` — checked here before anything is sent (the service
- * checks again). Pure, so the rules are tested without a screen.
+ * The form of each of the eight Fmgr operations: which fields it shows and how, and how the
+ * typed values become an `FmgrOp`. Which fields are required and every value's rule come from
+ * the contract's schema of the operation (shared/fmgr-ops.ts), the one the service checks
+ * with: the form refuses what the door would, with the same words. Pure, so the rules are
+ * tested without a screen.
  */
-import type { FmgrOp, FmgrOpName } from '../../../src-main/shared/fmgr-ops';
+import { FMGR_OP_SCHEMAS, type FmgrOp, type FmgrOpName } from '../../../src-main/shared/fmgr-ops';
 
 export type FieldName =
   | 'fetchURL'
@@ -22,30 +24,40 @@ export type FieldName =
 
 export interface FieldSpec {
   name: FieldName;
+  /** From the operation's schema: the field may not be left out. */
   required: boolean;
   kind: 'text' | 'url' | 'count' | 'lines' | 'flag';
 }
 
-const f = (name: FieldName, required: boolean, kind: FieldSpec['kind'] = 'text'): FieldSpec => ({
-  name,
-  required,
-  kind,
-});
-
-export const OP_FIELDS: Record<FmgrOpName, FieldSpec[]> = {
-  fetch: [f('fetchURL', true, 'url'), f('bucket', true), f('key', false), f('prefix', false), f('md5', false)],
-  copy: [f('srcBucket', true), f('srcKey', true), f('bucket', true), f('key', false), f('prefix', false)],
-  move: [f('srcBucket', true), f('srcKey', true), f('bucket', true), f('key', false), f('prefix', false)],
-  delete: [f('bucket', true), f('key', true)],
-  deletePrefix: [f('bucket', true), f('prefix', true), f('output', false)],
-  deletem3u8: [f('bucket', true), f('key', true), f('deletets', false, 'flag')],
-  setdeadline: [f('bucket', true), f('prefix', false), f('deadline', true, 'count')],
-  compress: [f('bucket', true), f('keys', true, 'lines'), f('saveAsBucket', true), f('saveAsKey', true)],
+const kinds: Partial<Record<FieldName, FieldSpec['kind']>> = {
+  fetchURL: 'url',
+  deadline: 'count',
+  keys: 'lines',
+  deletets: 'flag',
 };
 
+/** The fields of an operation in the schema's order, required where the schema says so. */
+function fieldsOf(op: FmgrOpName): FieldSpec[] {
+  const shape = FMGR_OP_SCHEMAS[op].shape as Record<string, { safeParse(v: unknown): { success: boolean } }>;
+  return Object.keys(shape)
+    .filter((name) => name !== 'op')
+    .map((name) => ({
+      name: name as FieldName,
+      required: !shape[name]!.safeParse(undefined).success,
+      kind: kinds[name as FieldName] ?? 'text',
+    }));
+}
+
+export const OP_FIELDS = Object.fromEntries(
+  (Object.keys(FMGR_OP_SCHEMAS) as FmgrOpName[]).map((op) => [op, fieldsOf(op)]),
+) as Record<FmgrOpName, FieldSpec[]>;
+
 export type OpValues = Partial<Record<FieldName, string | boolean>>;
-/** Field → what is wrong with it: 'required', 'url' or 'count' (the screen words it). */
-export type OpErrors = Partial<Record<FieldName, 'required' | 'url' | 'count'>>;
+/**
+ * Field → what is wrong with it: 'required', 'url' or 'count' (the screen words it), or a
+ * rule of the operation's schema broken, with the schema's words.
+ */
+export type OpErrors = Partial<Record<FieldName, 'required' | 'url' | 'count' | { rule: string }>>;
 
 export function buildOp(op: FmgrOpName, values: OpValues): { ok: true; op: FmgrOp } | { ok: false; errors: OpErrors } {
   const errors: OpErrors = {};
@@ -73,5 +85,11 @@ export function buildOp(op: FmgrOpName, values: OpValues): { ok: true; op: FmgrO
     } else out[spec.name] = text;
   }
   if (Object.keys(errors).length > 0) return { ok: false, errors };
-  return { ok: true, op: out as unknown as FmgrOp };
+  const checked = FMGR_OP_SCHEMAS[op].safeParse(out);
+  if (checked.success) return { ok: true, op: checked.data };
+  for (const issue of checked.error.issues) {
+    const field = String(issue.path[0] ?? '') as FieldName;
+    if (field && !errors[field]) errors[field] = { rule: issue.message };
+  }
+  return { ok: false, errors };
 }

@@ -10,6 +10,8 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatBytes } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
+import { KEY_PREFIX } from '../../../src-main/shared/schemas';
+import { schemaRule } from '../../components/schema-rule';
 
 const BUCKET_KEY = 'blocklift.lastBucket';
 /** The bucket the embedded emulator creates. */
@@ -126,7 +128,11 @@ export function AddDialog() {
         <Form.Item name="bucket" label={t('transfers.bucket')} rules={[{ required: true, whitespace: true }]}>
           <Input spellCheck={false} />
         </Form.Item>
-        <Form.Item name="prefix" label={t('transfers.prefix')}>
+        <Form.Item
+          name="prefix"
+          label={t('transfers.prefix')}
+          rules={[schemaRule(KEY_PREFIX, (v) => (typeof v === 'string' ? v.trim() : ''))]}
+        >
           <Input spellCheck={false} placeholder="photos/" />
         </Form.Item>
       </Form>

@@ -114,6 +114,39 @@ export function contractSuite(under: DoorUnderTest): void {
       expect(invalid).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
     });
 
+    it('refuses a broken domain rule at the door with its catalog code and words, before touching anything', async () => {
+      // The path does not exist: a refusal from the schema comes before any file is looked at.
+      const missing = path.join(tmp, 'not-there.bin');
+      const block = await client.call('transfers.add', {
+        paths: [missing],
+        target: { bucket: 'local' },
+        options: { blockSize: 5 * 1024 * 1024 },
+      });
+      expect(block).toMatchObject({
+        ok: false,
+        error: { code: 'invalid-setting', params: { name: 'blockSize', detail: expect.stringMatching(/not 5 MiB/) } },
+      });
+      const key = await client.call('transfers.add', { paths: [missing], target: { bucket: 'local', key: 'a//b' } });
+      expect(key).toMatchObject({ ok: false, error: { code: 'key-invalid', params: { key: 'a//b' } } });
+      const options = await client.call('roots.plan', {
+        path: tmp,
+        bucket: 'local',
+        options: { keyTemplate: '{nope}/{name}' },
+      });
+      expect(options).toMatchObject({
+        ok: false,
+        error: {
+          code: 'invalid-watch-options',
+          params: { detail: expect.stringMatching(/unknown placeholder \{nope\}/) },
+        },
+      });
+      const md5 = await client.call('fmgr.submit', {
+        ops: [{ op: 'fetch', fetchURL: 'http://127.0.0.1:1/a', bucket: 'local', md5: 'abc' }],
+      });
+      expect(md5).toMatchObject({ ok: false, error: { code: 'fmgr-invalid-op' } });
+      expect(!md5.ok && md5.error.message).toMatch(/md5 must be 32 hex digits/);
+    });
+
     it('uploads files and a folder, with their progress and a finished batch as events', async () => {
       const files = path.join(tmp, 'files');
       await mkdir(path.join(files, 'tree', 'sub'), { recursive: true });

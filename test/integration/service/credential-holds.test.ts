@@ -50,6 +50,10 @@ describe('credential holds', () => {
     const failed = ids.filter((id) => state(id) === 'failed');
     expect(failed).toHaveLength(1);
     expect(w.lastSeen(failed[0]!)!.lastError?.code).toBe('token-rejected');
+    // The reply's request id comes as data (logged with the failure), the same the words name.
+    const reply = value(await svc.transfers.get({ id: failed[0]! })).lastReply;
+    expect(reply?.requestId).toEqual(expect.any(String));
+    expect(reply?.body).toContain(`(request id ${reply?.requestId})`);
     for (const id of ids.filter((i) => !failed.includes(i))) expect(w.lastSeen(id)!.pausedBy).toBe('error');
 
     // Queued later for the held account: it waits with the others and never runs.

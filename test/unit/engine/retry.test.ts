@@ -138,6 +138,24 @@ describe('failureFrom (the words a failed transfer ends with)', () => {
     expect(f.message).toContain(TOKEN_EXPIRED_HINT);
     expect(f.message).not.toContain('secret key');
   });
+  it("an expired token is its own code, and the reply's request id is data (callers branch on them, never on words)", () => {
+    const e = new ServiceError({
+      kind: 'service',
+      endpoint: 'mkblk',
+      status: 401,
+      message: 'token expired',
+      requestId: 'req-7',
+    });
+    const f = failureFrom(e, fail);
+    expect(f.code).toBe('token-expired');
+    expect(f.requestId).toBe('req-7');
+    const other = failureFrom(
+      new ServiceError({ kind: 'service', endpoint: 'mkblk', status: 401, message: 'bad' }),
+      fail,
+    );
+    expect(other.code).toBe('token-rejected');
+    expect(other.requestId).toBeNull();
+  });
   it('any other refused token points at the keys', () => {
     const e = new ServiceError({ kind: 'service', endpoint: 'mkblk', status: 401, message: 'bad token' });
     expect(failureFrom(e, fail).message).toContain('check the access key and secret key');

@@ -147,6 +147,17 @@ describe('settings slice: actions', () => {
 });
 
 describe('Fmgr operation forms', () => {
+  it("refuses a value that breaks the operation's rule with the contract's words, as the door would", () => {
+    expect(buildOp('fetch', { fetchURL: 'http://h/a', bucket: 'b', md5: 'abc' })).toEqual({
+      ok: false,
+      errors: { md5: { rule: 'fetch: md5 must be 32 hex digits, not "abc"' } },
+    });
+    expect(buildOp('copy', { srcBucket: 'a:b', srcKey: 'k', bucket: 'b' })).toEqual({
+      ok: false,
+      errors: { srcBucket: { rule: `copy: source bucket "a:b" cannot contain ':'` } },
+    });
+  });
+
   it('builds an operation from the typed values and names what is missing or malformed', () => {
     expect(buildOp('copy', { srcBucket: ' a ', srcKey: 'k', bucket: 'b', key: '' })).toEqual({
       ok: true,

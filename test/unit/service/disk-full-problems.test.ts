@@ -8,7 +8,10 @@ const progress = (id: number, reason?: string) => ({
   size: 10,
   speed: 0,
   etaSeconds: null,
-  ...(reason ? { retry: { reason, nextAttemptAt: 0 } } : {}),
+  // The engine's action: a disk-full hold says so as data, whatever its words.
+  ...(reason
+    ? { retry: { reason, nextAttemptAt: 0, action: reason.startsWith('disk-full') ? 'disk-full' : 'retry' } }
+    : {}),
 });
 
 describe('DiskFullProblems', () => {

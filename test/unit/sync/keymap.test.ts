@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_KEY_BYTES, checkKeyTemplate, mapKey, validateKey } from '../../../src-main/sync/keymap';
+import { MAX_KEY_BYTES, checkKeyTemplate, validateKey } from '../../../src-main/shared/keys';
+import { mapKey } from '../../../src-main/sync/keymap';
 
 const utc = (template: string, prefix = '') => ({ prefix, template, timeZone: 'utc' as const });
 const MTIME = Date.UTC(2024, 4, 9, 13, 7, 0);
