@@ -71,8 +71,8 @@ async function underLoad(ctx: ChaosContext, dir: string, manual: string, tree: s
   const dataDir = path.join(dir, 'data');
   // CHAOS_PROF_DIR=<folder>: serve (and each of its threads) writes a CPU profile there.
   const prof = process.env.CHAOS_PROF_DIR;
-  const env = prof ? { ...process.env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(prof)}` } : undefined;
-  const s = await startServe(ctx, dataDir, { cwd: dir, ...(env ? { env } : {}) });
+  const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] : [];
+  const s = await startServe(ctx, dataDir, { cwd: dir }, undefined, nodeArgs);
   const ui = await connectUi(s);
   const samples: AppStatus['health'][] = [];
   let sampling = true;

@@ -22,8 +22,9 @@ export async function startServe(
   dataDir: string,
   opts: SpawnOptions = {},
   timeoutMs = 90_000,
+  nodeArgs: string[] = [],
 ): Promise<ServeChild> {
-  const proc = spawnBlocklift(ctx, ['serve', '--port', '0', '--data', dataDir], opts);
+  const proc = spawnBlocklift(ctx, ['serve', '--port', '0', '--data', dataDir], opts, nodeArgs);
   let gone = false;
   void proc.exited.then(() => (gone = true));
   await waitFor(() => gone || LOGIN.test(proc.stdout()), timeoutMs);
