@@ -57,7 +57,9 @@ for (let i = 0; i < p.samples.length; i++) {
   }
 }
 if (cur && cur.ms >= minMs) stalls.push(cur);
-stalls.sort((a, b) => b.ms - a.ms);
+// STALLS_BY=samples: by samples taken (about the CPU the thread had; on a crowded machine a
+// stall's wall time is mostly waiting for a core).
+stalls.sort((a, b) => (process.env.STALLS_BY === 'samples' ? b.samples.length - a.samples.length : b.ms - a.ms));
 process.stdout.write(`${file}: ${stalls.length} stalls of ${minMs} ms or more\n`);
 for (const s of stalls.slice(0, Number(process.env.STALLS_SHOWN ?? 10))) {
   const inclusive = new Map<string, number>();
