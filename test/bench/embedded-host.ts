@@ -45,7 +45,19 @@ interface Row {
   processCpuS: number;
   childCpuS: number;
   peakRssMiB: number;
+  /** The emulator's process, in child mode. */
+  childPeakRssMiB: number;
   load1: number;
+}
+
+/** Resident memory of a process, from /proc (0 when it is gone). */
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** user+system CPU seconds of a process or one of its threads, from /proc. */
@@ -127,7 +139,14 @@ async function run(mode: Mode, round: number, files: string[], tmp: string): Pro
   const kids = children();
   const h = monitorEventLoopDelay({ resolution: 10 });
   let peakRss = 0;
-  const rss = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
+  let childPeak = 0;
+  const rss = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    childPeak = Math.max(
+      childPeak,
+      kids.reduce((n, k) => n + rssOf(k), 0),
+    );
+  }, 200);
   const cpu0 = {
     main: cpu(process.pid, process.pid),
     proc: cpu(process.pid),
@@ -152,6 +171,7 @@ async function run(mode: Mode, round: number, files: string[], tmp: string): Pro
     processCpuS: cpu(process.pid) - cpu0.proc,
     childCpuS: kids.reduce((s, k) => s + cpu(k), 0) - cpu0.kids,
     peakRssMiB: peakRss / MiB,
+    childPeakRssMiB: childPeak / MiB,
     load1: os.loadavg()[0]!,
   };
   clearInterval(rss);
@@ -167,11 +187,11 @@ function block(rows: Row[], meta: { started: string; commit: string; cmd: string
     BEGIN,
     `Run ${meta.started.slice(0, 16).replace('T', ' ')} UTC, commit \`${meta.commit}\`, ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, Node ${process.version}; ${FILES} files of 500 B + ${BIG} × 16 MiB per run, by \`${meta.cmd}\`. CPU in seconds (user + system); "app thread" is the app's main thread, "total" the app's process plus the emulator's child process.`,
     '',
-    '| mode | round | wall s | loop p50 ms | loop p99 ms | loop max ms | app thread CPU s | total CPU s | peak RSS MiB (app) | load 1 min |',
+    '| mode | round | wall s | loop p50 ms | loop p99 ms | loop max ms | app thread CPU s | total CPU s | peak RSS MiB app + child | load 1 min |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.mode} | ${r.round} | ${fmt(r.wallS)} | ${fmt(r.loopP50Ms)} | ${fmt(r.loopP99Ms)} | ${fmt(r.loopMaxMs)} | ${fmt(r.mainThreadCpuS, 2)} | ${fmt(r.processCpuS + r.childCpuS, 2)} | ${fmt(r.peakRssMiB, 0)} | ${fmt(r.load1, 2)} |`,
+        `| ${r.mode} | ${r.round} | ${fmt(r.wallS)} | ${fmt(r.loopP50Ms)} | ${fmt(r.loopP99Ms)} | ${fmt(r.loopMaxMs)} | ${fmt(r.mainThreadCpuS, 2)} | ${fmt(r.processCpuS + r.childCpuS, 2)} | ${fmt(r.peakRssMiB, 0)} + ${fmt(r.childPeakRssMiB, 0)} | ${fmt(r.load1, 2)} |`,
     ),
     END,
   ];
