@@ -35,7 +35,7 @@ import type { UploadCounts } from './upload-counts';
 
 export type HostMode = 'worker' | 'child';
 /** The mode the app uses: chosen by measurement (README "Embedded, off the app's loop"). */
-export const DEFAULT_HOST_MODE: HostMode = 'worker';
+export const DEFAULT_HOST_MODE: HostMode = 'child';
 
 export interface EmulatorHostOptions {
   emulator: HostedEmulatorOptions;
@@ -223,7 +223,7 @@ function releaseOwnLock(dataDir: string): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the emulator in a worker thread (default) or a child process; resolves once it listens. */
+/** Starts the emulator in a child process (default) or a worker thread; resolves once it listens. */
 export async function startEmulatorHost(opts: EmulatorHostOptions): Promise<EmulatorHost> {
   const mode = opts.mode ?? DEFAULT_HOST_MODE;
   const logger = opts.logger ?? silentLogger;

@@ -16,7 +16,7 @@ export const LOCAL_KEY_FILE = 'local-account.key';
 export const EMULATOR_DIR = 'emulator';
 
 export interface EmbeddedEmulator {
-  /** The emulator, run off the app's main loop (a worker thread; emulator/host.ts). */
+  /** The emulator, run off the app's main loop (a child process; emulator/host.ts). */
   emulator: EmulatorHost;
   accountId: number;
   /** The bucket the emulator serves (uploads of the Local account go there). */
@@ -48,12 +48,12 @@ export function localSecret(dataDir: string): { file: string; secret: string } {
 
 /** What the app may set of the embedded emulator (the rest is the embedded default's). */
 export type EmbeddedEmulatorOptions = Partial<Omit<HostedEmulatorOptions, 'dataDir'>> & {
-  /** Worker thread (the default) or child process (emulator/host.ts). */
+  /** Child process (the default) or worker thread (emulator/host.ts). */
   hostMode?: HostMode;
 };
 
 /**
- * Starts the emulator off the app's main loop (a worker thread by default: emulator/host.ts)
+ * Starts the emulator off the app's main loop (a child process by default: emulator/host.ts)
  * on a random loopback port, its data in <dataDir>/emulator, and creates or updates the
  * "Local" account pointing at it (upload and management URL; download domain = its download
  * URL of the bucket, so access URLs of uploaded objects work). The account row holds
