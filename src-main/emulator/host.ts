@@ -223,12 +223,32 @@ function releaseOwnLock(dataDir: string): void {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Waits between start attempts while the data folder is locked: an emulator child of an app
+ * that was killed notices its app is gone (the IPC channel closes) and stops within a second
+ * or two, releasing the folder; an app restarted at once must not fail on it meanwhile.
+ */
+const LOCKED_RETRY_MS = [250, 500, 1000, 2000, 2000];
+
+async function launchWhenFree(mode: HostMode, options: HostedEmulatorOptions, logger: Logger): Promise<Running> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await launch(mode, options, logger);
+    } catch (e) {
+      const wait = LOCKED_RETRY_MS[attempt];
+      if (!(e instanceof DataDirInUseError) || wait === undefined) throw e;
+      logger.info(`the data folder is still in use (${e.message}); trying again in ${wait} ms`);
+      await sleep(wait);
+    }
+  }
+}
+
 /** Starts the emulator in a child process (default) or a worker thread; resolves once it listens. */
 export async function startEmulatorHost(opts: EmulatorHostOptions): Promise<EmulatorHost> {
   const mode = opts.mode ?? DEFAULT_HOST_MODE;
   const logger = opts.logger ?? silentLogger;
   const delays = opts.restartDelaysMs ?? [200, 1000, 5000];
-  let run = await launch(mode, opts.emulator, logger);
+  let run = await launchWhenFree(mode, opts.emulator, logger);
   const config: EmulatorConfig = { ...run.facts.config };
   let restarts = 0;
   let closing: Promise<void> | undefined;

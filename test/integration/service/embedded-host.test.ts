@@ -1,11 +1,13 @@
+import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../../src-main/base/logger';
 import type { HostMode } from '../../../src-main/emulator/host';
-import type { AppCore } from '../../../src-main/service/app-core';
+import { AppCore } from '../../../src-main/service/app-core';
 import { LOCAL_ACCOUNT_NAME } from '../../../src-main/service/embedded';
 import { CoreWorld, FAST_EMULATOR, isType } from './harness';
 
@@ -140,5 +142,35 @@ describe.each<HostMode>(['worker', 'child'])('the embedded emulator off the app 
     expect(existsSync(path.join(emu.dataDir, 'emulator.lock'))).toBe(false);
     expect(await answers(emu.port)).toBe(false);
     if (hostMode === 'child') expect(() => process.kill(where.pid, 0)).toThrow();
+  });
+});
+
+describe('an app killed with its emulator child', () => {
+  let w: CoreWorld;
+  afterEach(async () => {
+    await w?.close();
+  });
+
+  it('the child stops by itself and an app restarted at once on the same data gets its emulator', async () => {
+    w = await CoreWorld.create();
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const app = spawn(process.execPath, [
+      path.join(here, '../../../bin/run-ts.mjs'),
+      path.join(here, 'fixtures/open-and-wait.ts'),
+      w.dataDir,
+    ]);
+    let out = '';
+    app.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise((r) => app.once('exit', r));
+    await vi.waitFor(() => expect(out).toMatch(/emulator pid \d+/), { timeout: 30_000, interval: 100 });
+    const pid = Number(/emulator pid (\d+)/.exec(out)![1]);
+    app.kill('SIGKILL');
+    await exited;
+    // At once: the old emulator may still hold its data folder for a moment.
+    const core = await w.open({ emulatorOptions: { ...FAST_EMULATOR, hostMode: 'child' } });
+    expect(core).toBeInstanceOf(AppCore);
+    await uploadOne(w, core, 'again.txt');
+    // The old one exits once it stopped (it is not this process's child: no zombie is left).
+    await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 10_000, interval: 100 });
   });
 });
