@@ -124,7 +124,7 @@ export const CLI_DIR = 'dist/cli';
 export const CLI_ENTRY = `${CLI_DIR}/cli.mjs`;
 /** The Electron main process: main.js, the chunks it loads on demand, and the preload. */
 const ELECTRON_DIR = 'dist/electron';
-const ENTRY_FILES = new Set(['cli.mjs', 'main.js', 'preload.cjs']);
+const ENTRY_FILES = new Set(['cli.mjs', 'main.js', 'preload.cjs', 'emulator-host.mjs', 'emulator-host.js']);
 /** A chunk no build wrote for this long is no longer read by any running command. */
 const STALE_CHUNK_MS = 10 * 60_000;
 
@@ -143,6 +143,9 @@ function writeAtomically(outputFiles) {
     renameSync(tmp, f.path);
   }
 }
+
+/** The embedded emulator's thread or process (emulator/host.ts loads it next to its own chunk). */
+const EMULATOR_HOST_ENTRY = 'src-main/emulator/host-entry.ts';
 
 /** Bundles the main-process entries with esbuild (about a second). */
 export async function buildMain() {
@@ -168,14 +171,14 @@ export async function buildMain() {
     esbuild.build({
       ...esm,
       splitting: true,
-      entryPoints: { main: 'src-main/electron/main.ts' },
+      entryPoints: { main: 'src-main/electron/main.ts', 'emulator-host': EMULATOR_HOST_ENTRY },
       outdir: ELECTRON_DIR,
     }),
     // Split: what only one command needs (the HTTP framework of `serve`…) loads when it runs.
     esbuild.build({
       ...esm,
       splitting: true,
-      entryPoints: { cli: 'src-main/cli/main.ts' },
+      entryPoints: { cli: 'src-main/cli/main.ts', 'emulator-host': EMULATOR_HOST_ENTRY },
       outdir: CLI_DIR,
       outExtension: { '.js': '.mjs' },
     }),

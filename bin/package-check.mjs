@@ -52,6 +52,8 @@ const ROOT = path.resolve(HERE, '..');
 /** Entry points besides package.json `main`, as packed paths. */
 const PRELOAD = 'dist/electron/preload.cjs';
 const CLI = 'dist/cli/cli.mjs';
+/** The embedded emulator's worker thread or child process (emulator/host.ts), one per bundle. */
+const EMULATOR_HOSTS = ['dist/electron/emulator-host.js', 'dist/cli/emulator-host.mjs'];
 /** Provided by the runtime, never packed. */
 const RUNTIME_PROVIDED = new Set(['electron']);
 
@@ -337,7 +339,7 @@ export async function checkPackage(project, appDir) {
     return { problems, notes, report: '' };
   }
   const mainEntry = posix.normalize(packedJson.main ?? 'index.js');
-  const entries = [mainEntry, PRELOAD, CLI];
+  const entries = [mainEntry, PRELOAD, CLI, ...EMULATOR_HOSTS];
   for (const e of entries) if (!pkg.files.has(e)) problems.push(`${e} is not in the package`);
 
   // 2. Follow every file of the app the entries reach; collect the bare specifiers they load.

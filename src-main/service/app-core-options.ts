@@ -1,6 +1,6 @@
 import type { Logger } from '../base/logger';
 import type { EngineOptions } from '../engine/engine';
-import type { StartEmulatorOptions } from '../emulator/server';
+import type { EmbeddedEmulatorOptions } from './embedded';
 import type { AppEvent } from '../shared/events';
 import type { WatcherBackend } from '../sync/watcher';
 import type { PollPolicy } from '../tasks/poll-policy';
@@ -19,7 +19,7 @@ export interface AppCoreOptions {
    */
   embeddedEmulator?: boolean;
   /** Options of the embedded emulator (tests shorten its delays). */
-  emulatorOptions?: Partial<StartEmulatorOptions>;
+  emulatorOptions?: EmbeddedEmulatorOptions;
   /** The URL the service can reach the app's notification handler at; submissions carry notify URLs below it. */
   publicBaseUrl?: string;
   watcherBackend?: WatcherBackend;

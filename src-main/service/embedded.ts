@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prefixedLogger, silentLogger, type Logger } from '../base/logger';
-import { DEFAULT_BUCKET, startEmulator, type RunningEmulator, type StartEmulatorOptions } from '../emulator/server';
+import { startEmulatorHost, type EmulatorHost, type HostMode } from '../emulator/host';
+import type { HostedEmulatorOptions } from '../emulator/host-protocol';
+import { DEFAULT_BUCKET } from '../emulator/server';
 import type { AccountRepo } from '../store/account-repo';
 import { readSecretFile, SecretError } from './secrets';
 
@@ -14,7 +16,8 @@ export const LOCAL_KEY_FILE = 'local-account.key';
 export const EMULATOR_DIR = 'emulator';
 
 export interface EmbeddedEmulator {
-  emulator: RunningEmulator;
+  /** The emulator, run off the app's main loop (a child process; emulator/host.ts). */
+  emulator: EmulatorHost;
   accountId: number;
   /** The bucket the emulator serves (uploads of the Local account go there). */
   bucket: string;
@@ -43,34 +46,34 @@ export function localSecret(dataDir: string): { file: string; secret: string } {
   return { file, secret };
 }
 
+/** What the app may set of the embedded emulator (the rest is the embedded default's). */
+export type EmbeddedEmulatorOptions = Partial<Omit<HostedEmulatorOptions, 'dataDir'>> & {
+  /** Child process (the default) or worker thread (emulator/host.ts). */
+  hostMode?: HostMode;
+};
+
 /**
- * Starts the emulator inside this process on a random loopback port, its data in
- * <dataDir>/emulator, and creates or updates the "Local" account pointing at it (upload and
- * management URL; download domain = its download URL of the bucket, so access URLs of
- * uploaded objects work). The account row holds `file:<key file>`, never the secret.
- * What it reports (internal errors, a background task that stopped) goes to `logger`.
- * The caller owns the emulator and closes it.
+ * Starts the emulator off the app's main loop (a child process by default: emulator/host.ts)
+ * on a random loopback port, its data in <dataDir>/emulator, and creates or updates the
+ * "Local" account pointing at it (upload and management URL; download domain = its download
+ * URL of the bucket, so access URLs of uploaded objects work). The account row holds
+ * `file:<key file>`, never the secret; the secret goes to the emulator only. What it reports
+ * (internal errors, a background task that stopped, a crash and its restart) goes to
+ * `logger`. After a crash it is restarted on the same data folder and port; when that port
+ * is taken, on another, and the Local account gets the new URLs. The caller owns the
+ * emulator and closes it (close waits until it stopped).
  */
 export async function startEmbedded(
   dataDir: string,
   accounts: AccountRepo,
-  overrides: Partial<StartEmulatorOptions> = {},
+  overrides: EmbeddedEmulatorOptions = {},
   logger: Logger = silentLogger,
 ): Promise<EmbeddedEmulator> {
   const { file, secret } = localSecret(dataDir);
-  const emulator = await startEmulator({
-    // What the emulator reports goes to the app's log, never to the app's stderr.
-    logger: prefixedLogger(logger, 'embedded emulator: '),
-    ...overrides,
-    port: 0,
-    host: '127.0.0.1',
-    dataDir: path.join(dataDir, EMULATOR_DIR),
-    accessKey: LOCAL_ACCESS_KEY,
-    secretKey: secret,
-  });
-  try {
-    const bucket = emulator.config.buckets[0] ?? DEFAULT_BUCKET;
-    const accountId = accounts.upsert({
+  const { hostMode, ...options } = overrides;
+  let bucket = DEFAULT_BUCKET;
+  const upsertLocal = (emulator: EmulatorHost) =>
+    accounts.upsert({
       name: LOCAL_ACCOUNT_NAME,
       uploadUrl: emulator.uploadUrl,
       mgrUrl: emulator.mgrUrl,
@@ -79,6 +82,30 @@ export async function startEmbedded(
       secretRef: `file:${file}`,
       tokenUrl: null,
     });
+  // What the emulator reports goes to the app's log, never to the app's stderr.
+  const emuLogger = prefixedLogger(logger, 'embedded emulator: ');
+  const emulator = await startEmulatorHost({
+    mode: hostMode,
+    logger: emuLogger,
+    emulator: {
+      ...options,
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: path.join(dataDir, EMULATOR_DIR),
+      accessKey: LOCAL_ACCESS_KEY,
+      secretKey: secret,
+    },
+    onRestarted: (emu) => {
+      try {
+        upsertLocal(emu);
+      } catch (e) {
+        emuLogger.error(`the Local account keeps its old URLs: ${(e as Error).message}`);
+      }
+    },
+  });
+  try {
+    bucket = emulator.config.buckets[0] ?? DEFAULT_BUCKET;
+    const accountId = upsertLocal(emulator);
     return { emulator, accountId, bucket };
   } catch (e) {
     await emulator.close();

@@ -96,11 +96,19 @@ export interface TrackedChild {
 }
 
 /**
- * Starts `node bin/blocklift.mjs …args` and records its /proc cmdline (read at 'spawn',
+ * Starts `node [nodeArgs] bin/blocklift.mjs …args` and records its /proc cmdline (read at 'spawn',
  * which libuv emits after the exec succeeded) and its output for the security scan.
  */
-export function spawnBlocklift(ctx: ChaosContext, args: string[], opts: SpawnOptions = {}): TrackedChild {
-  const child = spawn(process.execPath, [BLOCKLIFT, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+export function spawnBlocklift(
+  ctx: ChaosContext,
+  args: string[],
+  opts: SpawnOptions = {},
+  nodeArgs: string[] = [],
+): TrackedChild {
+  const child = spawn(process.execPath, [...nodeArgs, BLOCKLIFT, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...opts,
+  });
   let out = '';
   let err = '';
   let seen = false;

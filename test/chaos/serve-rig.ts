@@ -1,4 +1,5 @@
 import type { SpawnOptions } from 'node:child_process';
+import http from 'node:http';
 import { spawnBlocklift, waitFor, type ChaosContext, type TrackedChild } from './context';
 
 /** A running `blocklift serve` child: its base URL, its token, and a JSON caller of its API. */
@@ -22,8 +23,9 @@ export async function startServe(
   dataDir: string,
   opts: SpawnOptions = {},
   timeoutMs = 90_000,
+  nodeArgs: string[] = [],
 ): Promise<ServeChild> {
-  const proc = spawnBlocklift(ctx, ['serve', '--port', '0', '--data', dataDir], opts);
+  const proc = spawnBlocklift(ctx, ['serve', '--port', '0', '--data', dataDir], opts, nodeArgs);
   let gone = false;
   void proc.exited.then(() => (gone = true));
   await waitFor(() => gone || LOGIN.test(proc.stdout()), timeoutMs);
@@ -39,12 +41,8 @@ export async function startServe(
     base,
     token,
     async call(method, input) {
-      const res = await fetch(`${base}/api/${method}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: input === undefined ? undefined : JSON.stringify(input),
-      });
-      const text = await res.text();
+      const res = await post(`${base}/api/${method}`, token, input === undefined ? undefined : JSON.stringify(input));
+      const text = res.text;
       let body: unknown = text;
       try {
         body = JSON.parse(text);
@@ -54,6 +52,32 @@ export async function startServe(
       return { status: res.status, body };
     },
   };
+}
+
+/**
+ * POST with node:http, which waits as long as the server takes: a verb that does much (a
+ * `roots.add` whose first scan admits 100,000 files on a crowded machine) may answer after
+ * fetch's 300 s limit for the reply's headers. Sections bound their own waits.
+ */
+function post(url: string, token: string, body: string | undefined): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }),
+      },
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('error', reject);
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.end(body);
+  });
 }
 
 /** The value of an ok Result, or throws with the reply (a call the section relies on failed). */

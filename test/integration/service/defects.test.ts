@@ -45,7 +45,7 @@ describe('settings reach the core', () => {
     const [second] = core.engine.enqueue([{ accountId, bucket, key: 'b.txt', localPath: file, source: 'manual' }]);
     const end = await w.waitFor(settled(second!));
     expect(end.transfer.state).toBe('failed');
-    expect(core.embedded!.emulator.objects.stat(bucket, 'b.txt')).toBeUndefined();
+    expect(await core.embedded!.emulator.objects.stat(bucket, 'b.txt')).toBeUndefined();
   });
 
   it('an account whose management URL changed: the next poll of a tracked task uses the new URL, no restart', async () => {
@@ -53,7 +53,7 @@ describe('settings reach the core', () => {
     const core = await w.open();
     const accountId = core.localAccountId!;
     const row = core.accounts.get(accountId)!;
-    core.embedded!.emulator.objects.putBuffer('local', 'x.txt', Buffer.from('x'), {});
+    await core.embedded!.emulator.objects.putBuffer('local', 'x.txt', Buffer.from('x'), {});
     const task = await core.fmgr.submit(accountId, 'copy', [
       { op: 'copy', srcBucket: 'local', srcKey: 'x.txt', bucket: 'local', key: 'y.txt' },
     ]);

@@ -45,7 +45,7 @@ describe('the embedded default', () => {
     );
     expect(done.transfer.lastError).toBeNull();
     expect(done.transfer.state).toBe('done');
-    expect(emu.objects.stat('local', 'docs/hello.txt')?.size).toBe(32);
+    expect((await emu.objects.stat('local', 'docs/hello.txt'))?.size).toBe(32);
     await w.closeCore();
 
     const again = await w.open();
@@ -54,7 +54,7 @@ describe('the embedded default', () => {
     expect(readFileSync(keyFile, 'utf8').trim()).toBe(secret);
     const emu2 = again.embedded!.emulator;
     expect(emu2.config.secretKey).toBe(secret);
-    expect(emu2.objects.stat('local', 'docs/hello.txt')?.hash).toBe(done.transfer.etag);
+    expect((await emu2.objects.stat('local', 'docs/hello.txt'))?.hash).toBe(done.transfer.etag);
     // The account follows the new port.
     expect(again.accounts.get(local!.id)!.uploadUrl).toBe(emu2.uploadUrl);
   });

@@ -74,7 +74,7 @@ describe('Fmgr and VCA through the core', () => {
     expect(core.engine.get(id!)?.state).toBe('done');
     expect(task.task.accountId).toBe(accountId);
     expect(task.task.items.map((i) => i.code)).toEqual([3]);
-    expect(emu.objects.stat('local', 'copies/report.pdf')?.size).toBe(300_000);
+    expect((await emu.objects.stat('local', 'copies/report.pdf'))?.size).toBe(300_000);
     expect(core.fmgr.snapshots(task.task.id).length).toBeGreaterThan(0);
   });
 
@@ -89,7 +89,7 @@ describe('Fmgr and VCA through the core', () => {
     servers.push(app);
     const core = (ref.core = await w.open({ publicBaseUrl: `${app.url}/bl` }));
     const emu = core.embedded!.emulator;
-    emu.objects.putBuffer('local', 'old.txt', Buffer.from('old'), {});
+    await emu.objects.putBuffer('local', 'old.txt', Buffer.from('old'), {});
 
     const submitted = await core.fmgr.submit(core.localAccountId!, 'delete', [
       { op: 'delete', bucket: 'local', key: 'old.txt' },
@@ -103,7 +103,7 @@ describe('Fmgr and VCA through the core', () => {
     await vi.waitFor(() => expect(received).toContain(200), { timeout: 10_000 });
     expect(done.task.items[0]?.code).toBeGreaterThanOrEqual(3);
     expect(core.fmgr.snapshots(submitted.id).some((s) => s.source === 'notify')).toBe(true);
-    expect(emu.objects.stat('local', 'old.txt')).toBeUndefined();
+    expect(await emu.objects.stat('local', 'old.txt')).toBeUndefined();
 
     // A forged push is refused and changes nothing. (A poll still in flight from the submission may add a
     // snapshot of its own on a busy machine, so only what a push records is counted.)

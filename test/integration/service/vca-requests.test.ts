@@ -35,7 +35,7 @@ describe('VCA requests of watched videos', () => {
     w = await CoreWorld.create();
     const core = await w.open();
     const emu = core.embedded!.emulator;
-    emu.setFaults({ errors: [{ endpoints: ['vca'], rate: 1, status: 503 }] });
+    await emu.setFaults({ errors: [{ endpoints: ['vca'], rate: 1, status: 503 }] });
     await dropVideo('clip.mp4');
 
     const p = await w.waitFor(isType('problem', (e) => e.problem.key === 'clip.mp4'));
@@ -53,9 +53,11 @@ describe('VCA requests of watched videos', () => {
       lastErrorCode: 'http-503',
     });
     expect(core.vca.list()).toHaveLength(0);
-    expect(emu.faultEvents().filter((f) => f.endpoint === 'vca' && f.status === 503).length).toBeGreaterThanOrEqual(3);
+    expect(
+      (await emu.faultEvents()).filter((f) => f.endpoint === 'vca' && f.status === 503).length,
+    ).toBeGreaterThanOrEqual(3);
 
-    emu.setFaults({});
+    await emu.setFaults({});
     const job = await w.waitFor(isType('vca-job-changed', (e) => e.job.tracking === 'done'));
     expect(job.job).toMatchObject({
       origin: 'watch',
@@ -70,7 +72,7 @@ describe('VCA requests of watched videos', () => {
   it('the core closed while a request is pending → reopened → the job is created', async () => {
     w = await CoreWorld.create();
     let core = await w.open();
-    core.embedded!.emulator.setFaults({ errors: [{ endpoints: ['vca'], rate: 1, status: 503 }] });
+    await core.embedded!.emulator.setFaults({ errors: [{ endpoints: ['vca'], rate: 1, status: 503 }] });
     await dropVideo('late.mp4');
     await w.waitFor(isType('problem', (e) => e.problem.key === 'late.mp4'));
     expect(core.vcaRequests.list()).toMatchObject([{ state: 'pending', key: 'late.mp4' }]);

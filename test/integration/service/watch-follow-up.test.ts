@@ -69,7 +69,7 @@ describe('watch roots through the core', () => {
         (e) => e.event.type === 'file-done' && e.event.relPath === 'b.txt' && e.event.status === 'uploaded',
       ),
     );
-    expect(emu.objects.stat('local', 'a.txt')).toBeDefined();
+    expect(await emu.objects.stat('local', 'a.txt')).toBeDefined();
 
     await rm(path.join(w.folder, 'a.txt'));
     const deleted = await w.waitFor(
@@ -84,7 +84,7 @@ describe('watch roots through the core', () => {
     expect(delTask).toMatchObject({ origin: 'submitted', tracking: 'done', accountId: core.localAccountId });
     expect(delTask!.items.map((i) => i.code)).toEqual([3]);
     expect(core.fmgr.snapshots(delTask!.id).length).toBeGreaterThan(0);
-    expect(emu.objects.stat('local', 'a.txt')).toBeUndefined();
+    expect(await emu.objects.stat('local', 'a.txt')).toBeUndefined();
     // Its states reached the event stream.
     expect(
       w.events.some((e) => e.type === 'fmgr-task-changed' && e.task.id === delTask!.id && e.task.tracking === 'done'),
@@ -95,8 +95,8 @@ describe('watch roots through the core', () => {
     expect(moved.event).toMatchObject({ status: 'moved', from: 'b.txt', key: 'c.txt' });
     const moveTask = core.fmgr.list().find((t) => t.op === 'move');
     expect(moveTask).toMatchObject({ tracking: 'done' });
-    expect(emu.objects.stat('local', 'b.txt')).toBeUndefined();
-    expect(emu.objects.stat('local', 'c.txt')?.size).toBe('to be renamed'.length);
+    expect(await emu.objects.stat('local', 'b.txt')).toBeUndefined();
+    expect((await emu.objects.stat('local', 'c.txt'))?.size).toBe('to be renamed'.length);
   });
 
   it('a failed delete (object already gone) rejects with the item error and the task shows it', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UploadEngine } from '../../../src-main/engine/engine';
-import { AddFilesError, addFiles, type AddFilesInput } from '../../../src-main/service/add-files';
+import { ADD_SLICE_FILES, AddFilesError, addFiles, type AddFilesInput } from '../../../src-main/service/add-files';
 import { AccountRepo } from '../../../src-main/store/account-repo';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import type { Db } from '../../../src-main/store/db';
@@ -107,5 +107,35 @@ describe('addFiles', () => {
     expect(await codeOf(input(['x'], { key: 'k' }))).toBe('key-needs-one-file');
     expect(await codeOf(input([]))).toBe('no-paths');
     expect(store.listTransfers(['queued'])).toEqual([]); // a refusal queues nothing
+  });
+});
+
+describe('addFiles of many files', () => {
+  it('queues them in slices with turns of the event loop between, so the app stays responsive', async () => {
+    const count = ADD_SLICE_FILES * 3 + 7;
+    await mkdir(path.join(dir, 'many'));
+    for (let i = 0; i < count; i += 200)
+      await Promise.all(
+        Array.from({ length: Math.min(200, count - i) }, (_, j) =>
+          writeFile(path.join(dir, 'many', `f${i + j}.txt`), 'x'),
+        ),
+      );
+    // Each queued transfer's change event says which turn of the loop it came in.
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    const turns = new Set<number>();
+    const off = engine.onTransferChange(() => turns.add(turn));
+    setImmediate(tick);
+    const r = await add(input(['many']));
+    ticking = false;
+    off();
+    expect(r.queued).toHaveLength(count);
+    expect(new Set(r.queued).size).toBe(count);
+    // One insert of every file in one turn held the loop: now each slice has a turn of its own.
+    expect(turns.size).toBe(Math.ceil(count / ADD_SLICE_FILES));
   });
 });
