@@ -60,8 +60,16 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
     // Sized by the sizer's choice (few distinct sizes, reused), held only while in flight.
     const buf = r.deps.buffers.take(chunkBytes);
     const sent: ChunkAttempt = { call: offset === 0 ? 'mkblk' : 'bput', tok: undefined };
+    // The buffer and its bytes go back once the body is sent and hashed (sendChunk), or here.
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      r.deps.buffers.give(buf);
+      releaseBytes();
+    };
     try {
-      await sendChunk(r, b, stops, buf, len, sent);
+      await sendChunk(r, b, stops, buf, len, sent, free);
       attempt = 0;
       chunkState.refreshedFor401 = false;
       r.progressed();
@@ -79,8 +87,7 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
         }
       });
     } finally {
-      r.deps.buffers.give(buf);
-      releaseBytes();
+      free();
     }
   }
 }
@@ -91,7 +98,11 @@ interface ChunkAttempt {
   tok: IssuedToken | undefined;
 }
 
-/** Reads, sends and commits the block's next chunk; `at` records how far it got. */
+/**
+ * Reads, sends and commits the block's next chunk; `at` records how far it got. `free` gives
+ * the buffer back: called once the body is handed to the operating system and hashed, so the
+ * reply's round trip holds a request slot but no memory (scheduler.ts maxBytesInFlight).
+ */
 async function sendChunk(
   r: BlockRound,
   b: BlockState,
@@ -99,6 +110,7 @@ async function sendChunk(
   buf: Buffer,
   len: number,
   at: ChunkAttempt,
+  free: () => void,
 ): Promise<void> {
   const { client, limiter, crc } = r.deps;
   const offset = b.nextOffset;
@@ -117,6 +129,8 @@ async function sendChunk(
       buf.length - len >= 64 * 1024 ? buf.subarray(len) : Buffer.allocUnsafe(1024 * 1024),
     );
   const t0 = performance.now();
+  let bodySent = false;
+  let bytesUsed = true;
   const common = {
     token: at.tok.token,
     batch: r.batch,
@@ -124,13 +138,30 @@ async function sendChunk(
     chunk,
     signal: stops.hard,
     crcBefore: track ? b.crcSoFar : undefined,
+    onSent: () => {
+      bodySent = true;
+      if (!bytesUsed) free();
+    },
   };
   const pending =
     offset === 0
       ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index })
       : client.bput({ ...common, ctx: b.lastCtx!, offset });
+  const replied = r.deps.scheduler.sending('block'); // its round trip feeds the window
   const hashed = b.hashChunk(chunk); // overlaps with the request in flight
-  const reply = await pending;
+  const crcAfter =
+    crc.trackBlockCrc && (offset === 0 || b.crcSoFar !== undefined)
+      ? crc32(chunk, offset === 0 ? 0 : b.crcSoFar)
+      : undefined;
+  bytesUsed = false;
+  if (bodySent) free();
+  const reply = await pending.then(
+    (v) => (replied(true), v),
+    (e: unknown) => {
+      replied(false);
+      throw e;
+    },
+  );
   r.sizer.observe(len, performance.now() - t0);
   if (reply.offset !== offset + len) {
     throw new ServiceError({
@@ -140,10 +171,6 @@ async function sendChunk(
       message: `the service acknowledged offset ${reply.offset} after a chunk ending at ${offset + len}`,
     });
   }
-  const crcAfter =
-    crc.trackBlockCrc && (offset === 0 || b.crcSoFar !== undefined)
-      ? crc32(chunk, offset === 0 ? 0 : b.crcSoFar)
-      : undefined;
   b.acknowledge(reply.offset, reply.ctx, hashed, r.deps.now());
   b.crcSoFar = crcAfter;
   storeWrite(() =>

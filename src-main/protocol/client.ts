@@ -43,6 +43,7 @@ interface CallOpts {
   body?: Uint8Array | string;
   signal?: AbortSignal;
   maxReplyBytes?: number;
+  onSent?: () => void;
 }
 
 /** What every client takes besides its URL. */
@@ -87,6 +88,7 @@ abstract class BaseClient {
       replyDeadlineMs: endpoint === 'download' ? undefined : 2 * this.idleTimeoutMs,
       signal: o.signal,
       maxReplyBytes: o.maxReplyBytes,
+      onSent: o.onSent,
       ...route,
     });
   }
@@ -106,6 +108,12 @@ export interface ChunkArgs {
   /** CRC-32 of the block before this chunk, so a reply with the block-so-far CRC is accepted too. */
   crcBefore?: number;
   signal?: AbortSignal;
+  /**
+   * Called once the chunk has been handed to the operating system (http.ts `onSent`): the
+   * client reads `chunk` no more after it (its CRC-32 is taken before sending), so the
+   * caller may reuse the buffer while the reply is on its way.
+   */
+  onSent?: () => void;
 }
 
 export interface MkfileArgs {
@@ -166,10 +174,14 @@ export class UploadClient extends BaseClient {
   }
 
   private async chunk(endpoint: 'mkblk' | 'bput', path: string, a: ChunkArgs): Promise<BlockContext> {
+    // Taken before sending: with onSent the caller may reuse the chunk's buffer before the reply.
+    const bodyCrc = crc32(a.chunk);
+    const blockCrc = a.crcBefore === undefined ? undefined : crc32(a.chunk, a.crcBefore);
     const reply = await this.call(endpoint, 'POST', join(this.base, path), {
       headers: this.uploadHeaders(a, 'application/octet-stream'),
       body: a.chunk,
       signal: a.signal,
+      onSent: a.onSent,
     });
     const f = new Fields(endpoint, reply, jsonObjectReply(endpoint, reply));
     const ctx: BlockContext = {
@@ -180,8 +192,7 @@ export class UploadClient extends BaseClient {
       host: f.optString('host'),
     };
     if (ctx.ctx === '') throw badReply(endpoint, reply, 'reply has an empty ctx');
-    const bodyCrc = crc32(a.chunk);
-    if (ctx.crc32 !== bodyCrc && (a.crcBefore === undefined || ctx.crc32 !== crc32(a.chunk, a.crcBefore))) {
+    if (ctx.crc32 !== bodyCrc && ctx.crc32 !== blockCrc) {
       throw badReply(
         endpoint,
         reply,

@@ -25,6 +25,12 @@ export interface HttpCall {
   replyDeadlineMs?: number;
   signal?: AbortSignal;
   maxReplyBytes?: number;
+  /**
+   * Called once the whole request (headers and body) has been handed to the operating
+   * system: from then on the body's buffer is not read again, so its owner may reuse it
+   * while the reply is awaited. Not called when the request fails before that.
+   */
+  onSent?: () => void;
   agent?: http.Agent;
   /**
    * An HTTP proxy for an http:// target: the request goes to the proxy with the absolute
@@ -150,7 +156,9 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
     });
     req.on('error', (e) => fail(networkError(endpoint, e, fwd ?? url, fwd ? ' (the proxy)' : '')));
     call.signal?.addEventListener('abort', onAbort, { once: true });
-    req.end(body);
+    const onSent = call.onSent;
+    if (onSent) req.end(body, () => onSent());
+    else req.end(body);
   });
 }
 

@@ -96,6 +96,7 @@ if (unfinished.length === 0) {
 engine.start();
 await engine.whenIdle();
 const elapsedMs = performance.now() - t0;
+const inFlight = engine.inFlight();
 loop.disable();
 const cpu = process.cpuUsage(cpu0);
 const all = store.listTransfers(['done', 'failed', 'skipped', 'canceled']);
@@ -117,5 +118,7 @@ process.stdout.write(
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     loopP99Ms: loop.percentile(99) / 1e6,
     sentBytes: client.sentBytes,
+    // The in-flight window at the end (engine.inFlight(): what the round trip made of it).
+    window: inFlight,
   })}\n`,
 );
