@@ -22,6 +22,8 @@ export interface InFlightReport {
   smallFiles: number;
   /** The memory bound: bytes held in read buffers at most (limits.maxBytesInFlight). */
   bytesLimit: number;
+  /** Bytes held in read buffers now (≤ bytesLimit, but for one oversized chunk alone). */
+  bytesHeld: number;
   /** The window's measures per kind of request; undefined with a fixed window. */
   block: KindEstimate | undefined;
   form: KindEstimate | undefined;
@@ -129,6 +131,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
       blocksPerFile: s.blocksPerFile,
       smallFiles: s.smallFiles,
       bytesLimit: s.limits.maxBytesInFlight,
+      bytesHeld: s.bytes.inUse,
       block: w?.estimate('block'),
       form: w?.estimate('form'),
     };
