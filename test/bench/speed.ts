@@ -158,7 +158,7 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
         const rate = r.files / (r.elapsedMs / 1000);
         blSmall.push(rate);
         note(
-          `${ms} ms, Blocklift, 500 × 64 KiB: ${rate.toFixed(0)} files/s, window ${r.window?.smallFiles} files (load ${load1().toFixed(1)})`,
+          `${ms} ms, Blocklift, ${SMALL_COUNT} × 64 KiB: ${rate.toFixed(0)} files/s, window ${r.window?.smallFiles} files (load ${load1().toFixed(1)})`,
         );
         if (n === 0) {
           out[`small64_files_per_s_${ms}ms`] = rate;
@@ -216,7 +216,7 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
         const mbps = b.bytes / 1e6 / (b.elapsedMs / 1000);
         blBig.push(mbps);
         note(
-          `${ms} ms, Blocklift, 512 MiB: ${mbps.toFixed(0)} MB/s, window ${Math.round(8 * (b.window?.block?.peakFactor ?? 1))} blocks at most, RSS ${(b.peakRssBytes / 2 ** 20).toFixed(0)} MiB (load ${load1().toFixed(1)})`,
+          `${ms} ms, Blocklift, ${BIG_BYTES / MiB} MiB: ${mbps.toFixed(0)} MB/s, window ${Math.round(8 * (b.window?.block?.peakFactor ?? 1))} blocks at most, RSS ${(b.peakRssBytes / 2 ** 20).toFixed(0)} MiB (load ${load1().toFixed(1)})`,
         );
         out[`big512_rss_mib_${ms}ms`] = Math.max(out[`big512_rss_mib_${ms}ms`] ?? 0, b.peakRssBytes / 2 ** 20);
         out[`big512_window_blocks_${ms}ms`] = Math.max(
@@ -285,7 +285,7 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
   }
   for (const ms of LATENCIES_MS) {
     note(
-      `${ms} ms: Blocklift / best SDK: 512 MiB ${out[`vs_sdk_big512_ratio_${ms}ms`]!.toFixed(2)}, 500 × 64 KiB ${out[`vs_sdk_small64_ratio_${ms}ms`]!.toFixed(2)}`,
+      `${ms} ms: Blocklift / best SDK: ${BIG_BYTES / MiB} MiB ${out[`vs_sdk_big512_ratio_${ms}ms`]!.toFixed(2)}, ${SMALL_COUNT} × 64 KiB ${out[`vs_sdk_small64_ratio_${ms}ms`]!.toFixed(2)}`,
     );
   }
   return out;
