@@ -8,28 +8,37 @@
 export class BufferPool {
   private readonly idle = new Map<number, Buffer[]>();
   private idleCount = 0;
+  private idleBytes = 0;
+  private usedBytes = 0;
 
   constructor(
     /** The size `take()` gives without an argument (scratch space for restoring blocks). */
     readonly bufferBytes: number,
     private readonly keep: number,
+    /**
+     * Idle and used buffers together are kept under this many bytes (issue 19: the chunk
+     * size may change while many requests are out; idle buffers of the old size must not
+     * add to the bytes in flight). Default no bound but `keep`.
+     */
+    private readonly maxBytes = Infinity,
   ) {}
 
   take(bytes: number = this.bufferBytes): Buffer {
+    this.usedBytes += bytes;
     const list = this.idle.get(bytes);
     const b = list?.pop();
     if (b) {
       this.idleCount--;
+      this.idleBytes -= b.length;
       return b;
     }
-    // A size the sizer moved to: idle buffers of other sizes are dropped, so idle and used
-    // buffers together stay near the bytes in flight (issue 19: a wider window, same RSS).
-    for (const [size, l] of this.idle) if (size !== bytes) this.idleCount -= l.splice(0).length;
     return Buffer.allocUnsafeSlow(bytes);
   }
 
   give(buf: Buffer): void {
-    if (this.idleCount >= this.keep) return;
+    this.usedBytes -= buf.length;
+    if (this.idleCount >= this.keep || this.idleBytes + this.usedBytes + buf.length > this.maxBytes) return;
+    this.idleBytes += buf.length;
     const list = this.idle.get(buf.length) ?? [];
     list.push(buf);
     this.idle.set(buf.length, list);

@@ -113,6 +113,7 @@ export class UploadResources {
     this.buffers = new BufferPool(
       this.fixedSizer?.maxBytes ?? INITIAL_CHUNK_SIZE_BYTES,
       this.scheduler.limits.maxBlocks,
+      this.scheduler.limits.maxBytesInFlight,
     );
   }
 
