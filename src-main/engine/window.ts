@@ -11,8 +11,8 @@
  *   service keeps the configured counts and the resume bound that goes with them);
  * - it probes only while the window is full (work waits for it), one step (×1.5) at a time,
  *   each step held for a measuring period of at least `periodMs` and 4 round trips;
- * - a step is kept when the reply rate rose by `gainToKeep` (20 %) over the step before,
- *   and then the next step is tried; else the window steps back and stays there for
+ * - a step is kept when the reply rate rose by `gainToKeep` (20 %) over the step before in
+ *   two periods in a row, and then the next step is tried; else the window steps back and stays there for
  *   `holdPeriods` periods before it probes again (the link's capacity may have changed);
  * - it never goes above `maxFactor` × the configured counts.
  * Memory is not the window's to bound: the bytes of chunks held in buffers stay under the
@@ -33,7 +33,7 @@ export interface WindowOptions {
   periodMs?: number;
   /** Rate rise that keeps a step. Default 0.2 (20 %: a ×1.5 step on a link that only waits gives up to +50 %; less is noise on a shared machine). */
   gainToKeep?: number;
-  /** Periods a window stays put after a step that did not pay. Default 6. */
+  /** Periods a window stays put after a step that did not pay. Default 10. */
   holdPeriods?: number;
   /** One step's factor. Default 1.5. */
   step?: number;
@@ -44,7 +44,7 @@ const DEFAULTS: Required<WindowOptions> = {
   latencyFloorMs: 10,
   periodMs: 400,
   gainToKeep: 0.2,
-  holdPeriods: 6,
+  holdPeriods: 10,
   step: 1.5,
 };
 
@@ -74,6 +74,8 @@ class KindWindow {
   private hold = 0;
   /** Periods measured so far: the first (connections opening, buffers filling) is no base to probe from. */
   private periods = 0;
+  /** Periods of the current step that paid so far. */
+  private confirmed = 0;
   private lastReplyMs: number | undefined;
 
   constructor(private readonly o: Required<WindowOptions>) {}
@@ -125,9 +127,13 @@ class KindWindow {
       // The last step did not pay: back one step, and stay there a while.
       this.factor = Math.max(1, this.factor / this.o.step);
       this.rateBefore = undefined;
+      this.confirmed = 0;
       this.hold = this.o.holdPeriods;
+    } else if (this.rateBefore !== undefined && ++this.confirmed < 2) {
+      // A step is kept on two periods in a row that paid (one can be the machine's noise).
     } else if (wasFull && minRtt >= this.o.latencyFloorMs && this.factor < this.o.maxFactor) {
       this.rateBefore = rate;
+      this.confirmed = 0;
       this.factor = Math.min(this.o.maxFactor, this.factor * this.o.step);
     } else {
       this.rateBefore = undefined;

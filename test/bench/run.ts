@@ -303,7 +303,12 @@ async function main(results: Figures, sections: Partial<Record<Section, SectionR
       });
       const resumed = await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl);
       if (!resumed) throw new Error('the resumed upload gave no result');
-      return { resume_waste_bytes: Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES) };
+      return {
+        resume_waste_bytes: Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES),
+        // For reading it: what the killed run had sent, what the resumed one sent.
+        resume_sent_before_kill_bytes: sentBeforeKill,
+        resume_sent_after_bytes: resumed.sentBytes,
+      };
     });
 
     // 4 GiB: memory must not grow with file size.

@@ -56,6 +56,8 @@ const engine = new UploadEngine({
   store,
   account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }),
   defaultConflict: 'overwrite',
+  // BENCH_FIXED_WINDOW=1: the counts stay as configured (to compare with the window, engine/window.ts).
+  ...(process.env.BENCH_FIXED_WINDOW === '1' ? { adaptiveWindow: false } : {}),
   limits: {
     maxFiles: Number(process.env.BENCH_FILES ?? 4),
     ...(process.env.BENCH_BLOCKS
