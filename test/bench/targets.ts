@@ -176,6 +176,8 @@ export const FIGURES: FigureDef[] = [
     'bytes',
     le(32 * MiB, 'issue 3: at most the chunks in flight, 8 blocks × 4 MiB'),
   ),
+  f('resume_sent_before_kill_bytes', 'resume', 'chunk bytes the killed run had sent', 'bytes'),
+  f('resume_sent_after_bytes', 'resume', 'chunk bytes the resumed run sent', 'bytes'),
   // four
   f(
     'rss_mib_4gib',
