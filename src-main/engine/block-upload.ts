@@ -54,11 +54,14 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
   const chunkState = { refreshedFor401: false };
   while (!b.done) {
     const offset = b.nextOffset;
-    const chunkBytes = Math.min(r.sizer.chunkBytes, r.deps.scheduler.chunkCap); // a wide window sends smaller chunks
+    // A wide window sends smaller chunks (chunkCap); buffers keep the sizer's size, so a
+    // moving cap does not churn buffers of new sizes.
+    const sized = r.sizer.chunkBytes;
+    const chunkBytes = Math.min(sized, r.deps.scheduler.chunkCap);
     const len = Math.min(chunkBytes, b.size - offset);
     const releaseBytes = await r.deps.scheduler.bytes.acquire(len, r.priority, signal);
     // Sized by the sizer's choice (few distinct sizes, reused), held only while in flight.
-    const buf = r.deps.buffers.take(chunkBytes);
+    const buf = r.deps.buffers.take(sized);
     const sent: ChunkAttempt = { call: offset === 0 ? 'mkblk' : 'bput', tok: undefined };
     // The buffer goes back once the body is sent and hashed (sendChunk), or here; the bytes
     // (awaiting the reply: what a kill wastes) at the reply.
