@@ -54,22 +54,19 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
   const chunkState = { refreshedFor401: false };
   while (!b.done) {
     const offset = b.nextOffset;
-    // A wide window sends smaller chunks (chunkCap); buffers keep the sizer's size, so a
-    // moving cap does not churn buffers of new sizes.
-    const sized = r.sizer.chunkBytes;
-    const chunkBytes = Math.min(sized, r.deps.scheduler.chunkCap);
+    const chunkBytes = r.sizer.chunkBytes;
     const len = Math.min(chunkBytes, b.size - offset);
     const releaseBytes = await r.deps.scheduler.bytes.acquire(len, r.priority, signal);
     // Sized by the sizer's choice (few distinct sizes, reused), held only while in flight.
-    const buf = r.deps.buffers.take(sized);
+    const buf = r.deps.buffers.take(chunkBytes);
     const sent: ChunkAttempt = { call: offset === 0 ? 'mkblk' : 'bput', tok: undefined };
-    // The buffer goes back once the body is sent and hashed (sendChunk), or here; the bytes
-    // (awaiting the reply: what a kill wastes) at the reply.
+    // The buffer and its bytes go back once the body is sent and hashed (sendChunk), or here.
     let freed = false;
     const free = () => {
       if (freed) return;
       freed = true;
       r.deps.buffers.give(buf);
+      releaseBytes();
     };
     try {
       await sendChunk(r, b, stops, buf, len, sent, free);
@@ -91,7 +88,6 @@ export async function uploadBlock(r: BlockRound, b: BlockState, stops: Stops): P
       });
     } finally {
       free();
-      releaseBytes();
     }
   }
 }
@@ -105,7 +101,7 @@ interface ChunkAttempt {
 /**
  * Reads, sends and commits the block's next chunk; `at` records how far it got. `free` gives
  * the buffer back: called once the body is handed to the operating system and hashed, so the
- * reply's round trip holds no buffer (its bytes stay counted in maxBytesInFlight until the reply).
+ * reply's round trip holds a request slot but no memory (scheduler.ts maxBytesInFlight).
  */
 async function sendChunk(
   r: BlockRound,

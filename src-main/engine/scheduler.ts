@@ -108,10 +108,9 @@ export const DEFAULT_LIMITS: SchedulerLimits = {
   // 512 MiB); on a link with a round trip the window (window.ts) grows them.
   maxBlocks: 8,
   maxBlocksPerFile: 8,
-  // Bytes of chunks awaiting their reply (what a kill can waste, and a bound on the read
-  // buffers: a chunk's buffer goes back once its body is sent) and of form uploads until their
-  // end. 8 × 4 MiB, what 8 blocks held before the window: a wider window sends smaller chunks
-  // (chunkCap), so RSS and the resume waste stay where they were.
+  // The memory bound: bytes read into buffers and not yet handed to the operating system
+  // (a chunk gives its bytes back once its body is sent, a form upload at its end). 8 × 4 MiB,
+  // as many as 8 blocks held before the window, so RSS stays where it was (< 150 MiB).
   maxBytesInFlight: 32 * 1024 * 1024,
 };
 
@@ -120,7 +119,7 @@ export const DEFAULT_LIMITS: SchedulerLimits = {
  * in flight to the measured round trip. The configured limits are the window's starting
  * point; with the window (the default) blocks, blocks per file, small files and requests
  * may grow to `maxFactor` times them while that raises the reply rate on a link with a
- * round trip to hide. Bytes in flight never grow: a wider window sends smaller chunks.
+ * round trip to hide. Bytes in buffers (memory) never grow.
  */
 export class Scheduler {
   readonly blocks: PrioritySemaphore;
@@ -168,21 +167,6 @@ export class Scheduler {
   /** The most blocks of one file the window may ever allow (how many workers a file starts). */
   get blocksPerFileCeiling(): number {
     return scaled(this.limits.maxBlocksPerFile, this.window ? this.window.maxFactor : 1);
-  }
-
-  /**
-   * The largest chunk a block may send now: the bytes awaiting replies stay within
-   * `maxBytesInFlight` however far the window opened the block count (`maxBytesInFlight` /
-   * blocks in flight, rounded down to 256 KiB × a power of two, at least 256 KiB); no cap at
-   * the configured counts (32 MiB / 8 is the default 4 MiB block anyway). So a wider window
-   * sends more, smaller chunks, and what a kill can waste (the chunks out) stays bounded.
-   */
-  get chunkCap(): number {
-    if (this.factor('block') <= 1) return Infinity; // the configured counts: chunks as the sizer says
-    const perBlock = this.limits.maxBytesInFlight / scaled(this.limits.maxBlocks, this.factor('block'));
-    let cap = MIN_CHUNK_CAP;
-    while (cap * 2 <= perBlock) cap *= 2;
-    return cap;
   }
 
   /**
@@ -244,8 +228,6 @@ export class Scheduler {
     for (const g of this.gates) g.setCapacity(perFile);
   }
 }
-
-const MIN_CHUNK_CAP = 256 * 1024;
 
 function scaled(count: number, factor: number): number {
   return Math.max(1, Math.round(count * factor));
