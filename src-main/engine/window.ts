@@ -37,6 +37,12 @@ export interface WindowOptions {
   holdPeriods?: number;
   /** One step's factor. Default 1.5. */
   step?: number;
+  /**
+   * Whether the block count follows too (default false: measured so far, a wider block window
+   * did not pay against this emulator and pushed the uploader's RSS past 150 MiB; see
+   * engine/README.md). Small files (form uploads) always do.
+   */
+  blocks?: boolean;
 }
 
 const DEFAULTS: Required<WindowOptions> = {
@@ -46,6 +52,7 @@ const DEFAULTS: Required<WindowOptions> = {
   gainToKeep: 0.2,
   holdPeriods: 10,
   step: 1.5,
+  blocks: false,
 };
 
 /** What the window knows of one kind of request; also what a test or the bench may read. */
@@ -167,6 +174,7 @@ export class InFlightWindow {
    * kind were waiting for the window. Returns true when the kind's factor changed.
    */
   observe(kind: RequestKind, rttMs: number, nowMs: number, full: boolean): boolean {
+    if (kind === 'block' && !this.o.blocks) return false;
     return this.kinds[kind].observe(rttMs, nowMs, full);
   }
 

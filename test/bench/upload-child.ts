@@ -58,6 +58,8 @@ const engine = new UploadEngine({
   defaultConflict: 'overwrite',
   // BENCH_FIXED_WINDOW=1: the counts stay as configured (to compare with the window, engine/window.ts).
   ...(process.env.BENCH_FIXED_WINDOW === '1' ? { adaptiveWindow: false } : {}),
+  // BENCH_BLOCK_WINDOW=1: the block count follows the round trip too (off by default, window.ts).
+  ...(process.env.BENCH_BLOCK_WINDOW === '1' ? { adaptiveWindow: 'with-blocks' as const } : {}),
   limits: {
     maxFiles: Number(process.env.BENCH_FILES ?? 4),
     ...(process.env.BENCH_BLOCKS
