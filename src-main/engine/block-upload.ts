@@ -129,8 +129,15 @@ async function sendChunk(
     offset === 0
       ? client.mkblk({ ...common, blockSize: b.size, blockOrder: b.index })
       : client.bput({ ...common, ctx: b.lastCtx!, offset });
+  const replied = r.deps.scheduler.sending('block'); // its round trip feeds the window
   const hashed = b.hashChunk(chunk); // overlaps with the request in flight
-  const reply = await pending;
+  const reply = await pending.then(
+    (v) => (replied(true), v),
+    (e: unknown) => {
+      replied(false);
+      throw e;
+    },
+  );
   r.sizer.observe(len, performance.now() - t0);
   if (reply.offset !== offset + len) {
     throw new ServiceError({

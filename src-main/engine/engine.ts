@@ -9,9 +9,25 @@ import { ProgressTracker } from './progress';
 import { runToEnd, type RunContext, type RunHandles } from './run-to-end';
 import { RUNNING_STATES } from './snapshot';
 import { TransferNews } from './transfer-news';
+import type { KindEstimate } from './window';
 import { UploadResources, type EngineOptions, type EngineTuning } from './upload-resources';
 
 export type { ProgressEvent };
+
+/** What `UploadEngine.inFlight()` tells. */
+export interface InFlightReport {
+  /** Blocks of one file uploading at once now. */
+  blocksPerFile: number;
+  /** Small files (form uploads) at once now. */
+  smallFiles: number;
+  /** The memory bound: bytes held in read buffers at most (limits.maxBytesInFlight). */
+  bytesLimit: number;
+  /** Bytes held in read buffers now (≤ bytesLimit, but for one oversized chunk alone). */
+  bytesHeld: number;
+  /** The window's measures per kind of request; undefined with a fixed window. */
+  block: KindEstimate | undefined;
+  form: KindEstimate | undefined;
+}
 export type { AccountAccess, EngineOptions, EngineTuning, StoredObjectLookup } from './upload-resources';
 
 /** How long close() lets chunks in flight finish before aborting them. */
@@ -51,6 +67,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
       now: this.now,
       closed: () => this.closed,
     };
+    // A wider window admits more small files at once.
+    this.resources.scheduler.onChange(() => this.pumpSoon());
   }
 
   /** Tuning while uploads run, nothing restarted (UploadResources.reconfigure); a higher limit starts queued transfers now. */
@@ -100,6 +118,23 @@ export class UploadEngine implements TransferQueue, TransferControl {
    */
   forgetAccount(accountId: number): void {
     this.resources.forgetAccount(accountId);
+  }
+
+  /**
+   * The counts in flight now and what the window measured (window.ts): for the bench, the
+   * tests and diagnostics. `peak*` are the most the window allowed so far.
+   */
+  inFlight(): InFlightReport {
+    const s = this.resources.scheduler;
+    const w = s.window;
+    return {
+      blocksPerFile: s.blocksPerFile,
+      smallFiles: s.smallFiles,
+      bytesLimit: s.limits.maxBytesInFlight,
+      bytesHeld: s.bytes.inUse,
+      block: w?.estimate('block'),
+      form: w?.estimate('form'),
+    };
   }
 
   get bandwidthLimit(): number | null {
@@ -195,14 +230,16 @@ export class UploadEngine implements TransferQueue, TransferControl {
 
   /**
    * Starts queued transfers while there is room, in queue order: at most `maxFiles` large
-   * ones (uploaded in blocks) and at most `maxSmallFiles` in all, so many small files (form
+   * ones (uploaded in blocks) and at most `maxSmallFiles` (× the window, scheduler.ts) in all, so many small files (form
    * uploads, one request each) run at once while large ones keep their own limit. A large
    * file at the head waits for a large slot; the small files behind it wait too (order kept).
    */
   private pump(): void {
     if (!this.started || this.closed || this.pumping) return;
-    const limits = this.resources.scheduler.limits;
-    const cap = Math.max(limits.maxFiles, limits.maxSmallFiles);
+    const scheduler = this.resources.scheduler;
+    const limits = scheduler.limits;
+    // Small files in flight follow the window (scheduler.smallFiles: more on a long round trip).
+    const cap = Math.max(limits.maxFiles, scheduler.smallFiles);
     if (this.running.size >= cap) return; // full: no transaction, no queue read
     this.pumping = true;
     try {

@@ -196,23 +196,33 @@ export class FileUpload {
     if (outer.hard.aborted) onHard();
     else outer.hard.addEventListener('abort', onHard, { once: true });
     const inner: Stops = { soft: soft.signal, hard: hard.signal };
+    // As many workers as the window may ever allow this file; its gate (scheduler.fileGate,
+    // following the window) and the global semaphores decide how many run at once.
     // Every block worker waits on these (semaphores, limiter, requests): not a leak.
-    const n = Math.min(this.deps.scheduler.limits.maxBlocksPerFile, pending.length);
+    const n = Math.min(this.deps.scheduler.blocksPerFileCeiling, pending.length);
     setMaxListeners(8 * n + 16, soft.signal, hard.signal);
     const round = this.round();
+    const { gate, dispose } = this.deps.scheduler.fileGate();
     let firstError: unknown;
     const worker = async () => {
       for (;;) {
+        if (pending.length === 0) return;
+        const releaseGate = await gate.acquire(1, this.rec.priority, inner.soft);
         const b = pending.shift();
-        if (!b) return;
-        const release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.soft);
+        if (!b) {
+          releaseGate();
+          return;
+        }
+        let release: (() => void) | undefined;
         let releaseRequest: (() => void) | undefined;
         try {
+          release = await this.deps.scheduler.blocks.acquire(1, this.rec.priority, inner.soft);
           releaseRequest = await this.deps.scheduler.requests.acquire(1, this.rec.priority, inner.soft);
           await uploadBlock(round, b, inner);
         } finally {
           releaseRequest?.();
-          release();
+          release?.();
+          releaseGate();
         }
       }
     };
@@ -228,6 +238,7 @@ export class FileUpload {
         ),
       );
     } finally {
+      dispose();
       outer.soft.removeEventListener('abort', onSoft);
       outer.hard.removeEventListener('abort', onHard);
     }

@@ -50,17 +50,26 @@ export async function uploadSmallFile(f: FormStep, stops: Stops): Promise<Upload
           const release = await deps.scheduler.requests.acquire(1, rec.priority, s.soft);
           try {
             await deps.limiter.take(data.length, s.soft);
-            return await deps.client.formUpload({
-              token,
-              data,
-              callback,
-              key: f.tokens.currentKey,
-              fileName,
-              mimeType: rec.options.mimeType,
-              deadlineDays: rec.options.deadlineDays,
-              vars: rec.options.vars,
-              signal: s.hard,
-            });
+            const replied = deps.scheduler.sending('form'); // its round trip feeds the window
+            return await deps.client
+              .formUpload({
+                token,
+                data,
+                callback,
+                key: f.tokens.currentKey,
+                fileName,
+                mimeType: rec.options.mimeType,
+                deadlineDays: rec.options.deadlineDays,
+                vars: rec.options.vars,
+                signal: s.hard,
+              })
+              .then(
+                (v) => (replied(true), v),
+                (e: unknown) => {
+                  replied(false);
+                  throw e;
+                },
+              );
           } finally {
             release();
           }

@@ -6,6 +6,8 @@
  * reason and holds nothing.
  */
 
+import { InFlightWindow, type RequestKind, type WindowOptions } from './window';
+
 interface Waiter {
   amount: number;
   priority: number;
@@ -22,6 +24,10 @@ export class PrioritySemaphore {
 
   get inUse(): number {
     return this.used;
+  }
+
+  get limit(): number {
+    return this.capacity;
   }
 
   setCapacity(capacity: number): void {
@@ -99,38 +105,132 @@ export const DEFAULT_LIMITS: SchedulerLimits = {
   maxSmallFiles: 32,
   maxRequests: 32,
   // 8 blocks in flight measured best on loopback (2 cores; 4 → 16: 4 s, 3.5 s, 4.4 s for
-  // 512 MiB) and keeps 8 × 4 MiB read buffers, well under the 150 MiB RSS budget.
+  // 512 MiB); on a link with a round trip the window (window.ts) grows them.
   maxBlocks: 8,
   maxBlocksPerFile: 8,
-  maxBytesInFlight: 64 * 1024 * 1024,
+  // The memory bound: bytes read into buffers and not yet handed to the operating system
+  // (a chunk gives its bytes back once its body is sent, a form upload at its end). 8 × 4 MiB,
+  // as many as 8 blocks held before the window, so RSS stays where it was (< 150 MiB).
+  maxBytesInFlight: 32 * 1024 * 1024,
 };
 
+/**
+ * The scheduler's semaphores, and the window (window.ts) that scales the counts of requests
+ * in flight to the measured round trip. The configured limits are the window's starting
+ * point; with the window (the default) blocks, blocks per file, small files and requests
+ * may grow to `maxFactor` times them while that raises the reply rate on a link with a
+ * round trip to hide. Bytes in buffers (memory) never grow.
+ */
 export class Scheduler {
   readonly blocks: PrioritySemaphore;
   readonly bytes: PrioritySemaphore;
   readonly requests: PrioritySemaphore;
   limits: SchedulerLimits;
+  /** Undefined when the counts are fixed (`adaptive: false`). */
+  readonly window: InFlightWindow | undefined;
+  private readonly gates = new Set<PrioritySemaphore>();
+  private readonly listeners = new Set<() => void>();
+  private readonly inFlight: Record<RequestKind, number> = { block: 0, form: 0 };
 
-  constructor(limits: Partial<SchedulerLimits> = {}) {
+  constructor(limits: Partial<SchedulerLimits> = {}, opts: { adaptive?: boolean | WindowOptions } = {}) {
     this.limits = checkLimits({ ...DEFAULT_LIMITS, ...limits });
+    const adaptive = opts.adaptive ?? true;
+    this.window = adaptive === false ? undefined : new InFlightWindow(adaptive === true ? {} : adaptive);
     this.blocks = new PrioritySemaphore(this.limits.maxBlocks);
     this.bytes = new PrioritySemaphore(this.limits.maxBytesInFlight);
     this.requests = new PrioritySemaphore(this.limits.maxRequests);
+    this.apply();
   }
 
   /**
    * Changes limits while uploads run (settings changed). Work already admitted keeps going
    * (a lower limit admits nothing new until the count is below it); a higher one admits
    * waiters at once. `maxFiles` and `maxSmallFiles` are read by the engine's next admission,
-   * `maxBlocksPerFile` by each file's next round of blocks. Throws RangeError for a bad value
+   * `maxBlocksPerFile` by each file's gate at once. Throws RangeError for a bad value
    * and then changes nothing.
    */
   setLimits(patch: Partial<SchedulerLimits>): void {
     this.limits = checkLimits({ ...this.limits, ...patch });
-    this.blocks.setCapacity(this.limits.maxBlocks);
-    this.bytes.setCapacity(this.limits.maxBytesInFlight);
-    this.requests.setCapacity(this.limits.maxRequests);
+    this.apply();
   }
+
+  /** Small files uploading at once now: `maxSmallFiles` × the window's factor for form uploads. */
+  get smallFiles(): number {
+    return scaled(this.limits.maxSmallFiles, this.factor('form'));
+  }
+
+  /** Blocks of one file uploading at once now: `maxBlocksPerFile` × the window's factor for blocks. */
+  get blocksPerFile(): number {
+    return scaled(this.limits.maxBlocksPerFile, this.factor('block'));
+  }
+
+  /** The most blocks of one file the window may ever allow (how many workers a file starts). */
+  get blocksPerFileCeiling(): number {
+    return scaled(this.limits.maxBlocksPerFile, this.window ? this.window.maxFactor : 1);
+  }
+
+  /**
+   * A gate for the blocks of one file (capacity `blocksPerFile`, following the window).
+   * Dispose it when the file's round ends.
+   */
+  fileGate(): { gate: PrioritySemaphore; dispose(): void } {
+    const gate = new PrioritySemaphore(this.blocksPerFile);
+    this.gates.add(gate);
+    return { gate, dispose: () => this.gates.delete(gate) };
+  }
+
+  /**
+   * A request of this kind is sent (a block's chunk, or a small file's form upload): call
+   * the returned function once with whether its reply came (true) or it failed (false). Each
+   * reply's round trip feeds the window.
+   */
+  sending(kind: RequestKind, now: () => number = () => performance.now()): (replied: boolean) => void {
+    const t0 = now();
+    this.inFlight[kind]++;
+    let done = false;
+    return (replied) => {
+      if (done) return;
+      done = true;
+      const full = this.inFlight[kind] >= this.capacityOf(kind);
+      this.inFlight[kind]--;
+      if (!replied || !this.window) return;
+      const t = now();
+      if (this.window.observe(kind, t - t0, t, full)) {
+        this.apply();
+        for (const l of this.listeners) l();
+      }
+    };
+  }
+
+  /** Called after the window changed the counts (the engine admits more small files then). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private factor(kind: RequestKind): number {
+    return this.window?.factor(kind) ?? 1;
+  }
+
+  private capacityOf(kind: RequestKind): number {
+    return kind === 'form'
+      ? this.smallFiles
+      : scaled(Math.min(this.limits.maxBlocks, this.limits.maxBlocksPerFile), this.factor('block'));
+  }
+
+  private apply(): void {
+    const fb = this.factor('block');
+    const ff = this.factor('form');
+    this.blocks.setCapacity(scaled(this.limits.maxBlocks, fb));
+    this.bytes.setCapacity(this.limits.maxBytesInFlight);
+    this.requests.setCapacity(scaled(this.limits.maxRequests, Math.max(fb, ff)));
+    const perFile = this.blocksPerFile;
+    for (const g of this.gates) g.setCapacity(perFile);
+  }
+}
+
+function scaled(count: number, factor: number): number {
+  return Math.max(1, Math.round(count * factor));
 }
 
 function checkLimits(limits: SchedulerLimits): SchedulerLimits {

@@ -59,6 +59,12 @@ export interface EngineOptions {
   /** Resolves an account id; called once per account and cached. Throws for an unknown id. */
   account(accountId: number): AccountAccess;
   limits?: Partial<SchedulerLimits>;
+  /**
+   * Whether the counts in flight (blocks, blocks per file, small files, requests) grow from
+   * `limits` with the measured round trip (window.ts); default true: small files only;
+   * 'with-blocks': blocks too; false keeps them fixed.
+   */
+  adaptiveWindow?: boolean | 'with-blocks';
   /** Bytes per second for all transfers together; null for no limit. */
   bandwidthBytesPerSec?: number | null;
   /** Fixed chunk size in bytes; default adaptive between 256 KiB and maxChunkBytes. */
@@ -119,7 +125,10 @@ export class UploadResources {
       conflict: opts.defaultConflict ?? 'skip',
     };
     checkBlockSize(this.defaults.blockSize);
-    this.scheduler = new Scheduler(opts.limits);
+    const adaptive = opts.adaptiveWindow ?? true;
+    this.scheduler = new Scheduler(opts.limits, {
+      adaptive: adaptive === false ? false : { blocks: adaptive === 'with-blocks' },
+    });
     this.limiter = new BandwidthLimiter(opts.bandwidthBytesPerSec ?? null);
     this.fixedSizer = fixedSizer(opts.chunkBytes);
     this.buffers = new BufferPool(

@@ -31,6 +31,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureTestBrowser } from '../../bin/test-browser.mjs';
+import type { InFlightReport } from '../../src-main/engine/engine';
 import {
   checkResults,
   machineName,
@@ -80,6 +81,8 @@ interface ChildResult {
   peakRssBytes: number;
   loopP99Ms: number;
   sentBytes: number;
+  /** The engine's in-flight window at the end (engine.inFlight()). */
+  window?: InFlightReport;
 }
 
 const children = new Set<ChildProcess>();
@@ -236,10 +239,17 @@ async function main(results: Figures, sections: Partial<Record<Section, SectionR
     ]);
     let uploadUrl = '';
     let admin = { adminUrl: '', adminToken: '' };
+    let downloadBaseUrl = '';
     for await (const line of emu.lines) {
-      const info = JSON.parse(line) as { uploadUrl: string; adminUrl: string; adminToken: string };
+      const info = JSON.parse(line) as {
+        uploadUrl: string;
+        adminUrl: string;
+        adminToken: string;
+        downloadBaseUrl: string;
+      };
       uploadUrl = info.uploadUrl;
       admin = { adminUrl: info.adminUrl, adminToken: info.adminToken };
+      downloadBaseUrl = info.downloadBaseUrl;
       break;
     }
     if (!uploadUrl) throw new Error('the emulator did not start');
@@ -294,7 +304,12 @@ async function main(results: Figures, sections: Partial<Record<Section, SectionR
       });
       const resumed = await uploadRun([f1], path.join(tmp, 'resume.db'), uploadUrl);
       if (!resumed) throw new Error('the resumed upload gave no result');
-      return { resume_waste_bytes: Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES) };
+      return {
+        resume_waste_bytes: Math.max(0, sentBeforeKill + resumed.sentBytes - ONE_BYTES),
+        // For reading it: what the killed run had sent, what the resumed one sent.
+        resume_sent_before_kill_bytes: sentBeforeKill,
+        resume_sent_after_bytes: resumed.sentBytes,
+      };
     });
 
     // 4 GiB: memory must not grow with file size.
@@ -326,12 +341,20 @@ async function main(results: Figures, sections: Partial<Record<Section, SectionR
       return { small_files_per_s: smallRun.files / (smallRun.elapsedMs / 1000) };
     });
 
-    // 500 × 64 KiB and 512 MiB at 0, 20 and 50 ms of latency; the emulator's CPU per GiB.
+    // 500 × 64 KiB and 512 MiB at 0, 20 and 50 ms of latency, Blocklift and the official
+    // SDKs (the browser one in Chromium, found or installed as for the UI section); the
+    // emulator's CPU per GiB.
+    const latencyBrowser = (): { ok: true } | { ok: false; reason: string } => {
+      const b = ensureTestBrowser();
+      return b.ok ? { ok: true } : { ok: false, reason: b.reason ?? 'no Chromium' };
+    };
     await section('latency', () =>
       runLatencyBench({
         root: ROOT,
         tmp,
         ...admin,
+        sdk: { uploadUrl, downloadBaseUrl, ak: AK, sk: SK, bucket: BUCKET },
+        browser: latencyBrowser(),
         emulatorPid: emu.child.pid!,
         makeFile,
         upload: (files, dbFile, env) => uploadRun(files, dbFile, uploadUrl, env),

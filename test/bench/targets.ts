@@ -4,7 +4,7 @@
  * `npm run bench:report` compare with these and nothing else (check.ts). A figure the bench
  * writes that is not listed here is still reported, under its key, as having no target.
  *
- * Targets come from the issues (3: upload, 4: sync, 10: UI, 12: speed, 19: bytes not sent twice). Two are stated as
+ * Targets come from the issues (3: upload, 4: sync, 10: UI, 12: speed, 19: against the SDKs, bytes not sent twice). Two are stated as
  * what they mean rather than as written:
  * - UI scroll frame p95 "≤ 16 ms": the interval between two requestAnimationFrame callbacks is
  *   one 60 Hz frame, 16.7 ms, at best, so ≤ 16 cannot be met by any screen. It is read as
@@ -108,6 +108,44 @@ const latency = (ms: number): FigureDef[] => [
   f(`big512_mbps_${ms}ms`, 'latency', `one 512 MiB file, ${ms} ms added latency`, 'MB/s'),
 ];
 
+/** Issue 19's bound: at these latencies Blocklift at its defaults does twice the best SDK setting. */
+const twiceTheSdk = (ms: number): Target | undefined =>
+  ms === 0
+    ? undefined
+    : ge(
+        2,
+        `issue 19: with ${ms} ms per request, Blocklift at its defaults (not told the latency) reaches twice the best setting of the official SDKs`,
+      );
+
+const versusSdk = (ms: number): FigureDef[] => [
+  f(`bl_small64_files_per_s_${ms}ms`, 'latency', `500 × 64 KiB, ${ms} ms: Blocklift, better of two runs`, 'files/s'),
+  f(`sdk_best_small64_files_per_s_${ms}ms`, 'latency', `500 × 64 KiB, ${ms} ms: best SDK setting`, 'files/s'),
+  f(
+    `vs_sdk_small64_ratio_${ms}ms`,
+    'latency',
+    `500 × 64 KiB, ${ms} ms: Blocklift / best SDK`,
+    'ratio',
+    twiceTheSdk(ms),
+  ),
+  f(
+    `small64_window_files_${ms}ms`,
+    'latency',
+    `500 × 64 KiB, ${ms} ms: small files in flight, most the window allowed`,
+    'count',
+  ),
+  f(`bl_big512_mbps_${ms}ms`, 'latency', `512 MiB, ${ms} ms: Blocklift, better of two runs`, 'MB/s'),
+  f(`sdk_best_big512_mbps_${ms}ms`, 'latency', `512 MiB, ${ms} ms: best SDK setting`, 'MB/s'),
+  f(`vs_sdk_big512_ratio_${ms}ms`, 'latency', `512 MiB, ${ms} ms: Blocklift / best SDK`, 'ratio', twiceTheSdk(ms)),
+  f(`big512_window_blocks_${ms}ms`, 'latency', `512 MiB, ${ms} ms: blocks in flight, most the window allowed`, 'count'),
+  f(
+    `big512_rss_mib_${ms}ms`,
+    'latency',
+    `512 MiB, ${ms} ms: uploader peak RSS`,
+    'MiB',
+    lt(150, 'issue 19: the window grows requests in flight within the memory bound'),
+  ),
+];
+
 export const FIGURES: FigureDef[] = [
   // one
   f('baseline_mbps', 'one', 'baseline: node:http, 4 MiB bodies, 4 at a time, to a disk-writing server', 'MB/s'),
@@ -150,6 +188,8 @@ export const FIGURES: FigureDef[] = [
     'bytes',
     le(32 * MiB, 'issue 3: at most the chunks in flight, 8 blocks × 4 MiB'),
   ),
+  f('resume_sent_before_kill_bytes', 'resume', 'chunk bytes the killed run had sent', 'bytes'),
+  f('resume_sent_after_bytes', 'resume', 'chunk bytes the resumed run sent', 'bytes'),
   // four
   f(
     'rss_mib_4gib',
@@ -205,6 +245,23 @@ export const FIGURES: FigureDef[] = [
     ge(0.9, 'issue 12: blocks in flight hide a 20 ms round trip'),
   ),
   f('big512_ratio_50ms', 'latency', '512 MiB: 50 ms / 0 ms', 'ratio'),
+  ...versusSdk(0),
+  ...versusSdk(20),
+  ...versusSdk(50),
+  ...[20, 50].flatMap((ms) => [
+    f(
+      `big512_ceiling_ratio_${ms}ms`,
+      'latency',
+      `512 MiB: Blocklift at 0 ms / best SDK at ${ms} ms (the most any client shows here)`,
+      'ratio',
+    ),
+    f(
+      `small64_ceiling_ratio_${ms}ms`,
+      'latency',
+      `500 × 64 KiB: Blocklift at 0 ms / best SDK at ${ms} ms (the most any client shows here)`,
+      'ratio',
+    ),
+  ]),
   f(
     'emulator_cpu_s_per_gib',
     'latency',
@@ -341,7 +398,7 @@ export function sectionOfKey(key: string): Section | undefined {
   if (known) return known.section;
   if (key.startsWith('ui_')) return 'ui';
   if (key.startsWith('sync_')) return 'sync';
-  if (key.startsWith('small64_') || key.startsWith('big512_')) return 'latency';
+  if (['small64_', 'big512_', 'sdk_', 'bl_', 'vs_sdk_'].some((p) => key.startsWith(p))) return 'latency';
   if (key.startsWith('emulator_min_')) return 'emulator';
   if (key.startsWith('startup_')) return 'startup';
   return undefined;

@@ -56,6 +56,10 @@ const engine = new UploadEngine({
   store,
   account: () => ({ client, tokens: new LocalTokenSigner(ak, sk) }),
   defaultConflict: 'overwrite',
+  // BENCH_FIXED_WINDOW=1: the counts stay as configured (to compare with the window, engine/window.ts).
+  ...(process.env.BENCH_FIXED_WINDOW === '1' ? { adaptiveWindow: false } : {}),
+  // BENCH_BLOCK_WINDOW=1: the block count follows the round trip too (off by default, window.ts).
+  ...(process.env.BENCH_BLOCK_WINDOW === '1' ? { adaptiveWindow: 'with-blocks' as const } : {}),
   limits: {
     maxFiles: Number(process.env.BENCH_FILES ?? 4),
     ...(process.env.BENCH_BLOCKS
@@ -96,6 +100,7 @@ if (unfinished.length === 0) {
 engine.start();
 await engine.whenIdle();
 const elapsedMs = performance.now() - t0;
+const inFlight = engine.inFlight();
 loop.disable();
 const cpu = process.cpuUsage(cpu0);
 const all = store.listTransfers(['done', 'failed', 'skipped', 'canceled']);
@@ -117,5 +122,7 @@ process.stdout.write(
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     loopP99Ms: loop.percentile(99) / 1e6,
     sentBytes: client.sentBytes,
+    // The in-flight window at the end (engine.inFlight(): what the round trip made of it).
+    window: inFlight,
   })}\n`,
 );

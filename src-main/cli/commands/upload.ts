@@ -148,7 +148,10 @@ function openUploadApp(flags: Flags) {
       wakeDetector: false,
       // Flags given win for this run; the stored schedule still applies (the smaller limit wins).
       engine: {
-        ...(c !== undefined ? { limits: { maxFiles: c, maxBlocks: 2 * c, maxBlocksPerFile: 2 * c } } : {}),
+        // An explicit --concurrency is a fixed count: the in-flight window (engine/window.ts) stays off.
+        ...(c !== undefined
+          ? { limits: { maxFiles: c, maxBlocks: 2 * c, maxBlocksPerFile: 2 * c }, adaptiveWindow: false }
+          : {}),
         ...(flags.chunkBytes !== undefined ? { chunkBytes: flags.chunkBytes } : {}),
         ...(flags.limitBytesPerSec !== null ? { bandwidthBytesPerSec: flags.limitBytesPerSec } : {}),
       },

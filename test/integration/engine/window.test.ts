@@ -1,0 +1,125 @@
+/**
+ * Issue 19: on a link with a round trip the engine widens what it keeps in flight, and
+ * memory stays bounded. A real emulator on 127.0.0.1 answers every chunk request 250 ms late
+ * (its latency fault: long beside the emulator's work on a 256 KiB chunk, even on a busy
+ * machine); the engine uploads a real 32 MiB file (8 blocks) from a temp folder through a
+ * loopback proxy of this test that counts the chunk requests (mkblk, bput) awaiting their
+ * reply. Configured for 2 blocks and 1 MiB of read buffers (256 KiB chunks): a fixed window
+ * never has more than 2 chunks out; the window must pass that (a chunk's buffer goes back
+ * once its body is sent, so requests out are not bounded by the buffers), with the bytes
+ * held in buffers never above the 1 MiB.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InFlightReport } from '../../../src-main/engine/engine';
+import { etagOfBuffer } from '../../../src-main/protocol/etag';
+import { startRig, type Rig } from './harness';
+
+const MiB = 1024 * 1024;
+const LATENCY_MS = 250;
+const CHUNK = 256 * 1024;
+
+/** A loopback proxy to `target()` that counts chunk requests in flight (request in, reply not yet out). */
+async function countingProxy(target: () => string): Promise<{ url: string; most(): number; close(): Promise<void> }> {
+  let now = 0;
+  let most = 0;
+  const agent = new http.Agent({ keepAlive: true });
+  const server = http.createServer((req, res) => {
+    const to = new URL(target());
+    let counted = /^\/(mkblk|bput)\//.test(req.url ?? '');
+    if (counted) most = Math.max(most, ++now);
+    const done = () => {
+      if (counted) now--;
+      counted = false;
+    };
+    const up = http.request(
+      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers, agent },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    up.on('error', () => res.destroy());
+    res.on('close', done);
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    most: () => most,
+    close: async () => {
+      server.closeAllConnections();
+      agent.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('engine: the in-flight window under 250 ms of latency', () => {
+  let rig: Rig | undefined;
+  let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    await proxy?.close();
+    rig = proxy = undefined;
+  });
+
+  /** Uploads `mib` MiB (blocks of 4 MiB, 256 KiB chunks); returns the most chunks out and the most bytes held. */
+  const upload = async (adaptiveWindow: boolean | 'with-blocks', mib: number) => {
+    let emuUrl = '';
+    proxy = await countingProxy(() => emuUrl);
+    rig = await startRig({
+      emulator: { faults: { latencyMs: LATENCY_MS, latencyEndpoints: ['mkblk', 'bput'] } },
+      engine: {
+        chunkBytes: CHUNK,
+        limits: { maxBlocks: 2, maxBlocksPerFile: 2, maxBytesInFlight: 4 * CHUNK },
+        adaptiveWindow,
+      },
+      uploadUrl: (emu) => {
+        emuUrl = emu.uploadUrl;
+        return proxy!.url;
+      },
+    });
+    const data = await rig.file('big.bin', mib * MiB);
+    let bytesHeld = 0;
+    let report: InFlightReport | undefined;
+    const sampler = setInterval(() => {
+      report = rig!.engine.inFlight();
+      bytesHeld = Math.max(bytesHeld, report.bytesHeld);
+    }, 5);
+    try {
+      const [id] = rig.engine.enqueue([
+        {
+          accountId: rig.accountId,
+          bucket: rig.emu.bucket,
+          key: 'big.bin',
+          localPath: `${rig.dir}/big.bin`,
+          source: 'manual',
+        },
+      ]);
+      const snap = await rig.settled(id!, 120_000);
+      expect(snap.state).toBe('done');
+      expect(snap.etag).toBe(etagOfBuffer(data));
+    } finally {
+      clearInterval(sampler);
+    }
+    expect((await rig.download('big.bin')).equals(data)).toBe(true);
+    return { most: proxy.most(), bytesHeld, report: rig.engine.inFlight() };
+  };
+
+  it('grows past the configured 2 blocks, the buffers within their 1 MiB', async () => {
+    const r = await upload('with-blocks', 32);
+    expect(r.most).toBeGreaterThan(2);
+    expect(r.most).toBeLessThanOrEqual(2 * 4); // maxFactor 4
+    expect(r.report.block!.peakFactor).toBeGreaterThan(1);
+    expect(r.report.block!.minRttMs).toBeGreaterThanOrEqual(LATENCY_MS);
+    expect(r.bytesHeld).toBeLessThanOrEqual(4 * CHUNK);
+  }, 180_000);
+
+  it('a fixed window (adaptiveWindow: false) keeps the configured 2', async () => {
+    const r = await upload(false, 8);
+    expect(r.most).toBeLessThanOrEqual(2);
+    expect(r.bytesHeld).toBeLessThanOrEqual(4 * CHUNK);
+  }, 180_000);
+});
