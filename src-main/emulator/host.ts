@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { silentLogger, type Logger } from '../base/logger';
+import { readPidLock } from '../base/pid-lock';
 import type { SweepResult } from './admin';
 import type { EmulatorConfig, PutMeta, StoredObject } from './contracts';
 import { DataDirInUseError } from './data-lock';
@@ -214,11 +215,7 @@ async function launch(mode: HostMode, options: HostedEmulatorOptions, logger: Lo
 /** The data folder's lock left by a worker of this process that ended without releasing it. */
 function releaseOwnLock(dataDir: string): void {
   const file = path.join(dataDir, 'emulator.lock');
-  try {
-    if (Number(readFileSync(file, 'utf8').trim()) === process.pid) rmSync(file, { force: true });
-  } catch {
-    // No lock left: nothing to release.
-  }
+  if (readPidLock(file)?.pid === process.pid) rmSync(file, { force: true });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
