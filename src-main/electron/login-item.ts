@@ -9,7 +9,8 @@ export function currentLoginItemPlan(): LoginItemPlan {
   return loginItemPlan({
     platform: process.platform,
     isPackaged: app.isPackaged,
-    execPath: process.execPath,
+    // Electron's own executable (the AppImage's is in env.APPIMAGE).
+    execPath: app.getPath('exe'),
     env: process.env,
     home: os.homedir(),
   });

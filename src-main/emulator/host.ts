@@ -153,12 +153,14 @@ function childChannel(logger: Logger): Channel {
   forwardLines(child.stdout, logger, 'stdout');
   forwardLines(child.stderr, logger, 'stderr');
   const exited = new Promise<string>((resolve) => {
-    child.once('error', (e) => resolve(`could not start: ${e.message}`));
+    // 'on', not 'once': a spawn failure and a later EPIPE of a send both land here, never unhandled.
+    child.on('error', (e) => resolve(`could not start: ${e.message}`));
     child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit code ${code}`));
   });
   return {
     send: (m) => {
-      if (child.connected) child.send(m);
+      // A child that died at once: its exit says why; the pipe error is not the app's crash.
+      if (child.connected) child.send(m, (e) => e && logger.warn(`could not reach the emulator: ${e.message}`));
     },
     onMessage: (fn) => child.on('message', (m) => fn(m as FromEmulator)),
     exited,

@@ -12,7 +12,8 @@
 //   STANDIN_APP_PATH  app.getAppPath() (the folder holding package.json and dist/)
 //   STANDIN_PACKAGED  '1': app.isPackaged is true (and process.argv loses the script path,
 //                     as in a packaged app's [executable, ...args])
-//   STANDIN_EXE       process.execPath as the app sees it (a packaged app's executable)
+//   STANDIN_EXE       app.getPath('exe') as the app sees it (a packaged app's executable; the
+//                     process keeps its real execPath, which forks of it run)
 //   STANDIN_WATCH     files (joined with path.delimiter) whose existence each 'app-event'
 //                     report carries, seen the moment the event's listeners have returned
 import { EventEmitter } from 'node:events';
@@ -25,7 +26,6 @@ const DIR = process.env.STANDIN_DIR ?? fileURLToPath(new URL('.', import.meta.ur
 const APP_PATH = process.env.STANDIN_APP_PATH ?? process.cwd();
 const PACKAGED = process.env.STANDIN_PACKAGED === '1';
 if (PACKAGED) process.argv.splice(1, 1);
-if (process.env.STANDIN_EXE) process.execPath = process.env.STANDIN_EXE;
 
 /** A message to the test (dropped when no test listens). */
 export function report(ev, details = {}) {
@@ -52,6 +52,7 @@ const paths = new Map([
   ['appData', path.join(DIR, 'appData')],
   ['home', path.join(DIR, 'home')],
   ['temp', path.join(DIR, 'temp')],
+  ['exe', process.env.STANDIN_EXE ?? process.execPath],
 ]);
 let lockFile = null;
 let mailboxTimer = null;
