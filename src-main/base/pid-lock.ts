@@ -81,12 +81,20 @@ export function takePidLock(
     release: () => {
       if (released) return;
       released = true;
-      if (readPidLock(file)?.pid !== process.pid) return;
-      try {
-        unlinkSync(file);
-      } catch {
-        /* already gone */
-      }
+      releaseOwnPidLock(file);
     },
   };
+}
+
+/**
+ * Removes `file` if it names this process: what `release()` does, also for a lock whose taker
+ * can no longer release it (a worker thread of this process that ended).
+ */
+export function releaseOwnPidLock(file: string): void {
+  if (readPidLock(file)?.pid !== process.pid) return;
+  try {
+    unlinkSync(file);
+  } catch {
+    /* already gone */
+  }
 }

@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,10 +6,9 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { silentLogger, type Logger } from '../base/logger';
-import { readPidLock } from '../base/pid-lock';
 import type { SweepResult } from './admin';
 import type { EmulatorConfig, PutMeta, StoredObject } from './contracts';
-import { DataDirInUseError } from './data-lock';
+import { DataDirInUseError, releaseOwnDataDirLock } from './data-lock';
 import { objectUrl } from './download';
 import type { FaultConfig, FaultEvent } from './faults';
 import type {
@@ -214,12 +212,6 @@ async function launch(mode: HostMode, options: HostedEmulatorOptions, logger: Lo
   }
 }
 
-/** The data folder's lock left by a worker of this process that ended without releasing it. */
-function releaseOwnLock(dataDir: string): void {
-  const file = path.join(dataDir, 'emulator.lock');
-  if (readPidLock(file)?.pid === process.pid) rmSync(file, { force: true });
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -274,7 +266,7 @@ export async function startEmulatorHost(opts: EmulatorHostOptions): Promise<Emul
     const port = run.facts.port;
     // An emulator that crashed again soon after its restart counts towards giving up.
     for (let attempt = 0; ; attempt++) {
-      if (mode === 'worker') releaseOwnLock(opts.emulator.dataDir);
+      if (mode === 'worker') releaseOwnDataDirLock(opts.emulator.dataDir);
       const delay = delays[attempt];
       if (delay === undefined) {
         logger.error(`gave up restarting after ${attempt} attempts (last: ${how}); restart the app`);
@@ -374,7 +366,7 @@ export async function startEmulatorHost(opts: EmulatorHostOptions): Promise<Emul
           logger.error('did not stop in time; ended it');
           r.ch.kill();
           await r.ch.exited;
-          if (mode === 'worker') releaseOwnLock(opts.emulator.dataDir);
+          if (mode === 'worker') releaseOwnDataDirLock(opts.emulator.dataDir);
         }
       })();
       return closing;
