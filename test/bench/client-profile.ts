@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -30,9 +31,6 @@ const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
-const AK = 'bench-ak';
-const SK = 'bench-sk';
-const BUCKET = 'bench';
 
 interface ProfileNode {
   id: number;
@@ -198,25 +196,10 @@ async function uploadOnce(
 }
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-cprof-'));
-const emu = spawn(
-  process.execPath,
-  [
-    path.join(ROOT, 'bin/blocklift.mjs'),
-    'emulator',
-    '--port',
-    '0',
-    '--data',
-    path.join(tmp, 'emu'),
-    '--ak',
-    AK,
-    '--sk',
-    SK,
-    '--bucket',
-    BUCKET,
-    '--json',
-  ],
-  { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-);
+const emu = spawn(process.execPath, emulatorArgs(ROOT, path.join(tmp, 'emu')), {
+  cwd: ROOT,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 try {
   let uploadUrl = '';
   for await (const line of createInterface({ input: emu.stdout })) {

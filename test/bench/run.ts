@@ -46,15 +46,13 @@ import { runSameBytesBench } from './same-bytes';
 import { runEmulatorCpuBench, runLatencyBench, runStartupBench } from './speed';
 import { runSyncBench } from './sync';
 import { SECTIONS, type Section } from './targets';
+import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
-const AK = 'bench-ak';
-const SK = 'bench-sk';
-const BUCKET = 'bench';
 /** Sizes can be scaled down to check the runner itself (the keys keep their names). */
 const ONE_BYTES = Number(process.env.BENCH_FILE_MIB ?? 1024) * MiB;
 const BIG_BYTES = Number(process.env.BENCH_BIG_MIB ?? 4096) * MiB;
@@ -222,21 +220,7 @@ async function main(results: Figures, sections: Partial<Record<Section, SectionR
   };
   try {
     // The emulator, in its own process.
-    const emu = startChild([
-      path.join(ROOT, 'bin/blocklift.mjs'),
-      'emulator',
-      '--port',
-      '0',
-      '--data',
-      path.join(tmp, 'emu'),
-      '--ak',
-      AK,
-      '--sk',
-      SK,
-      '--bucket',
-      BUCKET,
-      '--json',
-    ]);
+    const emu = startChild(emulatorArgs(ROOT, path.join(tmp, 'emu')));
     let uploadUrl = '';
     let admin = { adminUrl: '', adminToken: '' };
     let downloadBaseUrl = '';
