@@ -1,3 +1,4 @@
+import { section } from '../base/loop-watch';
 import type {
   AppEvents,
   ProblemView,
@@ -163,7 +164,7 @@ export class EventCoalescer {
     if (this.timer !== undefined || this.closed) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
-      this.flush();
+      section('coalescer.flush', () => this.flush());
     }, this.intervalMs);
   }
 
