@@ -14,9 +14,11 @@ import { readFileSync } from 'node:fs';
 interface Late {
   monoUs: number;
   gapMs: number;
+  /** The process's CPU over the gap (newer watch files). */
+  gapCpuMs?: number;
   lateMs: number;
   unclaimedMs: number;
-  sections: Array<{ name: string; ms: number; n: number; max: number }>;
+  sections: Array<{ name: string; ms: number; cpuMs?: number; n: number; max: number }>;
 }
 interface ProfileNode {
   id: number;
@@ -76,8 +78,13 @@ const shown = Number(process.env.LATE_SHOWN ?? 15);
 const frames = Number(process.env.LATE_FRAMES ?? 12);
 process.stdout.write(`${lates.length} late turns of ${minLate} ms or more\n`);
 for (const l of [...lates].sort((a, b) => b.lateMs - a.lateMs).slice(0, shown)) {
-  const secs = l.sections.map((s) => `${s.name} ${s.ms}ms/${s.n}`).join(', ');
-  process.stdout.write(`\nlate ${l.lateMs} ms (gap ${l.gapMs}, unclaimed ${l.unclaimedMs}) at ${l.monoUs}: ${secs}\n`);
+  const secs = l.sections
+    .map((s) => `${s.name} ${s.ms}ms${s.cpuMs !== undefined ? ` (cpu ${s.cpuMs})` : ''}/${s.n}`)
+    .join(', ');
+  const cpu = l.gapCpuMs !== undefined ? `, cpu ${l.gapCpuMs}` : '';
+  process.stdout.write(
+    `\nlate ${l.lateMs} ms (gap ${l.gapMs}${cpu}, unclaimed ${l.unclaimedMs}) at ${l.monoUs}: ${secs}\n`,
+  );
   if (!profFile) continue;
   const from = firstAt(l.monoUs - l.gapMs * 1000);
   const to = firstAt(l.monoUs);
