@@ -17,7 +17,8 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
 const checkpoint = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (workerData.report) parentPort.postMessage({ checkpoint: r });
   } catch (e) {
     parentPort.postMessage({ error: String((e && e.message) || e) });
   }
@@ -34,7 +35,7 @@ parentPort.postMessage({ ready: true });
 `;
 
 export interface WalCheckpointer {
-  /** Stops the thread after a last checkpoint; the main connection checkpoints again as it closes. */
+  /** Stops the thread after a last checkpoint (it keeps the process alive until then); the main connection checkpoints again as it closes. */
   stop(): Promise<void>;
 }
 
@@ -50,7 +51,12 @@ export interface WalCheckpointer {
  */
 export function startWalCheckpointer(
   db: Db,
-  opts: { everyMs?: number; onError?: (message: string) => void } = {},
+  opts: {
+    everyMs?: number;
+    onError?: (message: string) => void;
+    /** Hears each checkpoint's result: pages in the log, and pages copied into the database. */
+    onCheckpoint?: (r: { busy: number; log: number; checkpointed: number }) => void;
+  } = {},
 ): WalCheckpointer {
   const fallback = () => {
     if (db.open) db.pragma('wal_autocheckpoint = 1000');
@@ -63,6 +69,7 @@ export function startWalCheckpointer(
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
         file: db.name,
         everyMs: opts.everyMs ?? WAL_CHECKPOINT_MS,
+        report: opts.onCheckpoint !== undefined,
       },
     });
   } catch (e) {
@@ -70,10 +77,11 @@ export function startWalCheckpointer(
     return { stop: () => Promise.resolve() };
   }
   db.pragma('wal_autocheckpoint = 0');
-  worker.unref();
+  // Ref'd, like the service's other resources: stop() (the service's close) ends it.
   let stopping = false;
-  worker.on('message', (m: { error?: string }) => {
+  worker.on('message', (m: { error?: string; checkpoint?: { busy: number; log: number; checkpointed: number } }) => {
     if (m.error) opts.onError?.(`WAL checkpoint: ${m.error}`);
+    if (m.checkpoint) opts.onCheckpoint?.(m.checkpoint);
   });
   worker.on('error', (e) => {
     opts.onError?.(`the WAL checkpointer stopped: ${e.message}`);
