@@ -1,3 +1,4 @@
+import { section } from '../base/loop-watch';
 import type { WebSocket } from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import { callFromDoor, refusal, type DoorBackend } from '../service/door-backend';
@@ -20,7 +21,9 @@ export interface ApiRouteOptions {
  */
 export async function registerApiRoutes(app: FastifyInstance, opts: ApiRouteOptions): Promise<void> {
   for (const method of API_METHODS) {
-    app.post(`${API_HTTP_PREFIX}${method}`, async (req) => callFromDoor(opts.backend, method, req.body ?? undefined));
+    app.post(`${API_HTTP_PREFIX}${method}`, async (req) =>
+      section(`api:${method}`, () => callFromDoor(opts.backend, method, req.body ?? undefined)),
+    );
   }
   app.get(
     API_WS_PATH,
@@ -38,7 +41,7 @@ export async function registerApiRoutes(app: FastifyInstance, opts: ApiRouteOpti
 }
 
 function send(socket: WebSocket, msg: ServerMessage): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(msg));
+  if (socket.readyState === socket.OPEN) section(`ws:${msg.type}`, () => socket.send(JSON.stringify(msg)));
 }
 
 function serveSocket(socket: WebSocket, opts: ApiRouteOptions): void {

@@ -77,8 +77,9 @@ export interface AddFilesResult {
  * so 10,000 files in one go held the app's loop for a third of a second (the long load's
  * profile). In slices, a click or a progress batch waits for one slice at most; a crash in
  * between leaves the slices before it queued, and adding the same files again continues them.
+ * 500 a slice still held it 100–300 ms on a machine whose cores were taken (issue 20 point 4).
  */
-export const ADD_SLICE_FILES = 500;
+export const ADD_SLICE_FILES = 100;
 
 const UNFINISHED = new Set(['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed']);
 

@@ -1,7 +1,9 @@
+import { onUnexpectedError } from '../base/unexpected-error';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { DisposableStore } from '../base/disposable';
 import { AccountRepo } from '../store/account-repo';
+import { startWalCheckpointer } from '../store/wal-checkpoint';
 import { openAppDatabase } from '../store/app-db';
 import type { Db } from '../store/db';
 import { SettingsRepo } from '../store/settings-repo';
@@ -41,6 +43,11 @@ export async function openCoreResources(opts: AppCoreOptions, lifetime: Disposab
   }
   const db = openAppDatabase(dbFile);
   lifetime.add(() => db.close());
+  // Checkpoints in a thread of their own: one on a commit held the main loop on a busy disk.
+  const checkpointer = startWalCheckpointer(db, {
+    onError: (message) => onUnexpectedError(new Error(message), 'app database checkpoint'),
+  });
+  lifetime.add(() => checkpointer.stop());
   const secrets = opts.secrets ?? new HeadlessSecretStore(process.env, path.join(dataDir, SECRETS_DIR));
   const prefs = new AccountPrefs(new SettingsRepo(db));
   const access = new AccountAccessCache(new AccountRepo(db), secrets, (id) => prefs.proxyOf(id), opts.proxyEnv);

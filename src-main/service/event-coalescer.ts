@@ -1,3 +1,4 @@
+import { section } from '../base/loop-watch';
 import type {
   AppEvents,
   ProblemView,
@@ -16,6 +17,8 @@ import { emptyTotals } from '../common/totals';
 export interface FlushClock {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
+  /** Milliseconds on a monotonic clock, for the time a batch's reads take; default performance.now. */
+  now?(): number;
 }
 
 export type BatchName = 'transfers' | 'roots' | 'fmgr' | 'vca' | 'problems' | 'rootActivity';
@@ -35,6 +38,8 @@ export interface CoalescerDeps {
   intervalMs?: number;
   /** Transfer rows read into one batch at most; the rest go in the next ones. Default MAX_TRANSFERS_PER_BATCH. */
   maxTransfersPerBatch?: number;
+  /** Milliseconds a batch may spend reading transfer rows; the rest go in the next ones. Default BATCH_READ_MS. */
+  batchReadMs?: number;
   clock?: FlushClock;
 }
 
@@ -44,6 +49,14 @@ export interface CoalescerDeps {
  * 500 rows a batch is still 5,000 a second, more than the engine ends small files.
  */
 export const MAX_TRANSFERS_PER_BATCH = 500;
+
+/**
+ * The time one batch may spend reading transfer rows: on a machine whose cores are taken,
+ * 500 rows took up to 470 ms of the main loop under the long load (10,000 manual files
+ * queued at once, then 100,000 watched ones). Rows not read in time wait for the next batch,
+ * oldest first, as rows over MAX_TRANSFERS_PER_BATCH do; at least one row goes in each.
+ */
+export const BATCH_READ_MS = 10;
 
 const REAL_CLOCK: FlushClock = {
   setTimeout: (fn, ms) => {
@@ -84,11 +97,15 @@ export class EventCoalescer {
   private readonly clock: FlushClock;
   private readonly intervalMs: number;
   private readonly maxTransfers: number;
+  private readonly batchReadMs: number;
+  private readonly now: () => number;
 
   constructor(private readonly d: CoalescerDeps) {
     this.clock = d.clock ?? REAL_CLOCK;
     this.intervalMs = d.intervalMs ?? 100;
     this.maxTransfers = d.maxTransfersPerBatch ?? MAX_TRANSFERS_PER_BATCH;
+    this.batchReadMs = d.batchReadMs ?? BATCH_READ_MS;
+    this.now = this.clock.now ? () => this.clock.now!() : () => performance.now();
     this.lastTotals = emptyTotals();
   }
 
@@ -163,7 +180,7 @@ export class EventCoalescer {
     if (this.timer !== undefined || this.closed) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
-      this.flush();
+      section('coalescer.flush', () => this.flush());
     }, this.intervalMs);
   }
 
@@ -204,20 +221,13 @@ export class EventCoalescer {
   }
 
   private flushTransfers(): void {
-    const snapshots: TransferSnapshot[] = [];
-    for (const [id, s] of this.transfers) {
-      if (snapshots.length >= this.maxTransfers) break;
-      snapshots.push(s);
-      this.transfers.delete(id);
-    }
-    const progress = [...this.progress.values()];
-    const removed = [...this.removed];
-    this.progress.clear();
-    this.removed.clear();
-    // Rows left for the next batch keep it scheduled.
-    this.transfersDirty = this.transfers.size > 0;
     const changed: TransferView[] = [];
-    for (const s of snapshots) {
+    const started = this.now();
+    let read = 0;
+    for (const [id, s] of this.transfers) {
+      if (read >= this.maxTransfers || (read > 0 && this.now() - started >= this.batchReadMs)) break;
+      read++;
+      this.transfers.delete(id);
       // A row that cannot be read now still reports its state (the engine's snapshot).
       const v = this.safely(() => this.d.transferView(s), {
         ...s,
@@ -230,6 +240,12 @@ export class EventCoalescer {
       });
       if (v) changed.push(v);
     }
+    const progress = [...this.progress.values()];
+    const removed = [...this.removed];
+    this.progress.clear();
+    this.removed.clear();
+    // Rows left for the next batch keep it scheduled.
+    this.transfersDirty = this.transfers.size > 0;
     this.d.emit({
       name: 'transfers',
       payload: {

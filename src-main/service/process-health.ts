@@ -1,3 +1,4 @@
+import { startLoopWatch } from '../base/loop-watch';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { ProcessHealth } from '../shared/contract';
 
@@ -54,6 +55,7 @@ let monitor: HealthMonitor | undefined;
 /** Starts measuring (idempotent); call when a service opens so the first status has data. */
 export function startHealthMonitor(): void {
   monitor ??= new HealthMonitor();
+  startLoopWatch();
 }
 
 /** The process's health now. */

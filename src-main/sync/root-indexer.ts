@@ -1,3 +1,4 @@
+import { bookSection, section } from '../base/loop-watch';
 import path from 'node:path';
 import type { TransferQueue } from '../engine/api';
 import { etagOfFile } from '../protocol/etag';
@@ -14,8 +15,13 @@ import type { WatchRootEvent } from './events';
 import { countToUpload, queuedRow, rejectedRow, settledRow, transferOutcome } from './index-rows';
 import { isVideo } from './video';
 
-/** Rows and transfers are written this many at a time (one transaction each). */
-export const INDEX_BATCH_FILES = 250;
+/**
+ * Rows and transfers are written this many at a time (one transaction each, a turn of the
+ * loop between). Each file costs its two row writes, its transfer insert and that insert's
+ * change event with what its listeners do: 250 at a time held serve's loop for 100–250 ms
+ * on a busy machine in the long load's first scan of 100,000 files.
+ */
+export const INDEX_BATCH_FILES = 50;
 
 export interface RootIdentity {
   id: number;
@@ -69,9 +75,14 @@ export class RootIndexer {
     const unique = new Map<string, ScannedFile>();
     for (const f of files) unique.set(f.relPath, f);
     let n = 0;
+    let t = performance.now();
     for (const f of unique.values()) {
       // Each file may cost a query or two (its row, a rename's candidates): yield often.
-      if (++n % 100 === 0) await yieldToLoop();
+      if (++n % 100 === 0) {
+        bookSection('indexer.classify', performance.now() - t);
+        await yieldToLoop();
+        t = performance.now();
+      }
       const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
       const cls = classifyFile(row, f, this.transferState(row));
       if (cls === 'in-flight') {
@@ -114,9 +125,10 @@ export class RootIndexer {
       // A row queued without a transfer id: an older run stopped between enqueue and recording the id.
       toQueue.push({ file: f, key: mapped.key, orphan: row?.state === 'queued' && row.transferId === null });
     }
-    if (settle.length) this.d.repo.putFiles(this.d.root.id, settle);
+    bookSection('indexer.classify', performance.now() - t);
+    if (settle.length) section('indexer.settle', () => this.d.repo.putFiles(this.d.root.id, settle));
     for (let i = 0; i < toQueue.length; i += INDEX_BATCH_FILES) {
-      this.queueBatch(toQueue.slice(i, i + INDEX_BATCH_FILES));
+      section('indexer.queueBatch', () => this.queueBatch(toQueue.slice(i, i + INDEX_BATCH_FILES)));
       if (i + INDEX_BATCH_FILES < toQueue.length) await yieldToLoop();
     }
     return counts;
@@ -228,6 +240,10 @@ export class RootIndexer {
    * changed during the upload), else undefined.
    */
   onTransfer(t: TransferSnapshot): string | undefined {
+    return section('indexer.onTransfer', () => this.recordOutcome(t));
+  }
+
+  private recordOutcome(t: TransferSnapshot): string | undefined {
     if (t.source !== 'watch' || !TERMINAL_TRANSFER_STATES.includes(t.state)) return undefined;
     const hit = this.d.repo.findByTransfer(t.id);
     if (!hit || hit.rootId !== this.d.root.id || hit.file.state !== 'queued') return undefined;

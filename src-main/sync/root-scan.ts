@@ -1,3 +1,4 @@
+import { bookSection, section } from '../base/loop-watch';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
 import type { WatchRootEvent } from './events';
 import type { MissingHold } from './missing-hold';
@@ -39,7 +40,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   const started = Date.now();
   const rootId = d.root.id;
   d.emit({ type: 'scan-started', rootId });
-  const index = d.repo.loadIndex(rootId);
+  const index = section('scan.loadIndex', () => d.repo.loadIndex(rootId));
   const counts = emptyCounts();
   const seen = new Set<string>();
   const ready: ScannedFile[] = [];
@@ -55,14 +56,17 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
     }
     if (dir.linkedDir) await d.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
     const now = (d.now ?? Date.now)();
-    for (const f of dir.files) {
-      seen.add(f.relPath);
-      const row = index.get(f.relPath);
-      if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, d.options.stabilityMs).ready)
-        ready.push(f);
-      else fresh.push({ relPath: f.relPath, obs: f });
-    }
+    section('scan.dir', () => {
+      for (const f of dir.files) {
+        seen.add(f.relPath);
+        const row = index.get(f.relPath);
+        if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, d.options.stabilityMs).ready)
+          ready.push(f);
+        else fresh.push({ relPath: f.relPath, obs: f });
+      }
+    });
   }
+  const t0 = performance.now();
   const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
   const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
   const now = Date.now();
@@ -72,9 +76,10 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   );
   for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
   counts.missingFiles = gone.length;
+  bookSection('scan.gone', performance.now() - t0);
   await d.indexer.admit(ready, index, counts);
   // Files ready at once here queue their admit (serial) before any later finalize.
-  counts.waitingFiles = d.observeFresh(fresh);
+  counts.waitingFiles = section('scan.observeFresh', () => d.observeFresh(fresh));
   const emptied = seen.size === 0 && gone.length > 0 && d.options.localDelete === 'delete-remote';
   if (emptied) {
     d.missingHold.emptyRoot(now);

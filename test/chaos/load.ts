@@ -69,9 +69,14 @@ async function underLoad(ctx: ChaosContext, dir: string, manual: string, tree: s
   const { rec } = ctx;
   const long = ctx.params.form === 'long';
   const dataDir = path.join(dir, 'data');
-  // CHAOS_PROF_DIR=<folder>: serve (and each of its threads) writes a CPU profile there.
+  // CHAOS_PROF_DIR=<folder>: serve (and each of its threads) writes a CPU profile there, sampled
+  // every CHAOS_PROF_INTERVAL µs (V8's default 1000 when unset). BLOCKLIFT_LOOP_WATCH=<file>
+  // (passed on in the environment): serve notes each late turn of its loop there (base/loop-watch.ts).
   const prof = process.env.CHAOS_PROF_DIR;
-  const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`] : [];
+  const interval = process.env.CHAOS_PROF_INTERVAL;
+  const nodeArgs = prof
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(prof)}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])]
+    : [];
   const s = await startServe(ctx, dataDir, { cwd: dir }, undefined, nodeArgs);
   const ui = await connectUi(s);
   const samples: AppStatus['health'][] = [];

@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { EventCoalescer, type BatchEvent, type FlushClock } from '../../../src-main/service/event-coalescer';
+import {
+  BATCH_READ_MS,
+  EventCoalescer,
+  type BatchEvent,
+  type FlushClock,
+} from '../../../src-main/service/event-coalescer';
 import type { TransferView } from '../../../src-main/shared/contract';
 import type { TransferSnapshot, TransferState } from '../../../src-main/shared/models';
 import { emptyTotals } from '../../../src-main/common/totals';
 
-/** A hand-driven clock: `advance(ms)` runs every timer due within it, in order. */
+/**
+ * A hand-driven clock: `advance(ms)` runs every timer due within it, in order; `spend(ms)`
+ * moves time without running timers (a read that takes that long). Reads take no time unless
+ * a test spends it.
+ */
 function fakeClock() {
   let now = 0;
   let seq = 0;
@@ -18,11 +27,15 @@ function fakeClock() {
     clearTimeout: (h) => {
       timers.delete(h as number);
     },
+    now: () => now,
   };
   return {
     clock,
     get now() {
       return now;
+    },
+    spend(ms: number) {
+      now += ms;
     },
     advance(ms: number) {
       const end = now + ms;
@@ -198,6 +211,29 @@ describe('event coalescer', () => {
     expect(batches).toHaveLength(6);
     t.advance(1000);
     expect(batches).toHaveLength(6);
+  });
+
+  it('a batch stops reading rows after BATCH_READ_MS and leaves the rest for the next ones, so no batch holds the loop long', () => {
+    const t = fakeClock();
+    const batches: Array<{ at: number; e: BatchEvent }> = [];
+    const c = new EventCoalescer({
+      emit: (e) => batches.push({ at: t.now, e }),
+      // Each row takes 1 ms to read (a machine whose cores are taken).
+      transferView: (s) => (t.spend(1), view(s)),
+      rootView: () => undefined,
+      totals: emptyTotals,
+      clock: t.clock,
+    });
+    const count = 1000;
+    for (let id = 1; id <= count; id++) c.transferChanged(snap(id, 'queued'));
+    t.advance(100 * 1000);
+    const sent = batches.flatMap((b) => (b.e.name === 'transfers' ? [b.e.payload.changed.map((v) => v.id)] : []));
+    // Ten 1 ms reads a batch at most: the 500 rows of a batch held the loop 500 ms.
+    expect(Math.max(...sent.map((ids) => ids.length))).toBe(BATCH_READ_MS);
+    expect(sent).toHaveLength(count / BATCH_READ_MS);
+    // Every row arrives once, oldest first; batches stay at least an interval apart.
+    expect(sent.flat()).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    for (let i = 1; i < batches.length; i++) expect(batches[i]!.at - batches[i - 1]!.at).toBeGreaterThanOrEqual(100);
   });
 
   it('close() sends what is pending and nothing after', () => {

@@ -1,0 +1,103 @@
+import { appendFileSync } from 'node:fs';
+
+/**
+ * A long-task detector for measurement, off unless `BLOCKLIFT_LOOP_WATCH=<file>` is set in
+ * the process's environment (the load section passes it on to serve). A 10 ms watchdog
+ * timer notes each turn it came late by more than `LATE_MS`, with the named sections that ran
+ * since its previous turn (their wall and CPU time each; `section(name, fn)` wraps a synchronous part
+ * that is suspected of holding the loop) and the time no section claims. Each such turn is a
+ * line of JSON appended to the file: the measurement that says which task to slice, where a
+ * CPU profile cannot split back-to-back tasks. Costs one `performance.now()` pair per
+ * section when on, one comparison when off.
+ */
+const FILE = process.env.BLOCKLIFT_LOOP_WATCH;
+const TICK_MS = 10;
+const LATE_MS = 50;
+
+interface Ran {
+  name: string;
+  ms: number;
+  /** The process's CPU time (user + system, µs → ms) over the section: on a crowded machine much less than `ms`. */
+  cpuMs: number;
+}
+let ran: Ran[] = [];
+let started = false;
+
+function start(): void {
+  if (started || !FILE) return;
+  started = true;
+  let last = performance.now();
+  let lastCpu = process.cpuUsage();
+  setInterval(() => {
+    const now = performance.now();
+    const gap = now - last;
+    last = now;
+    const used = process.cpuUsage(lastCpu);
+    lastCpu = process.cpuUsage();
+    const late = gap - TICK_MS;
+    if (late > LATE_MS) {
+      const by = new Map<string, { ms: number; cpuMs: number; n: number; max: number }>();
+      for (const r of ran) {
+        const e = by.get(r.name) ?? { ms: 0, cpuMs: 0, n: 0, max: 0 };
+        e.ms += r.ms;
+        e.cpuMs += r.cpuMs;
+        e.n++;
+        e.max = Math.max(e.max, r.ms);
+        by.set(r.name, e);
+      }
+      const claimed = ran.reduce((s, r) => s + r.ms, 0);
+      const sections = [...by.entries()]
+        .sort((a, b) => b[1].ms - a[1].ms)
+        .map(([name, e]) => ({ name, ms: round(e.ms), cpuMs: round(e.cpuMs), n: e.n, max: round(e.max) }));
+      // monoUs: the monotonic clock in µs, the time base of a V8 CPU profile's samples.
+      const monoUs = Number(process.hrtime.bigint() / 1000n);
+      const line = {
+        at: round(now),
+        monoUs,
+        gapMs: round(gap),
+        // The process's CPU over the gap (every thread): far under gapMs when the machine kept it waiting.
+        gapCpuMs: round((used.user + used.system) / 1000),
+        lateMs: round(late),
+        unclaimedMs: round(gap - claimed),
+        sections,
+      };
+      try {
+        appendFileSync(FILE, `${JSON.stringify(line)}\n`);
+      } catch {
+        // a measurement aid: a write that fails loses one line, nothing else
+      }
+    }
+    ran = [];
+  }, TICK_MS).unref();
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** Runs `fn` and, when the loop watch is on, books its time under `name` (nested sections count in each). */
+export function section<T>(name: string, fn: () => T): T {
+  if (!FILE) return fn();
+  start();
+  const t = performance.now();
+  const cpu = process.cpuUsage();
+  try {
+    return fn();
+  } finally {
+    const used = process.cpuUsage(cpu);
+    ran.push({ name, ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 });
+  }
+}
+
+/** Books `ms` under `name` (a section timed by hand, when it spans awaits); a no-op when off. */
+export function bookSection(name: string, ms: number): void {
+  if (!FILE) return;
+  start();
+  ran.push({ name, ms, cpuMs: Number.NaN });
+}
+
+/** True when the loop watch is on (callers skip their own timing otherwise). */
+export const loopWatchOn = FILE !== undefined && FILE !== '';
+
+/** Starts the watchdog when the loop watch is on (serve calls it at start). */
+export function startLoopWatch(): void {
+  start();
+}
