@@ -23,7 +23,7 @@ export interface HostCalls {
   blockCount: { args: []; value: number };
   sweepNow: { args: []; value: SweepResult };
   /** The id of the thread and the pid that serve requests (tests: the app's thread does not). */
-  where: { args: []; value: { threadId: number; pid: number } };
+  where: { args: []; value: { threadId: number; pid: number; priority: number } };
 }
 export type HostCallName = keyof HostCalls;
 

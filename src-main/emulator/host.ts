@@ -71,8 +71,8 @@ export interface EmulatorHost {
   uploadCounts(): Promise<UploadCounts>;
   blockCount(): Promise<number>;
   sweepNow(): Promise<SweepResult>;
-  /** The thread id and pid that serve its requests. */
-  where(): Promise<{ threadId: number; pid: number }>;
+  /** The thread id and pid that serve its requests, and that thread's priority (its nice value). */
+  where(): Promise<{ threadId: number; pid: number; priority: number }>;
   /** Resolves when it runs (at once, or after the restart under way); rejects when restarting gave up or it was closed. */
   whenRunning(): Promise<void>;
   /** Ends the thread or process abruptly, as a crash would (tests). */

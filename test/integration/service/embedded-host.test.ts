@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +84,20 @@ describe.each<HostMode>(['worker', 'child'])('the embedded emulator off the app 
     expect(ms).toBeLessThan(1000);
     const where = await emu.where();
     expect(hostMode === 'worker' ? where.threadId : where.pid).not.toBe(hostMode === 'worker' ? 0 : process.pid);
+  });
+
+  it("runs below the app's priority, and leaves the app's own as it was", async () => {
+    const before = os.getPriority(0);
+    w = await CoreWorld.create();
+    const core = await open([]);
+    const where = await core.embedded!.emulator.where();
+    expect(where.priority).toBe(Math.min(19, before + 10));
+    expect(os.getPriority(0)).toBe(before);
+    if (hostMode === 'child' && process.platform === 'linux') {
+      // The kernel's word (field 19 of /proc/<pid>/stat is the nice value).
+      const stat = readFileSync(`/proc/${where.pid}/stat`, 'utf8');
+      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])).toBe(where.priority);
+    }
   });
 
   it('after a crash: logged, restarted on the same port and data, an upload works', async () => {
