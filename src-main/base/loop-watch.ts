@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 
 /**
  * A long-task detector for measurement, off unless `BLOCKLIFT_LOOP_WATCH=<file>` is set in
@@ -21,6 +21,20 @@ interface Ran {
   cpuMs: number;
 }
 let ran: Ran[] = [];
+
+/**
+ * The main thread's own CPU time and its time waiting for a core, in ms (Linux's
+ * /proc/<pid>/task/<pid>/schedstat; undefined elsewhere). What a late gap had of neither was
+ * spent blocked: on the disk, a lock, a page fault.
+ */
+function mainThreadSched(): { cpuMs: number; waitMs: number } | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ');
+    return { cpuMs: Number(run) / 1e6, waitMs: Number(wait) / 1e6 };
+  } catch {
+    return undefined;
+  }
+}
 let started = false;
 
 function start(): void {
@@ -28,7 +42,12 @@ function start(): void {
   started = true;
   let last = performance.now();
   let lastCpu = process.cpuUsage();
+  let lastSched = mainThreadSched();
   setInterval(() => {
+    const sched = mainThreadSched();
+    const mainCpuMs = sched && lastSched ? sched.cpuMs - lastSched.cpuMs : Number.NaN;
+    const mainWaitMs = sched && lastSched ? sched.waitMs - lastSched.waitMs : Number.NaN;
+    lastSched = sched;
     const now = performance.now();
     const gap = now - last;
     last = now;
@@ -57,6 +76,10 @@ function start(): void {
         gapMs: round(gap),
         // The process's CPU over the gap (every thread): far under gapMs when the machine kept it waiting.
         gapCpuMs: round((used.user + used.system) / 1000),
+        // The main thread alone: its CPU, its wait for a core, and the rest (blocked).
+        mainCpuMs: round(mainCpuMs),
+        mainWaitMs: round(mainWaitMs),
+        mainBlockedMs: round(gap - mainCpuMs - mainWaitMs),
         lateMs: round(late),
         unclaimedMs: round(gap - claimed),
         sections,

@@ -16,6 +16,10 @@ interface Late {
   gapMs: number;
   /** The process's CPU over the gap (newer watch files). */
   gapCpuMs?: number;
+  /** The main thread alone (Linux schedstat; newer watch files): CPU, waiting for a core, blocked. */
+  mainCpuMs?: number;
+  mainWaitMs?: number;
+  mainBlockedMs?: number;
   lateMs: number;
   unclaimedMs: number;
   sections: Array<{ name: string; ms: number; cpuMs?: number; n: number; max: number }>;
@@ -81,7 +85,11 @@ for (const l of [...lates].sort((a, b) => b.lateMs - a.lateMs).slice(0, shown)) 
   const secs = l.sections
     .map((s) => `${s.name} ${s.ms}ms${s.cpuMs !== undefined ? ` (cpu ${s.cpuMs})` : ''}/${s.n}`)
     .join(', ');
-  const cpu = l.gapCpuMs !== undefined ? `, cpu ${l.gapCpuMs}` : '';
+  const main =
+    l.mainCpuMs !== undefined
+      ? `, main thread: cpu ${l.mainCpuMs}, waiting for a core ${l.mainWaitMs}, blocked ${l.mainBlockedMs}`
+      : '';
+  const cpu = (l.gapCpuMs !== undefined ? `, cpu ${l.gapCpuMs}` : '') + main;
   process.stdout.write(
     `\nlate ${l.lateMs} ms (gap ${l.gapMs}${cpu}, unclaimed ${l.unclaimedMs}) at ${l.monoUs}: ${secs}\n`,
   );
