@@ -83,7 +83,8 @@ export interface EngineStore {
   getTransfer(id: number): TransferRecord | undefined;
   /** Transfers in `states`, highest priority first, then oldest. */
   listTransfers(states: readonly TransferState[], limit?: number): TransferRecord[];
-  updateTransfer(id: number, patch: TransferPatch): void;
+  /** Applies `patch`; returns the record as written (undefined when there is no such transfer). */
+  updateTransfer(id: number, patch: TransferPatch): TransferRecord | undefined;
   /** Moves every transfer in `from` to `to` (used at start: a killed run left them mid-way). */
   moveStates(from: readonly TransferState[], to: TransferState): number;
   listBlocks(transferId: number): BlockRecord[];
@@ -111,8 +112,8 @@ export interface EngineStore {
   storedOfSize(accountId: number, size: number): boolean;
   /** The newest done, verified objects of this account with these bytes (size and etag), at most `limit` places. */
   storedWithBytes(accountId: number, size: number, etag: string, limit: number): StoredCopySource[];
-  /** Applies the final patch and forgets the blocks, atomically. */
-  finishTransfer(id: number, patch: TransferPatch): void;
+  /** Applies the final patch and forgets the blocks, atomically; returns the record as written. */
+  finishTransfer(id: number, patch: TransferPatch): TransferRecord | undefined;
   /**
    * Runs `fn` with every write it makes in one transaction (one commit for many files'
    * state changes); reads inside see those writes. A nested call joins the outer one. When

@@ -29,20 +29,23 @@ export class TransferNews {
   }
 
   setState(id: number, patch: TransferPatch): void {
-    this.store.updateTransfer(id, patch);
-    this.emitChange(id);
+    this.emitRecord(this.store.updateTransfer(id, patch));
   }
 
   /** The final write of a finished upload (store.finishTransfer), then its change event. */
   finishState(id: number, patch: TransferPatch): void {
-    this.store.finishTransfer(id, patch);
-    this.emitChange(id);
+    this.emitRecord(this.store.finishTransfer(id, patch));
   }
 
   emitChange(id: number): void {
     if (this.changes.listenerCount === 0) return;
     const snap = this.get(id);
     if (snap) this.changes.emit(snap);
+  }
+
+  /** The change event of a record just written (the write returned it: no second read). */
+  private emitRecord(rec: TransferRecord | undefined): void {
+    if (rec && this.changes.listenerCount > 0) this.changes.emit(this.snapshot(rec));
   }
 
   /** Moves a running transfer's progress; an event only when the tracker's throttle allows. */

@@ -207,7 +207,7 @@ export class SqliteTransferStore implements EngineStore {
     return stmt;
   }
 
-  updateTransfer(id: number, patch: TransferPatch): void {
+  updateTransfer(id: number, patch: TransferPatch): TransferRecord | undefined {
     const cols: string[] = [];
     const values: unknown[] = [];
     for (const [name, col] of Object.entries(PATCH_COLUMNS)) {
@@ -230,7 +230,11 @@ export class SqliteTransferStore implements EngineStore {
     }
     cols.push('updated_at');
     values.push(this.now());
-    this.cached(`UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...values, id);
+    // RETURNING: the row as written, so a change event needs no second read (one per state change).
+    const row = this.cached(
+      `UPDATE transfers SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ? RETURNING *`,
+    ).get(...values, id) as TransferRow | undefined;
+    return row && toRecord(row);
   }
 
   moveStates(from: readonly TransferState[], to: TransferState): number {
@@ -310,10 +314,10 @@ export class SqliteTransferStore implements EngineStore {
     return this.storedBytes.withBytes(accountId, size, etag, limit);
   }
 
-  finishTransfer(id: number, patch: TransferPatch): void {
-    this.db.transaction(() => {
+  finishTransfer(id: number, patch: TransferPatch): TransferRecord | undefined {
+    return this.db.transaction(() => {
       this.dropBlocks.run(id);
-      this.updateTransfer(id, patch);
+      return this.updateTransfer(id, patch);
     })();
   }
 
