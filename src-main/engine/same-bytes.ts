@@ -202,7 +202,7 @@ async function copyTo(
   const { deps, rec, hooks } = s;
   const where = `"${src.key}" in ${src.bucket}`;
   const log = (level: 'info' | 'warn', kind: string, text: string) => hooks.log({ level, kind, message: text });
-  const op: FmgrOp = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key };
+  const op: FmgrOp & { key: string } = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key };
   const force = rec.options.conflict === 'overwrite' ? 1 : 0;
   let task: FmgrTaskStatus;
   try {
@@ -275,11 +275,22 @@ function isSuccess(code: number): boolean {
   return code === 3 || code === 4 || code === 5 || code === 6;
 }
 
-/** Submits one operation and queries its status until the task ends; throws when it cannot tell. */
-async function follow(s: SameBytesStep, op: FmgrOp, force: 0 | 1, stops: Stops): Promise<FmgrTaskStatus> {
+/**
+ * Submits one operation, named as the transfer's (the app shows the task in its Tasks screen),
+ * and queries its status until the task ends; throws when it cannot tell.
+ */
+async function follow(
+  s: SameBytesStep,
+  op: FmgrOp & { key: string },
+  force: 0 | 1,
+  stops: Stops,
+): Promise<FmgrTaskStatus> {
   const { deps } = s;
   const fmgr = deps.fmgr!;
-  const { persistentId } = await fmgr.fmgrSubmit(op.op, [op], { force }, stops.soft);
+  const { persistentId } = await fmgr.fmgrSubmit(op.op, [op], { force }, stops.soft, {
+    transferId: s.rec.id,
+    key: op.key,
+  });
   const start = deps.now();
   let errors = 0;
   for (let i = 0; ; i++) {

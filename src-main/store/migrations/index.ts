@@ -7,6 +7,7 @@ import { migration005PauseReason } from './005_pause_reason';
 import { migration006StateCounts } from './006_state_counts';
 import { migration007SecretChanged } from './007_secret_changed';
 import { migration008SameBytes } from './008_same_bytes';
+import { migration009TaskForTransfer } from './009_task_for_transfer';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -21,4 +22,5 @@ export const MIGRATIONS: Migration[] = [
   migration006StateCounts,
   migration007SecretChanged,
   migration008SameBytes,
+  migration009TaskForTransfer,
 ];

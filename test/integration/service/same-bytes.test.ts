@@ -9,7 +9,8 @@ import { ContractWorld, value } from './contract-world';
 /**
  * Issue 19 through the contract: a watched folder meets a file whose bytes a manual upload
  * of the same account stored earlier; the app copies it on the service instead of sending
- * it, and the transfer's detail says where it was copied from. The embedded emulator, the
+ * it, the transfer's detail says where it was copied from, and the copy's Fmgr task is in the
+ * tasks list labelled as that transfer's. The embedded emulator, the
  * app's own SQLite file, real folders.
  */
 describe('bytes not sent twice, as the app does it', () => {
@@ -47,6 +48,28 @@ describe('bytes not sent twice, as the app does it', () => {
     expect(detail.bytesDone).toBe(data.length);
     expect(detail.size).toBe(data.length);
     expect(detail.url).not.toBeNull();
+
+    // The copy's Fmgr task is one of the tasks the app follows (the Tasks screen's list),
+    // labelled as this transfer's, and followed to its end like a submitted one.
+    const copyTasks = async () => value(await svc.fmgr.list({})).filter((t) => t.forTransfer?.transferId === detail.id);
+    const [task] = await copyTasks();
+    expect(task).toMatchObject({
+      op: 'copy',
+      origin: 'submitted',
+      forTransfer: { transferId: detail.id, key: 'w/sub/copy.bin' },
+    });
+    expect(await copyTasks()).toHaveLength(1);
+    expect(value(await svc.fmgr.list({})).filter((t) => t.forTransfer !== null)).toHaveLength(1);
+    await w.until(
+      () =>
+        w.events.some(
+          (e) => e.name === 'fmgr' && e.payload.changed.some((t) => t.id === task!.id && t.tracking === 'done'),
+        ),
+      'the copy task followed to its end',
+    );
+    const done = value(await svc.fmgr.get({ id: task!.id }));
+    expect(done.items).toEqual([expect.objectContaining({ cmd: expect.stringContaining('copy'), code: 3 })]);
+    expect(done.history.length).toBeGreaterThan(0);
 
     // The object is the file: downloaded and compared.
     const dl = new MgrClient({ mgrUrl: 'http://127.0.0.1:1' });
