@@ -99,16 +99,23 @@ export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<Uplo
  * The transfer's own key held these bytes when this app stored them: a stat whose hash is the
  * etag ends the transfer done and verified with the note complete.ts gives after a 406 (the
  * conflict policy would not apply to the same bytes either). Anything else: undefined, and the
- * upload meets the key as before.
+ * upload meets the key as before; a key found empty or with other bytes is no longer a place
+ * known to hold them (forgetStored).
  */
 async function alreadyHere(
   s: SameBytesStep,
   stops: Stops,
   file: { etag: string; size: number; mtimeMs: number },
 ): Promise<UploadOutcome | undefined> {
-  const info = await statQuietly(s, stops, s.rec.key);
-  if (!info || info.hash !== file.etag) return undefined;
-  return alreadyStored(s, s.rec.key, info, file);
+  const { rec } = s;
+  const info = await statQuietly(s, stops, rec.key);
+  if (info === undefined) return undefined;
+  if (!info || info.hash !== file.etag) {
+    // Known now: the key no longer holds these bytes.
+    s.deps.store.forgetStored(rec.accountId, rec.bucket, rec.key);
+    return undefined;
+  }
+  return alreadyStored(s, rec.key, info, file);
 }
 
 /** `key` holds exactly this file (its hash is the etag): done and verified, as complete.ts says it after a 406. */
@@ -166,10 +173,12 @@ async function tryCopy(
   }
   if (!info) {
     log('info', 'copy-source-gone', `${where} (same bytes, uploaded earlier) is gone from the service`);
+    deps.store.forgetStored(rec.accountId, src.bucket, src.key);
     return 'next';
   }
   if (info.hash !== file.etag) {
     log('info', 'copy-source-changed', `${where} holds other bytes now (hash ${info.hash}, this file ${file.etag})`);
+    deps.store.forgetStored(rec.accountId, src.bucket, src.key);
     return 'next';
   }
   if (!phase.completing) {

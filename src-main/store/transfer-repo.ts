@@ -301,7 +301,6 @@ export class SqliteTransferStore implements EngineStore {
     return this.db.transaction(fn)();
   }
 
-  /** A transfer's final state and the removal of its blocks, in one transaction. */
   storedOfSize(accountId: number, size: number): boolean {
     return this.storedBytes.anyOfSize(accountId, size);
   }
@@ -310,10 +309,19 @@ export class SqliteTransferStore implements EngineStore {
     return this.storedBytes.withBytes(accountId, size, etag, limit);
   }
 
+  forgetStored(accountId: number, bucket: string, key: string): void {
+    this.storedBytes.forget(accountId, bucket, key);
+  }
+
+  /**
+   * A transfer's final state and the removal of its blocks, in one transaction; with it, what
+   * its end says of the object at its key (stored-bytes.ts `recordEnd`), which outlives the row.
+   */
   finishTransfer(id: number, patch: TransferPatch): void {
     this.db.transaction(() => {
       this.dropBlocks.run(id);
       this.updateTransfer(id, patch);
+      this.storedBytes.recordEnd(id, this.now());
     })();
   }
 

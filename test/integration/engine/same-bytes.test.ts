@@ -136,6 +136,8 @@ describe('a file whose bytes this account already stored', () => {
     expect(sentBytes(r) - before).toBe(SIZE);
     expect(r.store.getTransfer(s.id)!.copiedFrom).toBeNull();
     expect(kindsLogged(r, s.id)).toContain('copy-source-gone');
+    // The gone object is no longer a place with these bytes; the new one is.
+    expect(r.store.storedWithBytes(r.accountId, SIZE, etagOfBuffer(data), 5).map((p) => p.key)).toEqual(['b/same.bin']);
   });
 
   it('is uploaded normally when the source was overwritten with other bytes', async () => {
@@ -150,6 +152,7 @@ describe('a file whose bytes this account already stored', () => {
     expect(sentBytes(r) - before).toBe(SIZE);
     expect(r.store.getTransfer(s.id)!.copiedFrom).toBeNull();
     expect(kindsLogged(r, s.id)).toContain('copy-source-changed');
+    expect(r.store.storedWithBytes(r.accountId, SIZE, etagOfBuffer(data), 5).map((p) => p.key)).toEqual(['b/same.bin']);
     expect((await r.download('a/first.bin')).equals(other)).toBe(true);
   });
 

@@ -81,4 +81,32 @@ describe('bytes not sent twice, as the app does it', () => {
       dl.close();
     }
   });
+
+  it('clearing the finished transfers keeps what the account stored: the next file with those bytes is still copied', async () => {
+    w = await ContractWorld.create();
+    const svc = await w.open();
+    const data = randomBytes(2 * 1024 * 1024 + 3);
+    const first = path.join(w.tmp, 'first.bin');
+    const twin = path.join(w.tmp, 'twin.bin');
+    await writeFile(first, data);
+    await writeFile(twin, data);
+    const [id1] = value(
+      await svc.transfers.add({ paths: [first], target: { bucket: 'local', key: 'c/first.bin' } }),
+    ).queued;
+    await w.until(() => w.lastSeen(id1!)?.state === 'done', 'the first upload');
+    expect(value(await svc.transfers.remove({ all: true })).count).toBe(1);
+    expect(value(await svc.transfers.list({})).total).toBe(0);
+
+    const [id2] = value(
+      await svc.transfers.add({ paths: [twin], target: { bucket: 'local', key: 'c/twin.bin' } }),
+    ).queued;
+    // By key: SQLite gives the first id again once every row is gone.
+    const twinDone = () =>
+      w.events.some(
+        (e) => e.name === 'transfers' && e.payload.changed.some((t) => t.key === 'c/twin.bin' && t.state === 'done'),
+      );
+    await w.until(twinDone, 'the twin');
+    const detail = value(await svc.transfers.get({ id: id2! }));
+    expect(detail).toMatchObject({ verified: true, copiedFrom: { bucket: 'local', key: 'c/first.bin' } });
+  });
 });

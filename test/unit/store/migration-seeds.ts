@@ -171,6 +171,13 @@ export const SEEDERS: Record<number, Seeder> = {
               ${T0_MS + 901}, 8, 'copy/file.bin');
     `);
   },
+  10: (db) => {
+    // migration 10 keeps the places whose bytes the account stored apart from the transfers (issue 19)
+    db.exec(`
+      INSERT INTO stored_objects (account_id, bucket, key, size, etag, transfer_id, stored_at)
+      VALUES (1, 'bucket-a', 'cleared/file.bin', 1024, 'lhCleared', NULL, ${T0_MS + 1000});
+    `);
+  },
 };
 
 /**
