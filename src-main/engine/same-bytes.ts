@@ -191,8 +191,9 @@ async function tryCopy(
     const r = await copyTo(s, stops, src, key, file);
     if (r !== 'exists') return r;
     if (renames >= MAX_RENAMES) return 'upload';
+    const taken = key;
     key = renamedKey(rec.requestedKey, ++renames);
-    log('info', 'copy-renamed', `"${rec.key}" holds other bytes (conflict policy rename): copying to "${key}"`);
+    log('info', 'copy-renamed', `"${taken}" holds other bytes (conflict policy rename): copying to "${key}"`);
   }
 }
 
