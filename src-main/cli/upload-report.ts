@@ -7,7 +7,8 @@ import { clockTime } from './retry-notices';
 /**
  * What `blocklift upload` prints. With --json one JSON object per line on stdout:
  *   finished file  {key, hash, size, status: done|failed|skipped|canceled, verified, path, error?, warning?,
- *                   persistentId? (the Fmgr task the upload's policy started; the app tracks it)}
+ *                   persistentId? (the Fmgr task the upload's policy started; the app tracks it),
+ *                   copiedFrom? {bucket, key} (its bytes were stored already: copied on the service, not sent)}
  *   not sent again {key, hash, size, status: 'unchanged', path, message}
  *   left out       {path, status: 'skipped', reason, code}
  *   retrying       {status: 'retrying', key, path, reason, nextAttemptAt}  (on stderr)
@@ -16,6 +17,9 @@ import { clockTime } from './retry-notices';
  * A key that already held exactly this file (a killed run's upload that landed before its
  * record, or the same bytes from another database) is done and verified, its warning
  * `already there: …` (engine/complete.ts asks the service's stat after a 406).
+ * A file whose bytes the account had stored already is copied on the service from that
+ * object (engine/same-bytes.ts): done and verified, its line saying
+ * `copied on the service from <key>` (with the bucket when it is another one).
  * On a terminal a progress bar on stderr whose total is the whole upload's size from the
  * start (per-file lines are printed when it stops); otherwise one text line per event.
  * Names are printed with control characters escaped, so one file is one line.
@@ -109,12 +113,14 @@ export class UploadReporter {
       ...(s.lastError ? { error: s.lastError } : {}),
       ...(s.warning ? { warning: s.warning } : {}),
       ...(s.persistentId ? { persistentId: s.persistentId } : {}),
+      ...(s.copiedFrom ? { copiedFrom: s.copiedFrom } : {}),
     };
     const hash = s.state === 'done' ? ` ${s.etag}${verified ? '' : ' NOT VERIFIED'}` : '';
     const task = s.persistentId
       ? ` (Fmgr task ${printable(s.persistentId)}: blocklift fmgr status ${printable(s.persistentId)})`
       : '';
-    const text = `${s.state.padEnd(8)} ${printable(s.key)}${s.state === 'done' || s.size > 0 ? ` (${s.size} bytes)` : ''}${hash}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}${task}`;
+    const copied = s.copiedFrom ? `: ${copiedText(s.copiedFrom, s.bucket)}` : '';
+    const text = `${s.state.padEnd(8)} ${printable(s.key)}${s.state === 'done' || s.size > 0 ? ` (${s.size} bytes)` : ''}${hash}${copied}${s.lastError ? `: ${s.lastError.message}` : ''}${s.warning ? ` [${s.warning}]` : ''}${task}`;
     this.line(line, text);
     this.redraw();
   }
@@ -154,6 +160,12 @@ export class UploadReporter {
     this.bar?.stop();
     for (const line of this.held) process.stdout.write(`${line}\n`);
   }
+}
+
+/** "copied on the service from <key>" (the words of the app's transfer detail), the bucket named when it is another. */
+export function copiedText(from: { bucket: string; key: string }, bucket: string): string {
+  const where = from.bucket === bucket ? printable(from.key) : `${printable(from.key)} in ${printable(from.bucket)}`;
+  return `copied on the service from ${where} (bytes stored already, not sent again)`;
 }
 
 /** "1 min 5 s" (the window's ETA), or "--" while there is no rate to go by: never NaN or Infinity. */

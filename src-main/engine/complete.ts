@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isServiceError, type ServiceError } from '../protocol/errors';
 import { etagFromUnitDigests } from '../protocol/etag';
 import type { BlockState } from './block-state';
-import { renamedKey } from './conflict';
+import { MAX_RENAMES, renamedKey } from './conflict';
 import { TransferFailure, sleep } from './errors';
 import type { ConflictPolicy } from '../shared/models';
 import type { TransferRecord } from './ports';
@@ -11,8 +11,6 @@ import type { MkfileResult } from '../protocol/types';
 import type { IssuedToken } from './tokens';
 import type { LogLine, Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-deps';
 import { tokenHasCallback, type UploadToken } from './upload-token';
-
-const MAX_RENAMES = 100;
 
 /**
  * What the completing request needs of its file upload (file-upload.ts builds it): mkfile

@@ -69,7 +69,8 @@ export type TransferPatch = Partial<
 
 /** An object this app stored (a done, verified transfer) that a copy on the service can come from. */
 export interface StoredCopySource {
-  transferId: number;
+  /** The transfer that stored it (its row may have been cleared since). */
+  transferId: number | null;
   bucket: string;
   key: string;
 }
@@ -108,10 +109,15 @@ export interface EngineStore {
     unitSha1s: Buffer,
   ): void;
   deleteBlocks(transferId: number): void;
-  /** Whether a done, verified object of this account has this size (store/stored-bytes.ts). */
+  /**
+   * Whether this account stored a verified object of this size (store/stored-bytes.ts; kept
+   * when finished transfers are cleared: finishTransfer records it).
+   */
   storedOfSize(accountId: number, size: number): boolean;
-  /** The newest done, verified objects of this account with these bytes (size and etag), at most `limit` places. */
+  /** The newest verified objects this account stored with these bytes (size and etag), at most `limit` places. */
   storedWithBytes(accountId: number, size: number, etag: string, limit: number): StoredCopySource[];
+  /** The object at this place is gone or holds other bytes: forgets it as a place with known bytes. */
+  forgetStored(accountId: number, bucket: string, key: string): void;
   /** Applies the final patch and forgets the blocks, atomically; returns the record as written. */
   finishTransfer(id: number, patch: TransferPatch): TransferRecord | undefined;
   /**

@@ -4,6 +4,7 @@ import { FMGR_TERMINAL_TASK_CODES } from '../protocol/codes';
 import { etagOfFile } from '../protocol/etag';
 import type { FmgrOp } from '../shared/fmgr-ops';
 import type { FmgrTaskStatus, StoredObjectInfo } from '../protocol/types';
+import { MAX_RENAMES, renamedKey } from './conflict';
 import { sleep } from './errors';
 import type { StoredCopySource, TransferRecord } from './ports';
 import type { Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-deps';
@@ -16,8 +17,11 @@ import type { Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-dep
  * verified. Anything else (no such object any more, other bytes there now, the copy refused
  * or failed, a check that cannot be made) falls back to the normal upload, which keeps the
  * conflict policy and overwrite rules for the destination key as they are: the copy never
- * replaces an object unless the policy is overwrite (force=1), and a destination that exists
- * makes the copy fail, so the upload meets the 406 and its policy as before.
+ * replaces an object unless the policy is overwrite (force=1). Under rename, a destination
+ * holding other bytes sends the copy to the next key the upload's rename would try
+ * (conflict.ts `renamedKey`, " (1)", " (2)"…), one holding this file ends "already there";
+ * under skip a destination that exists makes the copy fail, so the upload meets the 406 and
+ * its policy as before.
  *
  * What it costs a file that is not copied: nothing below `copyMinBytes`, one indexed query
  * when no verified object of the account has the file's size, and one read of the file for
@@ -95,28 +99,38 @@ export async function copyIfStored(s: SameBytesStep, stops: Stops): Promise<Uplo
  * The transfer's own key held these bytes when this app stored them: a stat whose hash is the
  * etag ends the transfer done and verified with the note complete.ts gives after a 406 (the
  * conflict policy would not apply to the same bytes either). Anything else: undefined, and the
- * upload meets the key as before.
+ * upload meets the key as before; a key found empty or with other bytes is no longer a place
+ * known to hold them (forgetStored).
  */
 async function alreadyHere(
   s: SameBytesStep,
   stops: Stops,
   file: { etag: string; size: number; mtimeMs: number },
 ): Promise<UploadOutcome | undefined> {
-  const { deps, rec, hooks } = s;
-  let info: StoredObjectInfo | null;
-  try {
-    info = await deps.stored!(rec.bucket, rec.key, stops.soft);
-  } catch (e) {
-    if (stops.soft.aborted) throw stops.soft.reason;
+  const { rec } = s;
+  const info = await statQuietly(s, stops, rec.key);
+  if (info === undefined) return undefined;
+  if (!info || info.hash !== file.etag) {
+    // Known now: the key no longer holds these bytes.
+    s.deps.store.forgetStored(rec.accountId, rec.bucket, rec.key);
     return undefined;
   }
-  if (!info || info.hash !== file.etag) return undefined;
-  const note = `already there: "${rec.key}" in ${rec.bucket} holds exactly this file (hash ${file.etag}); not uploaded again`;
-  hooks.log({ level: 'info', kind: 'already-stored', message: note });
-  hooks.progress(0, file.size);
+  return alreadyStored(s, rec.key, info, file);
+}
+
+/** `key` holds exactly this file (its hash is the etag): done and verified, as complete.ts says it after a 406. */
+function alreadyStored(
+  s: SameBytesStep,
+  key: string,
+  info: StoredObjectInfo,
+  file: { etag: string; size: number; mtimeMs: number },
+): UploadOutcome {
+  const note = `already there: "${key}" in ${s.rec.bucket} holds exactly this file (hash ${file.etag}); not uploaded again`;
+  s.hooks.log({ level: 'info', kind: 'already-stored', message: note });
+  s.hooks.progress(0, file.size);
   return {
     state: 'done',
-    key: rec.key,
+    key,
     etag: file.etag,
     remoteHash: info.hash,
     returnBody: null,
@@ -134,7 +148,11 @@ function statOrUndefined(file: string): Stats | undefined {
   }
 }
 
-/** One stored place: checked, copied, followed, checked again. */
+/**
+ * One stored place: checked, copied, followed, checked again. Under the rename policy a
+ * destination that holds other bytes is not replaced: the copy goes to the key the upload's
+ * rename would use (`renamedKey`, conflict.ts), as many times as the upload would try.
+ */
 async function tryCopy(
   s: SameBytesStep,
   stops: Stops,
@@ -155,10 +173,12 @@ async function tryCopy(
   }
   if (!info) {
     log('info', 'copy-source-gone', `${where} (same bytes, uploaded earlier) is gone from the service`);
+    deps.store.forgetStored(rec.accountId, src.bucket, src.key);
     return 'next';
   }
   if (info.hash !== file.etag) {
     log('info', 'copy-source-changed', `${where} holds other bytes now (hash ${info.hash}, this file ${file.etag})`);
+    deps.store.forgetStored(rec.accountId, src.bucket, src.key);
     return 'next';
   }
   if (!phase.completing) {
@@ -167,11 +187,36 @@ async function tryCopy(
     hooks.progress(0, file.size);
   }
   phase.completing = true;
-  const op: FmgrOp = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key: rec.key };
+  for (let key = rec.key, renames = 0; ;) {
+    const r = await copyTo(s, stops, src, key, file);
+    if (r !== 'exists') return r;
+    if (renames >= MAX_RENAMES) return 'upload';
+    const taken = key;
+    key = renamedKey(rec.requestedKey, ++renames);
+    log('info', 'copy-renamed', `"${taken}" holds other bytes (conflict policy rename): copying to "${key}"`);
+  }
+}
+
+/**
+ * The copy of `src` to `key`, followed and checked: the outcome, 'upload', or 'exists' when
+ * the copy failed because `key` holds other bytes and the policy is rename (the caller tries
+ * the next name). `key` found holding this very file ends as "already there".
+ */
+async function copyTo(
+  s: SameBytesStep,
+  stops: Stops,
+  src: StoredCopySource,
+  key: string,
+  file: { etag: string; size: number; mtimeMs: number },
+): Promise<Tried | 'exists'> {
+  const { deps, rec, hooks } = s;
+  const where = `"${src.key}" in ${src.bucket}`;
+  const log = (level: 'info' | 'warn', kind: string, text: string) => hooks.log({ level, kind, message: text });
+  const op: FmgrOp & { key: string } = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key };
   const force = rec.options.conflict === 'overwrite' ? 1 : 0;
   let task: FmgrTaskStatus;
   try {
-    task = await follow(deps, op, force, stops);
+    task = await follow(s, op, force, stops);
   } catch (e) {
     if (stops.soft.aborted) throw stops.soft.reason;
     log(
@@ -184,12 +229,18 @@ async function tryCopy(
   const item = task.items[0];
   if (!item || !isSuccess(item.code)) {
     const why = item?.error || item?.desc || `task code ${task.code}`;
+    if (rec.options.conflict === 'rename') {
+      // A copy without force fails on an existing key: what is there decides, as after the upload's 406.
+      const there = await statQuietly(s, stops, key);
+      if (there && there.hash === file.etag) return alreadyStored(s, key, there, file);
+      if (there) return 'exists';
+    }
     log('warn', 'copy-failed', `copy on the service from ${where} failed (${why}); uploading`);
     return 'upload';
   }
   let made: StoredObjectInfo | null;
   try {
-    made = await deps.stored!(rec.bucket, rec.key, stops.soft);
+    made = await deps.stored!(rec.bucket, key, stops.soft);
   } catch (e) {
     if (stops.soft.aborted) throw stops.soft.reason;
     log('warn', 'copy-unverified', `the copy from ${where} could not be checked (${(e as Error).message}); uploading`);
@@ -203,13 +254,13 @@ async function tryCopy(
       'copy-unverified',
       `the copy from ${where} holds ${made ? `hash ${made.hash}` : 'nothing'}, not this file (${file.etag}); uploading`,
     );
-    if (made) await removeCopy(s, stops);
+    if (made) await removeCopy(s, stops, key);
     return 'upload';
   }
   log('info', 'copied-on-service', `copied on the service from ${where} (hash ${file.etag} checked); not uploaded`);
   return {
     state: 'done',
-    key: rec.key,
+    key,
     etag: file.etag,
     remoteHash: made.hash,
     returnBody: null,
@@ -219,15 +270,37 @@ async function tryCopy(
   };
 }
 
+/** What the service stores under `key` of the transfer's bucket, or undefined when it cannot tell. */
+async function statQuietly(s: SameBytesStep, stops: Stops, key: string): Promise<StoredObjectInfo | null | undefined> {
+  try {
+    return await s.deps.stored!(s.rec.bucket, key, stops.soft);
+  } catch {
+    if (stops.soft.aborted) throw stops.soft.reason;
+    return undefined;
+  }
+}
+
 /** Item codes of a successful operation (3, and 4–6 while or after notifying). */
 function isSuccess(code: number): boolean {
   return code === 3 || code === 4 || code === 5 || code === 6;
 }
 
-/** Submits one operation and queries its status until the task ends; throws when it cannot tell. */
-async function follow(deps: UploadDeps, op: FmgrOp, force: 0 | 1, stops: Stops): Promise<FmgrTaskStatus> {
+/**
+ * Submits one operation, named as the transfer's (the app shows the task in its Tasks screen),
+ * and queries its status until the task ends; throws when it cannot tell.
+ */
+async function follow(
+  s: SameBytesStep,
+  op: FmgrOp & { key: string },
+  force: 0 | 1,
+  stops: Stops,
+): Promise<FmgrTaskStatus> {
+  const { deps } = s;
   const fmgr = deps.fmgr!;
-  const { persistentId } = await fmgr.fmgrSubmit(op.op, [op], { force }, stops.soft);
+  const { persistentId } = await fmgr.fmgrSubmit(op.op, [op], { force }, stops.soft, {
+    transferId: s.rec.id,
+    key: op.key,
+  });
   const start = deps.now();
   let errors = 0;
   for (let i = 0; ; i++) {
@@ -245,18 +318,18 @@ async function follow(deps: UploadDeps, op: FmgrOp, force: 0 | 1, stops: Stops):
   }
 }
 
-/** Deletes the object a copy made that is not this file (best effort: the upload's conflict handling follows). */
-async function removeCopy(s: SameBytesStep, stops: Stops): Promise<void> {
-  const { deps, rec, hooks } = s;
+/** Deletes the object a copy made under `key` that is not this file (best effort: the upload's conflict handling follows). */
+async function removeCopy(s: SameBytesStep, stops: Stops, key: string): Promise<void> {
+  const { rec, hooks } = s;
   try {
-    const t = await follow(deps, { op: 'delete', bucket: rec.bucket, key: rec.key }, 0, stops);
+    const t = await follow(s, { op: 'delete', bucket: rec.bucket, key }, 0, stops);
     if (!t.items[0] || !isSuccess(t.items[0].code)) throw new Error(t.items[0]?.error || `task code ${t.code}`);
   } catch (e) {
     if (stops.soft.aborted) throw stops.soft.reason;
     hooks.log({
       level: 'warn',
       kind: 'copy-unverified',
-      message: `the wrong copy under "${rec.key}" could not be deleted (${(e as Error).message})`,
+      message: `the wrong copy under "${key}" could not be deleted (${(e as Error).message})`,
     });
   }
 }

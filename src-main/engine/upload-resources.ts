@@ -1,5 +1,6 @@
 import type { MgrClient, UploadClient } from '../protocol/client';
 import type { StoredObjectInfo } from '../protocol/types';
+import type { FmgrOp, FmgrOpName } from '../shared/fmgr-ops';
 import type { ConflictPolicy } from '../shared/models';
 import { BufferPool } from './buffers';
 import { TransferFailure } from './errors';
@@ -51,8 +52,28 @@ export interface AccountAccess {
   fmgr?: FmgrAccess;
 }
 
-/** What the engine uses of the management API to copy on the service (MgrClient has it). */
-export type FmgrAccess = Pick<MgrClient, 'fmgrSubmit' | 'fmgrStatus'>;
+/** The transfer an Fmgr operation of the engine is made for, and the key it writes or removes. */
+export interface FmgrTaskFor {
+  transferId: number;
+  key: string;
+}
+
+/**
+ * What the engine uses of the management API to copy on the service (a MgrClient has it).
+ * Each submission names the transfer it is made for (`forTransfer`): the service records the
+ * task with the Fmgr tasks the app follows, labelled as that transfer's (service/engine-fmgr.ts),
+ * so the Tasks screen shows it like any other; a bare MgrClient ignores it.
+ */
+export interface FmgrAccess {
+  fmgrSubmit(
+    op: FmgrOpName,
+    ops: readonly FmgrOp[],
+    opts: { force?: 0 | 1 },
+    signal?: AbortSignal,
+    forTransfer?: FmgrTaskFor,
+  ): Promise<{ persistentId: string }>;
+  fmgrStatus: MgrClient['fmgrStatus'];
+}
 
 export interface EngineOptions {
   store: EngineStore;

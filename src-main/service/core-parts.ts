@@ -22,6 +22,7 @@ import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
 import { UploadSchedule } from './upload-schedule';
 import { DiskFullProblems } from './disk-full-problems';
+import { withTrackedFmgr } from './engine-fmgr';
 import { VcaRequestQueue } from './vca-requests';
 
 /** The parts of the app core, built over one open database (service-internal). */
@@ -78,7 +79,8 @@ export function buildCoreParts(d: CorePartsDeps): CoreParts {
     ...settingsStore.engineOptions(settingsStore.get()),
     ...opts.engine,
     store: transferStore,
-    account: (id) => access.upload(id),
+    // Called once the engine runs, when the tracker exists.
+    account: (id) => withTrackedFmgr(access.upload(id), id, () => fmgr),
   });
   const pauses: Pauses = new Pauses({
     queue: engine,

@@ -237,6 +237,7 @@ export class EventCoalescer {
         verified: false,
         remoteHash: null,
         persistentId: null,
+        copiedFrom: null,
       });
       if (v) changed.push(v);
     }

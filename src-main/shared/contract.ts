@@ -68,6 +68,8 @@ export interface TransferView extends TransferSnapshot {
   remoteHash: string | null;
   /** The Fmgr task the upload's policy started (persistentOps), named in the service's reply; it is tracked. */
   persistentId: string | null;
+  /** The object this one was copied from on the service (its bytes were stored already, issue 19); null when they were sent. */
+  copiedFrom: { bucket: string; key: string } | null;
 }
 
 export interface TransferPage {
@@ -97,8 +99,6 @@ export interface TransferDetail extends TransferView {
   lastReply: { status: number | null; requestId: string | null; body: string | null; at: number } | null;
   /** The access URL of the object when the account has a download domain and the transfer is done. */
   url: string | null;
-  /** The object this one was copied from on the service (its bytes were stored already, issue 19); null when they were sent. */
-  copiedFrom: { bucket: string; key: string } | null;
 }
 
 /** What `transfers.add` uploads to. */

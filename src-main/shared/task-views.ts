@@ -32,6 +32,16 @@ export interface FmgrItemView {
   decompresslist: string | null;
 }
 
+/**
+ * The transfer an Fmgr task was submitted for by the upload engine (issue 19: the copy on the
+ * service of a file whose bytes were stored already, op `copy`; or the removal of a copy that
+ * turned out not to be the file, op `delete`), and the key the operation wrote or removed.
+ */
+export interface FmgrTaskFor {
+  transferId: number;
+  key: string;
+}
+
 export interface FmgrTaskView {
   id: number;
   accountId: number;
@@ -47,6 +57,8 @@ export interface FmgrTaskView {
   state: string | null;
   description: string | null;
   separate: string | null;
+  /** Set when the upload engine submitted it for a transfer (the Tasks screen labels it so); null for every other task. */
+  forTransfer: FmgrTaskFor | null;
   items: FmgrItemView[];
   /** The last poll's failure, shown until a status arrives. */
   error: { code: string; message: string; at: number } | null;

@@ -3,46 +3,78 @@ import type { StoredCopySource } from '../engine/ports';
 import type { Db } from './db';
 
 /**
- * "A done, verified object with these bytes on this account": where the engine can have the
- * service copy an object from instead of uploading the bytes again (engine/same-bytes.ts).
- * Both queries use the partial index `transfers_stored_bytes` (migration 8): the WHERE
- * clauses repeat its condition so SQLite can use it.
+ * "This account stored these bytes under this key, verified" (table `stored_objects`,
+ * migration 10): where the engine can have the service copy an object from instead of
+ * uploading the bytes again (engine/same-bytes.ts). Its own table, so clearing finished
+ * transfers keeps it. Written with each transfer's end (`recordEnd`, in the same transaction
+ * as the transfer's final state), dropped when the engine finds the object gone or holding
+ * other bytes (`forget`). Lookups use the index `stored_objects_bytes`.
  */
 export class StoredBytesQuery {
   private readonly ofSize: Statement;
   private readonly withEtag: Statement;
+  private readonly put: Statement;
+  private readonly drop: Statement;
+  private readonly endOf: Statement;
 
   constructor(db: Db) {
-    const verified = `state = 'done' AND remote_hash IS NOT NULL AND remote_hash = etag`;
-    this.ofSize = db.prepare(`SELECT 1 FROM transfers WHERE account_id = ? AND size = ? AND ${verified} LIMIT 1`);
+    this.ofSize = db.prepare(`SELECT 1 FROM stored_objects WHERE account_id = ? AND size = ? LIMIT 1`);
     this.withEtag = db.prepare(
-      `SELECT id, bucket, key FROM transfers
-       WHERE account_id = ? AND size = ? AND etag = ? AND ${verified}
+      `SELECT transfer_id, bucket, key FROM stored_objects
+       WHERE account_id = ? AND size = ? AND etag = ?
        ORDER BY id DESC LIMIT ?`,
+    );
+    // REPLACE gives a place stored again a new id: it becomes the newest.
+    this.put = db.prepare(
+      `INSERT OR REPLACE INTO stored_objects (account_id, bucket, key, size, etag, transfer_id, stored_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.drop = db.prepare(`DELETE FROM stored_objects WHERE account_id = ? AND bucket = ? AND key = ?`);
+    this.endOf = db.prepare(
+      `SELECT account_id, bucket, key, size, etag, remote_hash, state FROM transfers WHERE id = ?`,
     );
   }
 
-  /** Whether any done, verified object of this account has this size (cheap: no etag needed yet). */
+  /** Whether any verified object of this account has this size (cheap: no etag needed yet). */
   anyOfSize(accountId: number, size: number): boolean {
     return this.ofSize.get(accountId, size) !== undefined;
   }
 
-  /** The newest done, verified objects of this account with this etag (and size), at most `limit`, distinct by place. */
+  /** The newest verified objects of this account with this etag (and size), at most `limit` (one row per place). */
   withBytes(accountId: number, size: number, etag: string, limit: number): StoredCopySource[] {
-    const rows = this.withEtag.all(accountId, size, etag, limit * 4) as Array<{
-      id: number;
+    const rows = this.withEtag.all(accountId, size, etag, limit) as Array<{
+      transfer_id: number | null;
       bucket: string;
       key: string;
     }>;
-    const seen = new Set<string>();
-    const out: StoredCopySource[] = [];
-    for (const r of rows) {
-      const place = `${r.bucket}\0${r.key}`;
-      if (seen.has(place)) continue;
-      seen.add(place);
-      out.push({ transferId: r.id, bucket: r.bucket, key: r.key });
-      if (out.length === limit) break;
-    }
-    return out;
+    return rows.map((r) => ({ transferId: r.transfer_id, bucket: r.bucket, key: r.key }));
+  }
+
+  /**
+   * After transfer `id` got its final state: done and verified (the service's hash is the
+   * etag) records its place with these bytes; done otherwise (a 579, a callback's reply)
+   * drops the place, whose bytes are not known now. Other states leave the object as it was.
+   */
+  recordEnd(id: number, nowMs: number): void {
+    const t = this.endOf.get(id) as
+      | {
+          account_id: number;
+          bucket: string;
+          key: string;
+          size: number;
+          etag: string | null;
+          remote_hash: string | null;
+          state: string;
+        }
+      | undefined;
+    if (!t || t.state !== 'done') return;
+    if (t.etag !== null && t.remote_hash === t.etag)
+      this.put.run(t.account_id, t.bucket, t.key, t.size, t.etag, id, nowMs);
+    else this.drop.run(t.account_id, t.bucket, t.key);
+  }
+
+  /** The object at this place is gone or holds other bytes now: not a place to copy from. */
+  forget(accountId: number, bucket: string, key: string): void {
+    this.drop.run(accountId, bucket, key);
   }
 }

@@ -305,7 +305,6 @@ export class SqliteTransferStore implements EngineStore {
     return this.db.transaction(fn)();
   }
 
-  /** A transfer's final state and the removal of its blocks, in one transaction. */
   storedOfSize(accountId: number, size: number): boolean {
     return this.storedBytes.anyOfSize(accountId, size);
   }
@@ -314,10 +313,21 @@ export class SqliteTransferStore implements EngineStore {
     return this.storedBytes.withBytes(accountId, size, etag, limit);
   }
 
+  forgetStored(accountId: number, bucket: string, key: string): void {
+    this.storedBytes.forget(accountId, bucket, key);
+  }
+
+  /**
+   * A transfer's final state and the removal of its blocks, in one transaction; with it, what
+   * its end says of the object at its key (stored-bytes.ts `recordEnd`), which outlives the row.
+   * Returns the record as written.
+   */
   finishTransfer(id: number, patch: TransferPatch): TransferRecord | undefined {
     return this.db.transaction(() => {
       this.dropBlocks.run(id);
-      return this.updateTransfer(id, patch);
+      const rec = this.updateTransfer(id, patch);
+      this.storedBytes.recordEnd(id, this.now());
+      return rec;
     })();
   }
 

@@ -4,6 +4,7 @@ import type { FmgrTaskStatus } from '../protocol/types';
 import { FmgrRepo, type FmgrOrigin, type FmgrTaskRow } from '../store/tasks/fmgr-repo';
 import { NOTIFY_FMGR_PATH, notifyUrl, type TrackerDeps } from './deps';
 import { Follower, type RemoteUpdate } from './follower';
+import type { FmgrTaskFor } from '../shared/task-views';
 import { fmgrTaskView, isFmgrTerminal, type FmgrTaskView } from './fmgr-view';
 import { checkRemoteId, TaskError } from './task-error';
 import { persistentIdOfUpload } from './upload-link';
@@ -35,7 +36,8 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
   }
 
   /**
-   * Submits operations of one kind as one task and starts following it. Rejects with a
+   * Submits operations of one kind as one task and starts following it; `forTransfer` names
+   * the transfer the upload engine submits it for (service/engine-fmgr.ts). Rejects with a
    * TaskError (code 'no-account', 'bad-operation', or the service failure's code) and
    * records nothing when the service did not accept the submission.
    */
@@ -45,6 +47,7 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
     ops: readonly FmgrOp[],
     opts: { force?: 0 | 1; separate?: 0 | 1 } = {},
     signal?: AbortSignal,
+    forTransfer?: FmgrTaskFor,
   ): Promise<FmgrTaskView> {
     const acct = this.d.account(accountId);
     if (!acct)
@@ -75,6 +78,7 @@ export class FmgrTracker extends Follower<FmgrTaskRow, FmgrTaskView, FmgrTaskSta
       op,
       fops,
       notifyUrl: notifyURL,
+      ...(forTransfer ? { forTransfer } : {}),
     });
   }
 

@@ -25,6 +25,7 @@ export function fmgrTaskView(t: FmgrTaskRow, items: readonly FmgrItemRow[]): Fmg
     state: t.code === null ? null : fmgrStateName(t.code, t.codeSource ?? 'poll'),
     description: t.description,
     separate: t.separate,
+    forTransfer: t.forTransfer,
     items: items.map((it) => ({ ...it, state: fmgrItemState(it.code) })),
     error: t.errorCode === null ? null : { code: t.errorCode, message: t.errorMessage ?? '', at: t.errorAt ?? 0 },
     polls: t.polls,

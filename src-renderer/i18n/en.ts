@@ -313,6 +313,10 @@ export const en = {
       upload: 'after an upload',
       notification: 'notified',
     },
+    forTransfer: {
+      copy: 'Copy for transfer #{{id}} to {{key}}: its bytes were stored already, so they were not sent',
+      delete: 'For transfer #{{id}}: removing the copy under {{key}} that was not its file',
+    },
     columns: {
       id: 'persistentId',
       op: 'Operation',
@@ -328,6 +332,7 @@ export const en = {
       hash: 'Hash',
       url: 'URL',
       decompress: 'Decompressed files',
+      forTransfer: 'For',
     },
     history: 'States seen',
     via: { poll: 'poll', notify: 'notification' },

@@ -278,6 +278,10 @@ export const zhCN: Catalog = {
       stopped: '你已停止跟踪。',
     },
     origin: { typed: '按 ID 跟踪', submitted: '在此提交', upload: '上传后触发', notification: '通知' },
+    forTransfer: {
+      copy: '传输 #{{id}} 的服务端复制（到 {{key}}）：其字节已存储，未再发送',
+      delete: '传输 #{{id}}：删除 {{key}} 下不是该文件的副本',
+    },
     columns: {
       id: 'persistentId',
       op: '操作',
@@ -293,6 +297,7 @@ export const zhCN: Catalog = {
       hash: '哈希',
       url: '链接',
       decompress: '解压文件',
+      forTransfer: '用途',
     },
     history: '状态记录',
     via: { poll: '轮询', notify: '通知' },

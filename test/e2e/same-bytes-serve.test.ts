@@ -1,7 +1,8 @@
 /**
  * Issue 19 on screen: against the real `blocklift serve` (embedded emulator), a file whose
  * bytes the app uploaded before is copied on the service, and its transfer's detail says so,
- * in English and in Chinese.
+ * in English and in Chinese; the copy's Fmgr task is on the Tasks screen, labelled as that
+ * transfer's.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -43,7 +44,7 @@ async function uploadAndWait(file: string, key: string): Promise<TransferDetail>
 }
 
 describe('bytes not sent twice, on screen', () => {
-  it('the detail of a copied transfer says "copied on the service from <key>", then in Chinese', async () => {
+  it('the detail of a copied transfer says "copied on the service from <key>", its task is on the Tasks screen, then in Chinese', async () => {
     const data = randomBytes(2 * 1024 * 1024 + 5);
     await writeFile(path.join(tmp, 'first.bin'), data);
     await writeFile(path.join(tmp, 'twin.bin'), data);
@@ -63,6 +64,18 @@ describe('bytes not sent twice, on screen', () => {
     await shot(page, 'same-bytes-detail');
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'hidden' });
+
+    // The copy's Fmgr task is on the Tasks screen like any other, labelled as this transfer's copy.
+    await page.getByRole('tab', { name: 'Tasks' }).click();
+    const label = `Copy for transfer #${twin.id} to e2e/twin.bin: its bytes were stored already, so they were not sent`;
+    const task = page.locator('.ant-table-row').filter({ hasText: label });
+    await expect.poll(() => task.count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => task.textContent(), { timeout: 30_000 }).toContain('Finished');
+    await task.click();
+    const card = page.locator('.ant-card').filter({ hasText: 'States seen' });
+    await expect.poll(() => card.getByText(label).isVisible(), { timeout: 30_000 }).toBe(true);
+    await shot(page, 'same-bytes-task');
+    await page.getByRole('tab', { name: 'Transfers' }).click();
 
     await app.api<Settings>('settings.set', { language: 'zh-CN' });
     await expect.poll(() => page.locator('html').getAttribute('lang'), { timeout: 30_000 }).toBe('zh-CN');

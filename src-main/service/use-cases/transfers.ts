@@ -117,7 +117,6 @@ export class TransfersUseCase {
       etagCheck: etagCheck(view),
       lastReply,
       url,
-      copiedFrom: r.copiedFrom,
     };
   }
 

@@ -38,6 +38,7 @@ export function transferView(row: TransferListRow, live: ProgressEvent | undefin
     verified: r.state === 'done' && r.remoteHash !== null && r.remoteHash === r.etag,
     remoteHash: r.remoteHash,
     persistentId: (r.returnBody && persistentIdOfUpload(r.returnBody)) ?? null,
+    copiedFrom: r.copiedFrom,
   };
 }
 

@@ -7,6 +7,8 @@ import { migration005PauseReason } from './005_pause_reason';
 import { migration006StateCounts } from './006_state_counts';
 import { migration007SecretChanged } from './007_secret_changed';
 import { migration008SameBytes } from './008_same_bytes';
+import { migration009TaskForTransfer } from './009_task_for_transfer';
+import { migration010StoredObjects } from './010_stored_objects';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -21,4 +23,6 @@ export const MIGRATIONS: Migration[] = [
   migration006StateCounts,
   migration007SecretChanged,
   migration008SameBytes,
+  migration009TaskForTransfer,
+  migration010StoredObjects,
 ];

@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import type { FmgrItemView } from '../../shared/task-views';
+import type { FmgrItemView, FmgrTaskFor } from '../../shared/task-views';
 import { FollowedTable } from './followed-table';
 import type { FmgrTaskStatus } from '../../protocol/types';
 import { readFollowUp, reader, type ErrorUpdate, type FollowUp, type Tracking } from './rows';
@@ -28,6 +28,8 @@ export interface FmgrTaskRow extends FollowUp {
   codeSource: StatusSource | null;
   description: string | null;
   separate: string | null;
+  /** The transfer the engine submitted this task for (migration 9), and the key it wrote or removed; null otherwise. */
+  forTransfer: FmgrTaskFor | null;
 }
 
 /** An item as stored: its view (shared/task-views.ts) without the derived state name. */
@@ -51,6 +53,7 @@ export interface NewFmgrTask {
   op?: string;
   fops?: string;
   notifyUrl?: string;
+  forTransfer?: FmgrTaskFor;
 }
 
 export interface StatusUpdate {
@@ -75,8 +78,13 @@ function toTask(raw: unknown): FmgrTaskRow {
     codeSource: r.optOneOf('code_source', SOURCES),
     description: r.optStr('description'),
     separate: r.optStr('separate'),
+    forTransfer: forTransferOf(r.optInt('for_transfer_id'), r.optStr('for_transfer_key')),
     ...readFollowUp(r),
   };
+}
+
+function forTransferOf(transferId: number | null, key: string | null): FmgrTaskFor | null {
+  return transferId === null || key === null ? null : { transferId, key };
 }
 
 function toItem(raw: unknown): FmgrItemRow {
@@ -141,8 +149,9 @@ export class FmgrRepo {
       }
       const info = this.db
         .prepare(
-          `INSERT INTO fmgr_tasks (account_id, mgr_url, persistent_id, origin, op, fops, notify_url, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO fmgr_tasks (account_id, mgr_url, persistent_id, origin, op, fops, notify_url, for_transfer_id,
+             for_transfer_key, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           t.accountId,
@@ -152,6 +161,8 @@ export class FmgrRepo {
           t.op ?? null,
           t.fops ?? null,
           t.notifyUrl ?? null,
+          t.forTransfer?.transferId ?? null,
+          t.forTransfer?.key ?? null,
           nowMs,
           nowMs,
         );

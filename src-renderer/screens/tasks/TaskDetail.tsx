@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { FmgrItemView, FmgrTaskView } from '../../../src-main/shared/task-views';
 import { formatBytes, formatDateTime, formatRelative } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
-import { TrackingTag } from './TasksScreen';
+import { ForTransferLabel, TrackingTag } from './TasksScreen';
 
 export function TaskDetail({ task }: { task: FmgrTaskView }) {
   const { t, i18n } = useTranslation();
@@ -29,6 +29,11 @@ export function TaskDetail({ task }: { task: FmgrTaskView }) {
           {task.nextPollAt ? t('tasks.nextPoll', { when: formatRelative(task.nextPollAt, Date.now(), lng) }) : '—'}
         </Descriptions.Item>
         <Descriptions.Item label={t('tasks.columns.op')}>{task.fops ?? task.op ?? '—'}</Descriptions.Item>
+        {task.forTransfer && (
+          <Descriptions.Item label={t('tasks.columns.forTransfer')} span={2}>
+            <ForTransferLabel task={task} />
+          </Descriptions.Item>
+        )}
         {task.error && (
           <Descriptions.Item label={t('tasks.columns.error')} span={2}>
             <Typography.Text type="danger">{task.error.message}</Typography.Text>

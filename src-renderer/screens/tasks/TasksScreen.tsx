@@ -29,6 +29,18 @@ export function TrackingTag({ tracking }: { tracking: FmgrTaskView['tracking'] }
   );
 }
 
+/** What a task the upload engine submitted for a transfer was for (issue 19's copy on the service); null for any other task. */
+export function ForTransferLabel({ task }: { task: FmgrTaskView }) {
+  const { t } = useTranslation();
+  if (!task.forTransfer) return null;
+  const kind = task.op === 'delete' ? 'delete' : 'copy';
+  return (
+    <Typography.Text type="secondary" className="task-for-transfer">
+      {t(`tasks.forTransfer.${kind}`, { id: task.forTransfer.transferId, key: task.forTransfer.key })}
+    </Typography.Text>
+  );
+}
+
 export function TasksScreen() {
   const { t, i18n } = useTranslation();
   const tasks = useApp((s) => s.tasks.tasks);
@@ -86,7 +98,20 @@ export function TasksScreen() {
                 </Button>
               ),
             },
-            { title: t('tasks.columns.op'), render: (_, task) => task.op ?? task.fops ?? '—' },
+            {
+              title: t('tasks.columns.op'),
+              render: (_, task) => (
+                <span>
+                  {task.op ?? task.fops ?? '—'}
+                  {task.forTransfer && (
+                    <>
+                      <br />
+                      <ForTransferLabel task={task} />
+                    </>
+                  )}
+                </span>
+              ),
+            },
             {
               title: t('tasks.columns.state'),
               render: (_, task) => (

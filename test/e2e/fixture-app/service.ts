@@ -60,6 +60,7 @@ function makeRow(id: number): TransferView {
     verified: state === 'done',
     remoteHash: null,
     persistentId: null,
+    copiedFrom: null,
   };
 }
 

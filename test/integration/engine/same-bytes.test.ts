@@ -136,6 +136,8 @@ describe('a file whose bytes this account already stored', () => {
     expect(sentBytes(r) - before).toBe(SIZE);
     expect(r.store.getTransfer(s.id)!.copiedFrom).toBeNull();
     expect(kindsLogged(r, s.id)).toContain('copy-source-gone');
+    // The gone object is no longer a place with these bytes; the new one is.
+    expect(r.store.storedWithBytes(r.accountId, SIZE, etagOfBuffer(data), 5).map((p) => p.key)).toEqual(['b/same.bin']);
   });
 
   it('is uploaded normally when the source was overwritten with other bytes', async () => {
@@ -150,6 +152,7 @@ describe('a file whose bytes this account already stored', () => {
     expect(sentBytes(r) - before).toBe(SIZE);
     expect(r.store.getTransfer(s.id)!.copiedFrom).toBeNull();
     expect(kindsLogged(r, s.id)).toContain('copy-source-changed');
+    expect(r.store.storedWithBytes(r.accountId, SIZE, etagOfBuffer(data), 5).map((p) => p.key)).toEqual(['b/same.bin']);
     expect((await r.download('a/first.bin')).equals(other)).toBe(true);
   });
 
@@ -203,6 +206,46 @@ describe('a file whose bytes this account already stored', () => {
     await expectVerifiedObject(r, over, data);
     expect(sentBytes(r)).toBe(before);
     expect(r.store.getTransfer(over.id)!.copiedFrom).toEqual({ bucket: r.emu.bucket, key: 'a/first.bin' });
+  });
+
+  it('under rename, a destination holding other bytes is not replaced: the copy goes to the renamed key, no bytes sent (before: uploaded to it)', async () => {
+    rig = await copyingRig();
+    const r = rig;
+    const data = await uploadedEarlier(r, SIZE);
+    const theirs = Buffer.from('someone else');
+    const alsoTheirs = Buffer.from('someone else too');
+    r.emu.objects.putBuffer(r.emu.bucket, 'b/ren.bin', theirs, {});
+    r.emu.objects.putBuffer(r.emu.bucket, 'b/ren (1).bin', alsoTheirs, {});
+    const before = sentBytes(r);
+    const s = await r.settled(enqueue(r, 'other/same.bin', 'b/ren.bin', 'rename'));
+    // The upload's own naming (engine/conflict.ts renamedKey): " (1)", then " (2)".
+    expect(s.key).toBe('b/ren (2).bin');
+    await expectVerifiedObject(r, s, data);
+    expect(sentBytes(r)).toBe(before);
+    expect(r.store.getTransfer(s.id)!.copiedFrom).toEqual({ bucket: r.emu.bucket, key: 'a/first.bin' });
+    expect(s.warning).toBeNull();
+    const renamed = r.db
+      .prepare("SELECT message FROM event_log WHERE transfer_id = ? AND kind = 'copy-renamed' ORDER BY id")
+      .pluck()
+      .all(s.id);
+    expect(renamed).toEqual([
+      '"b/ren.bin" holds other bytes (conflict policy rename): copying to "b/ren (1).bin"',
+      '"b/ren (1).bin" holds other bytes (conflict policy rename): copying to "b/ren (2).bin"',
+    ]);
+    expect(kindsLogged(r, s.id)).toContain('copied-on-service');
+    expect((await r.download('b/ren.bin')).equals(theirs)).toBe(true);
+    expect((await r.download('b/ren (1).bin')).equals(alsoTheirs)).toBe(true);
+
+    // The renamed key already holding this very file: "already there", nothing sent nor copied.
+    r.emu.objects.putBuffer(r.emu.bucket, 'c/x.bin', theirs, {});
+    r.emu.objects.putBuffer(r.emu.bucket, 'c/x (1).bin', data, {});
+    const putTime = r.emu.objects.stat(r.emu.bucket, 'c/x (1).bin')!.putTime;
+    const s2 = await r.settled(enqueue(r, 'other/same.bin', 'c/x.bin', 'rename'));
+    expect(s2.key).toBe('c/x (1).bin');
+    await expectVerifiedObject(r, s2, data);
+    expect(sentBytes(r)).toBe(before);
+    expect(s2.warning).toMatch(/^already there: "c\/x \(1\).bin"/);
+    expect(r.emu.objects.stat(r.emu.bucket, 'c/x (1).bin')!.putTime).toBe(putTime);
   });
 
   it('the threshold (1 MiB by default): a smaller file is uploaded, a larger one sent by form upload is copied; copyMinBytes moves it', async () => {

@@ -40,6 +40,7 @@ function row(id: number, state: TransferView['state'], message?: string): Transf
     verified: false,
     remoteHash: null,
     persistentId: null,
+    copiedFrom: null,
   };
 }
 

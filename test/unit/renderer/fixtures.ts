@@ -27,6 +27,7 @@ export function row(id: number, state: TransferState = 'queued', extra: Partial<
     verified: false,
     remoteHash: null,
     persistentId: null,
+    copiedFrom: null,
     ...extra,
   };
 }

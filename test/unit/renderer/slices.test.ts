@@ -32,6 +32,7 @@ const task = (id: number, createdAt: number): FmgrTaskView => ({
   op: 'copy',
   fops: null,
   notifyUrl: null,
+  forTransfer: null,
   tracking: 'active',
   code: null,
   codeSource: null,

@@ -80,6 +80,7 @@ const view = (s: TransferSnapshot): TransferView => ({
   verified: false,
   remoteHash: null,
   persistentId: null,
+  copiedFrom: null,
 });
 
 describe('event coalescer', () => {

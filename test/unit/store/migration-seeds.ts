@@ -162,6 +162,22 @@ export const SEEDERS: Record<number, Seeder> = {
               'bucket-a', 'dir/file (1).bin');
     `);
   },
+  9: (db) => {
+    // migration 9 names the transfer an Fmgr task of the engine was submitted for (issue 19)
+    db.exec(`
+      INSERT INTO fmgr_tasks (id, account_id, mgr_url, persistent_id, origin, op, fops, tracking, created_at, updated_at,
+                              for_transfer_id, for_transfer_key)
+      VALUES (9, 1, 'http://127.0.0.1:9401', 'z0.copy9', 'submitted', 'copy', 'copy/x', 'done', ${T0_MS + 900},
+              ${T0_MS + 901}, 8, 'copy/file.bin');
+    `);
+  },
+  10: (db) => {
+    // migration 10 keeps the places whose bytes the account stored apart from the transfers (issue 19)
+    db.exec(`
+      INSERT INTO stored_objects (account_id, bucket, key, size, etag, transfer_id, stored_at)
+      VALUES (1, 'bucket-a', 'cleared/file.bin', 1024, 'lhCleared', NULL, ${T0_MS + 1000});
+    `);
+  },
 };
 
 /**

@@ -6,9 +6,16 @@ import type { Db } from '../../../src-main/store/db';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import { AccountRepo } from '../../../src-main/store/account-repo';
 import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
+import { TransferQueryRepo } from '../../../src-main/store/transfer-query';
+import { migrate } from '../../../src-main/store/db';
+import { MIGRATIONS } from '../../../src-main/store/migrations/index';
+import Database from 'better-sqlite3';
 import type { TransferPatch } from '../../../src-main/engine/ports';
 
-/** Issue 19: "a done, verified object with these bytes on this account" (store/stored-bytes.ts), by an index. */
+/**
+ * Issue 19: "this account stored these bytes under this key, verified" (store/stored-bytes.ts,
+ * table stored_objects of migration 10), by an index; it outlives the transfer rows.
+ */
 
 let dir: string;
 let db: Db;
@@ -74,18 +81,87 @@ describe('stored objects by their bytes', () => {
     expect(store.storedOfSize(b, 101)).toBe(false);
   });
 
-  it('both lookups use the partial index, not a scan of the transfers', () => {
+  it('both lookups use the index of stored_objects, not a scan', () => {
     const plan = (sql: string) =>
       (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
-    const verifiedSql = `state = 'done' AND remote_hash IS NOT NULL AND remote_hash = etag`;
-    expect(plan(`SELECT 1 FROM transfers WHERE account_id = 1 AND size = 5 AND ${verifiedSql} LIMIT 1`)).toContain(
-      'transfers_stored_bytes',
+    expect(plan(`SELECT 1 FROM stored_objects WHERE account_id = 1 AND size = 5 LIMIT 1`)).toContain(
+      'stored_objects_bytes',
     );
-    expect(
-      plan(
-        `SELECT id FROM transfers WHERE account_id = 1 AND size = 5 AND etag = 'x' AND ${verifiedSql} ORDER BY id DESC`,
-      ),
-    ).toContain('USING INDEX transfers_stored_bytes (account_id=? AND size=? AND etag=?)');
+    const byBytes = plan(
+      `SELECT transfer_id, bucket, key FROM stored_objects WHERE account_id = 1 AND size = 5 AND etag = 'x' ORDER BY id DESC LIMIT 3`,
+    );
+    expect(byBytes).toContain('USING INDEX stored_objects_bytes (account_id=? AND size=? AND etag=?)');
+    expect(byBytes).not.toContain('TEMP B-TREE');
+  });
+
+  it('survives clearing the finished transfers (before: the lookup read the transfer rows)', () => {
+    const id = transfer(a, 'kept', verified('E1'));
+    const rows = new TransferQueryRepo(db);
+    expect(rows.removeFinished([id])).toEqual([id]);
+    expect(store.getTransfer(id)).toBeUndefined();
+    expect(store.storedOfSize(a, 100)).toBe(true);
+    expect(store.storedWithBytes(a, 100, 'E1', 3)).toEqual([{ transferId: id, bucket: 'bk', key: 'kept' }]);
+  });
+
+  it('is dropped when the place is known to hold other bytes or nothing: forgotten, replaced, or done unverified', () => {
+    transfer(a, 'gone', verified('E1'));
+    store.forgetStored(a, 'bk', 'gone');
+    expect(store.storedWithBytes(a, 100, 'E1', 3)).toEqual([]);
+    expect(store.storedOfSize(a, 100)).toBe(false);
+
+    transfer(a, 'over', verified('E1'));
+    transfer(a, 'over', verified('E2')); // the key now holds other bytes
+    expect(store.storedWithBytes(a, 100, 'E1', 3)).toEqual([]);
+    expect(store.storedWithBytes(a, 100, 'E2', 3).map((f) => f.key)).toEqual(['over']);
+
+    transfer(a, 'unknown', verified('E3'));
+    transfer(a, 'unknown', { state: 'done', size: 100, etag: 'E4', remoteHash: null }); // a 579: not verified
+    expect(store.storedWithBytes(a, 100, 'E3', 3)).toEqual([]);
+    expect(store.storedWithBytes(a, 100, 'E4', 3)).toEqual([]);
+
+    // A failure or a skip at a place says nothing new about it.
+    transfer(a, 'stays', verified('E5'));
+    transfer(a, 'stays', { state: 'skipped', size: 100, etag: 'E6', remoteHash: null });
+    transfer(a, 'stays', { state: 'failed', size: 100, etag: 'E6', remoteHash: null });
+    expect(store.storedWithBytes(a, 100, 'E5', 3).map((f) => f.key)).toEqual(['stays']);
+  });
+
+  it('a database of version 9 migrates: each place whose newest done transfer was verified is kept, newest first', () => {
+    const file = path.join(dir, 'v9.db');
+    const old = new Database(file);
+    try {
+      migrate(old, MIGRATIONS, 9);
+      const now = Date.now();
+      old.exec(`
+        INSERT INTO accounts (id, name, upload_url, access_key, created_at, updated_at) VALUES (1, 'a', 'http://127.0.0.1:1', 'ak', ${now}, ${now});
+      `);
+      const ins = old.prepare(
+        `INSERT INTO transfers (id, account_id, bucket, key, requested_key, local_path, size, mtime_ms, state, block_size, etag,
+                                remote_hash, source, created_at, updated_at, finished_at)
+         VALUES (?, 1, 'bk', ?, ?, '/tmp/f', 100, 0, ?, 4194304, ?, ?, 'watch', ${now}, ${now}, ${now})`,
+      );
+      ins.run(1, 'older', 'older', 'done', 'E1', 'E1');
+      ins.run(2, 'newer', 'newer', 'done', 'E1', 'E1');
+      ins.run(3, 'replaced', 'replaced', 'done', 'E1', 'E1');
+      ins.run(4, 'replaced', 'replaced', 'done', 'E2', 'E2');
+      ins.run(5, 'unverified', 'unverified', 'done', 'E1', null);
+      ins.run(6, 'failed', 'failed', 'failed', 'E1', 'E1');
+    } finally {
+      old.close();
+    }
+    const migrated = openAppDatabase(file);
+    try {
+      const s = new SqliteTransferStore(migrated);
+      expect(s.storedWithBytes(1, 100, 'E1', 5)).toEqual([
+        { transferId: 2, bucket: 'bk', key: 'newer' },
+        { transferId: 1, bucket: 'bk', key: 'older' },
+      ]);
+      expect(s.storedWithBytes(1, 100, 'E2', 5).map((f) => f.key)).toEqual(['replaced']);
+      const indexes = migrated.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).pluck().all();
+      expect(indexes).not.toContain('transfers_stored_bytes');
+    } finally {
+      migrated.close();
+    }
   });
 
   it('records where a copied object came from, and clears it when a later run sends the bytes', () => {
