@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { StoredCopySource } from '../engine/ports';
+import type { StoredCopySource, TransferRecord } from '../engine/ports';
 import type { Db } from './db';
 
 /**
@@ -15,7 +15,6 @@ export class StoredBytesQuery {
   private readonly withEtag: Statement;
   private readonly put: Statement;
   private readonly drop: Statement;
-  private readonly endOf: Statement;
 
   constructor(db: Db) {
     this.ofSize = db.prepare(`SELECT 1 FROM stored_objects WHERE account_id = ? AND size = ? LIMIT 1`);
@@ -30,9 +29,6 @@ export class StoredBytesQuery {
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.drop = db.prepare(`DELETE FROM stored_objects WHERE account_id = ? AND bucket = ? AND key = ?`);
-    this.endOf = db.prepare(
-      `SELECT account_id, bucket, key, size, etag, remote_hash, state FROM transfers WHERE id = ?`,
-    );
   }
 
   /** Whether any verified object of this account has this size (cheap: no etag needed yet). */
@@ -51,26 +47,15 @@ export class StoredBytesQuery {
   }
 
   /**
-   * After transfer `id` got its final state: done and verified (the service's hash is the
+   * After a transfer got its final state (its record as written): done and verified (the service's hash is the
    * etag) records its place with these bytes; done otherwise (a 579, a callback's reply)
    * drops the place, whose bytes are not known now. Other states leave the object as it was.
    */
-  recordEnd(id: number, nowMs: number): void {
-    const t = this.endOf.get(id) as
-      | {
-          account_id: number;
-          bucket: string;
-          key: string;
-          size: number;
-          etag: string | null;
-          remote_hash: string | null;
-          state: string;
-        }
-      | undefined;
-    if (!t || t.state !== 'done') return;
-    if (t.etag !== null && t.remote_hash === t.etag)
-      this.put.run(t.account_id, t.bucket, t.key, t.size, t.etag, id, nowMs);
-    else this.drop.run(t.account_id, t.bucket, t.key);
+  recordEnd(t: TransferRecord, nowMs: number): void {
+    if (t.state !== 'done') return;
+    if (t.etag !== null && t.remoteHash === t.etag)
+      this.put.run(t.accountId, t.bucket, t.key, t.size, t.etag, t.id, nowMs);
+    else this.drop.run(t.accountId, t.bucket, t.key);
   }
 
   /** The object at this place is gone or holds other bytes now: not a place to copy from. */

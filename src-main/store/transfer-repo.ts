@@ -326,7 +326,7 @@ export class SqliteTransferStore implements EngineStore {
     return this.db.transaction(() => {
       this.dropBlocks.run(id);
       const rec = this.updateTransfer(id, patch);
-      this.storedBytes.recordEnd(id, this.now());
+      if (rec) this.storedBytes.recordEnd(rec, this.now());
       return rec;
     })();
   }
