@@ -388,9 +388,12 @@ export class WatchRoot {
   private async catchUpAfterBurst(): Promise<void> {
     try {
       await this.serial(async () => {
-        if (this.stateValue !== 'watching') return;
+        if (this.stateValue !== 'watching' || this.lifetime.isDisposed) return;
         await this.watch.closeAll();
+        if (this.lifetime.isDisposed) return;
         await this.watch.watchRoot();
+        // close() may have released the watches while the new one started: release it too.
+        if (this.lifetime.isDisposed) return this.watch.closeAll();
         await this.fullScan();
       });
     } catch (e) {
