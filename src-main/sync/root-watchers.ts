@@ -17,6 +17,8 @@ export interface RootWatchersDeps {
   excludedDirs?: readonly string[];
   filter: PathFilter;
   backend?: WatcherBackend;
+  /** Starts one watch; default startFolderWatcher (a test wraps it to inject lost events). */
+  start?: typeof startFolderWatcher;
   /** A batch of events, paths relative to the root in '/' form. */
   onEvents(events: Array<{ type: WatchEvent['type']; relPath: string }>): void;
   /** A watcher failed (the root may be gone). */
@@ -95,7 +97,7 @@ export class RootWatchers {
       return relBase === '' ? r : r === '' ? relBase : `${relBase}/${r}`;
     };
     const globs = ['**/.git', ...(this.d.includeHidden ? [] : ['**/.*'])];
-    return startFolderWatcher(this.d.backend ?? DEFAULT_WATCHER_BACKEND, {
+    return (this.d.start ?? startFolderWatcher)(this.d.backend ?? DEFAULT_WATCHER_BACKEND, {
       dir,
       isIgnoredDir: (abs) => abs !== dir && this.d.filter.dirPathReason(toRel(abs)) !== undefined,
       ignoreGlobs: relBase === '' ? [...globs, ...(this.d.excludedDirs ?? []).map((e) => this.absOf(e))] : globs,

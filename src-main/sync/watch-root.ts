@@ -15,12 +15,13 @@ import { sameContent, type ScanCounts } from './reconcile';
 import type { RemoteOps } from './remote-ops';
 import { RootIndexer } from './root-indexer';
 import { DiskFullWaits } from './disk-full-waits';
+import { BurstCatchUp } from './burst-catch-up';
 import { RootFiles } from './root-files';
 import { RootPresence } from './root-presence';
 import { RootUnavailableError } from './scanner';
 import type { PendingFile } from './stability';
 import { StableFiles } from './stable-files';
-import type { WatchEvent, WatcherBackend } from './watcher';
+import type { startFolderWatcher, WatchEvent, WatcherBackend } from './watcher';
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
 export interface QueueControl {
@@ -44,6 +45,10 @@ export interface WatchRootDeps {
   missingGraceMs?: number;
   /** The clock of the stability rule (scan and window); default Date.now. Tests move it by hand. */
   now?: () => number;
+  /** How long a burst of events must be quiet before the root catches up (burst-catch-up.ts); default 1000 ms. */
+  burstQuietMs?: number;
+  /** Starts the OS watches (default the backend's own); a test wraps it to drop events as an overflowing OS queue does. */
+  startWatcher?: typeof startFolderWatcher;
 }
 
 /**
@@ -77,6 +82,8 @@ export class WatchRoot {
   private readonly lifetime = new DisposableStore();
   /** Whether missing rows may be finalized yet (missing-hold.ts). */
   private readonly missingHold = new MissingHold((p) => this.stable.has(p));
+  /** A burst of events is followed by renewed watches and a full scan, once quiet (burst-catch-up.ts). */
+  private readonly burst: BurstCatchUp;
 
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
@@ -87,7 +94,9 @@ export class WatchRoot {
       excludedDirs: d.excludedDirs,
       filter: this.filter,
       backend: d.backend,
+      start: d.startWatcher,
       onEvents: (events) => {
+        this.burst.note(events.length);
         this.pendingEvents.push(...events);
         this.drainEvents();
       },
@@ -95,6 +104,10 @@ export class WatchRoot {
       onWatchFailed: (relDir, message) =>
         this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message }),
     });
+    this.burst = new BurstCatchUp(
+      () => runDetached(this.catchUpAfterBurst(), 'watch root: catch up after a burst'),
+      d.burstQuietMs,
+    );
     const graceMs = d.missingGraceMs ?? d.options.stabilityMs + 5000;
     this.presence = new RootPresence({
       rootPath: this.rootPath,
@@ -155,6 +168,7 @@ export class WatchRoot {
     this.lifetime.add(() => this.chain);
     this.lifetime.add(() => this.stopWatching());
     this.lifetime.add(() => this.diskFull.clear());
+    this.lifetime.add(() => this.burst.clear());
     this.lifetime.add(() => this.presence.stop());
     this.lifetime.add(
       d.queue.onTransferChange((t) => {
@@ -315,11 +329,11 @@ export class WatchRoot {
     return this.start();
   }
 
-  /** Resolves when nothing is waiting: no events, no index work, no file in the stability window. */
+  /** Resolves when nothing is waiting: no events, no index work, no file in the stability window, no catch-up due. */
   async whenSettled(pollMs = 25): Promise<void> {
     for (;;) {
       await this.chain;
-      if (this.busy === 0 && this.pendingEvents.length === 0 && this.waitingFiles === 0) return;
+      if (this.busy === 0 && this.pendingEvents.length === 0 && this.waitingFiles === 0 && !this.burst.due) return;
       await new Promise((r) => setTimeout(r, pollMs));
     }
   }
@@ -332,6 +346,7 @@ export class WatchRoot {
   // ---- scanning ----
 
   private fullScan(): Promise<ScanCounts> {
+    this.burst.scanned();
     return fullScan({
       root: this.d.record,
       options: this.d.options,
@@ -357,10 +372,35 @@ export class WatchRoot {
   }
 
   private async stopWatching(): Promise<void> {
+    this.burst.clear(); // the next start or rescan scans again
     await this.watch.closeAll();
     this.stable.close();
     this.pendingEvents = [];
     this.missingHold.clear(); // the next start or rescan scans again
+  }
+
+  /**
+   * After a burst (burst-catch-up.ts): the watches are renewed, so a folder the backend left
+   * unwatched is watched now, and the root is scanned again, which queues the files whose
+   * events were lost (the index makes it a no-op for the others). Events between the old
+   * watches' end and the new ones' start are covered by that scan.
+   */
+  private async catchUpAfterBurst(): Promise<void> {
+    try {
+      await this.serial(async () => {
+        if (this.stateValue !== 'watching' || this.lifetime.isDisposed) return;
+        await this.watch.closeAll();
+        if (this.lifetime.isDisposed) return;
+        await this.watch.watchRoot();
+        // close() may have released the watches while the new one started: release it too.
+        if (this.lifetime.isDisposed) return this.watch.closeAll();
+        await this.fullScan();
+      });
+    } catch (e) {
+      if (e instanceof RootUnavailableError) return this.goUnavailable(e.message);
+      if (!isDiskFull(e)) throw e;
+      this.holdScan();
+    }
   }
 
   /** Pending events are handled after the current step (events held during a scan wait for it). */

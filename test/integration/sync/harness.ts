@@ -13,7 +13,7 @@ import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
 import type { WatchRootEvent } from '../../../src-main/sync/events';
 import { normalizeWatchOptions } from '../../../src-main/sync/options';
 import { fmgrRemoteOps } from '../../../src-main/sync/remote-ops';
-import { WatchRoot } from '../../../src-main/sync/watch-root';
+import { WatchRoot, type WatchRootDeps } from '../../../src-main/sync/watch-root';
 import type { WatcherBackend } from '../../../src-main/sync/watcher';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
 
@@ -63,6 +63,9 @@ export class SyncHarness {
     startEngine?: boolean;
     /** The clock of the root's stability rule (default the real one). */
     now?: () => number;
+    /** The root's start of its OS watches (a test wraps the real one to drop events). */
+    startWatcher?: WatchRootDeps['startWatcher'];
+    burstQuietMs?: number;
   }): Promise<WatchRoot> {
     const db = openAppDatabase(this.dbFile);
     this.db = db;
@@ -112,6 +115,8 @@ export class SyncHarness {
       housekeepingMs: 100,
       missingGraceMs: 1500,
       now: opts.now,
+      startWatcher: opts.startWatcher,
+      burstQuietMs: opts.burstQuietMs,
     });
     this.root.on((e) => this.events.push(e));
     if (opts.startEngine !== false) this.engine.start();
