@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { crc32ModuleFile } from '../base/crc32';
 import { forEachUnitPiece } from '../protocol/etag';
 
 /**
@@ -14,14 +15,27 @@ import { forEachUnitPiece } from '../protocol/etag';
  * (the one splitter of the etag): a batch that crosses a unit's end is sent as two pieces,
  * the first marked `closes`, and the worker only hashes what it is given.
  *
- * The worker is an inline script (node:crypto and node:zlib only), so it needs no file of
- * its own in any build of the app.
+ * The worker is an inline script (node:crypto, and base/crc32.ts's CRC-32: the native
+ * module's file, else node:zlib), so it needs no file of its own in any build of the app.
  */
 
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { crc32 } = require('node:zlib');
+// base/crc32.ts's native CRC-32 when the request thread uses it (the same module file), else node:zlib's.
+let crc32 = null;
+if (workerData && workerData.crc32File) {
+  try {
+    const native = require(workerData.crc32File);
+    crc32 = (view, crc) => native.crc32(view, crc) >>> 0;
+  } catch {
+    crc32 = null;
+  }
+}
+if (!crc32) {
+  const zlib = require('node:zlib');
+  crc32 = (view, crc) => (view.length === 0 ? crc : zlib.crc32(view, crc) >>> 0);
+}
 const jobs = new Map();
 const job = (m) => {
   let j = jobs.get(m.id);
@@ -164,7 +178,11 @@ export class HashPool {
   }
 
   private spawn(): PoolWorker {
-    const w: PoolWorker = { worker: new Worker(WORKER_SOURCE, { eval: true }), open: 0, waiting: new Map() };
+    const w: PoolWorker = {
+      worker: new Worker(WORKER_SOURCE, { eval: true, workerData: { crc32File: crc32ModuleFile() } }),
+      open: 0,
+      waiting: new Map(),
+    };
     w.worker.unref();
     w.worker.on('message', (m: { id: number } & BodyHashes) => {
       const waiter = w.waiting.get(m.id);
