@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32Combine } from './crc32-combine';
-import { BATCH_BUFFER_BYTES, type BatchBuffers, BlockFileWriter } from './direct-io';
+import { BATCH_BUFFER_BYTES, type BatchBuffer, type BatchBuffers, BlockFileWriter } from './direct-io';
 import type { HashPool } from './hash-pool';
 import type { BlockUnitHasher } from './unit-hasher';
 import { ETAG_UNIT_BYTES } from '../protocol/etag';
@@ -58,16 +58,17 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
   const job = o.hashes.begin(unitsInWorker);
   let received = 0;
   let written = 0;
-  let batch = o.buffers.take();
+  /** The batch being filled; taken when bytes arrive for it (a body's last flush takes none). */
+  let batch: BatchBuffer | null = null;
   let fill = 0;
   const startedMs = Date.now();
   // The batch is written to the file, then moved (not copied) to a hashing worker, which
   // gives it back with the digests.
   const flush = async () => {
-    if (fill === 0) return;
+    if (fill === 0 || batch === null) return;
     const current = batch;
     const length = fill;
-    batch = o.buffers.take();
+    batch = null;
     fill = 0;
     if (!unitsInWorker) o.units.update(current.view.subarray(0, length));
     await out.write(current, length, o.position + written);
@@ -82,6 +83,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
         if (received > o.declaredBytes)
           throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
         for (let pos = 0; pos < piece.length;) {
+          batch ??= o.buffers.take();
           const take = Math.min(batch.view.length - fill, piece.length - pos);
           piece.copy(batch.view, fill, pos, pos + take);
           fill += take;
@@ -116,7 +118,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       o.units.addUnits(units ?? new Uint8Array(0), whole);
       feedBatches(handed, whole, received, o.units);
     }
-    o.buffers.give([...buffers, batch]);
+    o.buffers.give(batch ? [...buffers, batch] : buffers);
     // The block's CRC so far without a second pass over the body.
     return {
       bytes: received,
