@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BATCH_BUFFER_BYTES } from '../../../src-main/emulator/direct-io';
 import { HashPool, type HandedBuffer } from '../../../src-main/emulator/hash-pool';
 import { ETAG_UNIT_BYTES } from '../../../src-main/protocol/etag';
@@ -84,5 +84,27 @@ describe('HashPool', () => {
     const lateJob = late.begin();
     await late.close();
     await expect(lateJob.digest()).rejects.toThrow(/closed/);
+  });
+
+  it("hashes with node:zlib's CRC-32 when base/crc32.ts uses it (no native module)", async () => {
+    vi.resetModules();
+    vi.stubEnv('BLOCKLIFT_NO_NATIVE_CRC32', '1');
+    try {
+      const { crc32ModuleFile } = await import('../../../src-main/base/crc32');
+      expect(crc32ModuleFile()).toBeNull();
+      const { HashPool: ZlibPool } = await import('../../../src-main/emulator/hash-pool');
+      const pool = new ZlibPool(1);
+      pools.push(pool);
+      const body = randomBytes(BATCH_BUFFER_BYTES + 4099);
+      const job = pool.begin();
+      feed((h, n) => job.update(h, n), body, BATCH_BUFFER_BYTES);
+      expect(await job.digest()).toMatchObject({
+        md5Hex: createHash('md5').update(body).digest('hex'),
+        crc32: crc32(body),
+      });
+    } finally {
+      vi.unstubAllEnvs();
+      vi.resetModules();
+    }
   });
 });
