@@ -24,7 +24,15 @@ export const DIST = path.join(ROOT, 'dist');
 const stampFile = (root) => path.join(root, 'dist', 'build-stamp.json');
 
 /** Native or runtime-provided modules: never bundled, loaded from node_modules (or by Electron). */
-export const EXTERNALS = ['electron', 'better-sqlite3', '@parcel/watcher', 'fsevents', 'bufferutil', 'utf-8-validate'];
+export const EXTERNALS = [
+  'electron',
+  'better-sqlite3',
+  '@parcel/watcher',
+  '@node-rs/crc32',
+  'fsevents',
+  'bufferutil',
+  'utf-8-validate',
+];
 
 /** Files every part depends on besides its own sources. */
 const SHARED_INPUTS = ['package.json', 'package-lock.json', 'bin/build-lib.mjs'];

@@ -28,7 +28,7 @@ export interface ReceiveChunkOptions {
   blockCrcBefore: number;
   /** Computes the body's MD5 and CRC-32 off the request thread. */
   hashes: HashPool;
-  /** The batch buffers the body is copied into (shared with the hashing workers, aligned for direct writes). */
+  /** The batch buffers the body is copied into (moved to the hashing workers and back, aligned for direct writes). */
   buffers: BatchBuffers;
   /**
    * The block's etag unit SHA1s, at the block's committed size: fed the body. When the body
@@ -56,24 +56,24 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
   const out = new BlockFileWriter(o.file, o.create === true, o.buffers);
   const unitsInWorker = o.units.atUnitBoundary;
   const job = o.hashes.begin(unitsInWorker);
-  const handed: BatchBuffer[] = [];
   let received = 0;
   let written = 0;
-  let batch = o.buffers.take();
+  /** The batch being filled; taken when bytes arrive for it (a body's last flush takes none). */
+  let batch: BatchBuffer | null = null;
   let fill = 0;
   const startedMs = Date.now();
-  // The batch goes to a hashing worker and to the file at the same time; both only read it.
+  // The batch is written to the file, then moved (not copied) to a hashing worker, which
+  // gives it back with the digests.
   const flush = async () => {
-    if (fill === 0) return;
+    if (fill === 0 || batch === null) return;
     const current = batch;
     const length = fill;
-    handed.push(current);
-    batch = o.buffers.take();
+    batch = null;
     fill = 0;
-    job.update(current.sab, current.offset, length);
     if (!unitsInWorker) o.units.update(current.view.subarray(0, length));
     await out.write(current, length, o.position + written);
     written += length;
+    job.update(current, length);
   };
   try {
     try {
@@ -83,6 +83,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
         if (received > o.declaredBytes)
           throw new HttpError(400, `request body is longer than its Content-Length of ${o.declaredBytes}`);
         for (let pos = 0; pos < piece.length;) {
+          batch ??= o.buffers.take();
           const take = Math.min(batch.view.length - fill, piece.length - pos);
           piece.copy(batch.view, fill, pos, pos + take);
           fill += take;
@@ -109,14 +110,15 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       throw new HttpError(400, `request body has ${received} bytes, Content-Length says ${o.declaredBytes}`);
     }
     await flush();
-    const { md5Hex, crc32: bodyCrc, units } = await job.digest(o.endsBlock);
+    const { md5Hex, crc32: bodyCrc, units, buffers } = await job.digest(o.endsBlock);
+    // The worker handles messages in order: once it answered, it read every batch and gave it back.
+    const handed = buffers.map((b) => new Uint8Array(b.buffer, b.offset, BATCH_BUFFER_BYTES));
     if (unitsInWorker) {
       const whole = o.endsBlock ? received : received - (received % ETAG_UNIT_BYTES);
       o.units.addUnits(units ?? new Uint8Array(0), whole);
       feedBatches(handed, whole, received, o.units);
     }
-    // The worker handles messages in order: once it answered, it read every batch.
-    o.buffers.give([...handed, batch]);
+    o.buffers.give(batch ? [...buffers, batch] : buffers);
     // The block's CRC so far without a second pass over the body.
     return {
       bytes: received,
@@ -125,7 +127,7 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
       blockCrc32: crc32Combine(o.blockCrcBefore, bodyCrc, received),
     };
   } catch (e) {
-    // The worker may still read the handed batches: they are left to the garbage collector.
+    // The batches handed to the worker stay there (and go to its garbage collector).
     job.drop();
     throw e;
   } finally {
@@ -136,11 +138,11 @@ export async function receiveChunk(req: IncomingMessage, o: ReceiveChunkOptions)
 }
 
 /** Feeds body bytes `from`…`to` to `units` from the batches they were received in (all full but the last). */
-function feedBatches(batches: readonly BatchBuffer[], from: number, to: number, units: BlockUnitHasher): void {
+function feedBatches(batches: readonly Uint8Array[], from: number, to: number, units: BlockUnitHasher): void {
   for (let p = from; p < to;) {
     const within = p % BATCH_BUFFER_BYTES;
     const take = Math.min(BATCH_BUFFER_BYTES - within, to - p);
-    units.update(batches[Math.floor(p / BATCH_BUFFER_BYTES)]!.view.subarray(within, within + take));
+    units.update(batches[Math.floor(p / BATCH_BUFFER_BYTES)]!.subarray(within, within + take));
     p += take;
   }
 }

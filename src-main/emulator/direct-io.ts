@@ -15,9 +15,15 @@ import path from 'node:path';
 
 /** Position, length and memory alignment used for direct writes (covers 512-byte and 4 KiB sectors). */
 export const DIRECT_IO_ALIGN = 4096;
-/** Size of the batches a chunk body is handed over in; buffers of this size are recycled. */
-export const BATCH_BUFFER_BYTES = 1024 * 1024;
-const MAX_SPARE_BUFFERS = 32;
+/**
+ * Size of the batches a chunk body is handed over in; buffers of this size are recycled.
+ * One etag unit, the usual chunk: one write and one hand-over per 4 MiB chunk. 1 MiB
+ * batches (four of each per chunk) cost more CPU per GiB in every alternating run (the
+ * table in README.md), at the price of hashing a chunk after it arrived rather than while.
+ */
+export const BATCH_BUFFER_BYTES = 4 * 1024 * 1024;
+/** Spare buffers kept (32 MiB). */
+const MAX_SPARE_BUFFERS = 8;
 /** Memory alignment steps tried by the probe (allocators align to at least 16 bytes). */
 const PROBE_STEP = 16;
 
@@ -27,9 +33,9 @@ export function directIoDisabledByEnv(env: NodeJS.ProcessEnv = process.env): boo
   return v !== undefined && v !== '' && v !== '0';
 }
 
-/** A batch buffer: `view` (BATCH_BUFFER_BYTES long) starts `offset` bytes into `sab`. */
+/** A batch buffer: `view` (BATCH_BUFFER_BYTES long) starts `offset` bytes into `buffer`. */
 export interface BatchBuffer {
-  sab: SharedArrayBuffer;
+  buffer: ArrayBuffer;
   offset: number;
   view: Buffer;
   /** `view` starts at an address O_DIRECT accepts. */
@@ -37,8 +43,9 @@ export interface BatchBuffer {
 }
 
 /**
- * Recycled SharedArrayBuffer batches (shared with the hashing workers without a copy), each
- * with its O_DIRECT-aligned offset when direct I/O is on.
+ * Recycled batch buffers (moved to the hashing workers and back without a copy, hash-pool.ts),
+ * each with its O_DIRECT-aligned offset when direct I/O is on. A buffer keeps its memory
+ * through the moves, so it is probed once.
  */
 export class BatchBuffers {
   private readonly spare: BatchBuffer[] = [];
@@ -72,15 +79,22 @@ export class BatchBuffers {
   take(): BatchBuffer {
     const spare = this.spare.pop();
     if (spare && (spare.aligned || !this.direct)) return spare;
-    const sab = new SharedArrayBuffer(BATCH_BUFFER_BYTES + DIRECT_IO_ALIGN);
-    const offset = this.alignedOffset(sab);
-    const at = offset ?? 0;
-    return { sab, offset: at, view: Buffer.from(sab, at, BATCH_BUFFER_BYTES), aligned: offset !== null };
+    const buffer = new ArrayBuffer(BATCH_BUFFER_BYTES + DIRECT_IO_ALIGN);
+    const offset = this.alignedOffset(buffer);
+    return batchBuffer(buffer, offset ?? 0, offset !== null);
   }
 
-  /** Gives buffers back once nothing reads them any more (the hashing worker answered, the writes ended). */
-  give(buffers: readonly BatchBuffer[]): void {
-    for (const b of buffers) if (this.spare.length < MAX_SPARE_BUFFERS) this.spare.push(b);
+  /**
+   * Gives buffers back once nothing reads them any more (the hashing worker gave them back,
+   * the writes ended): a BatchBuffer, or a buffer with its offset and alignment as it came
+   * back from a worker. A detached buffer (still with a worker) is left out.
+   */
+  give(buffers: readonly { buffer: ArrayBuffer; offset: number; aligned: boolean }[]): void {
+    for (const b of buffers) {
+      if (this.spare.length >= MAX_SPARE_BUFFERS) return;
+      if (b.buffer.byteLength !== BATCH_BUFFER_BYTES + DIRECT_IO_ALIGN) continue;
+      this.spare.push('view' in b ? (b as BatchBuffer) : batchBuffer(b.buffer, b.offset, b.aligned));
+    }
   }
 
   close(): void {
@@ -88,21 +102,33 @@ export class BatchBuffers {
     this.spare.length = 0;
   }
 
-  /** The first offset in `sab` whose address O_DIRECT accepts, found by trying a direct write from each. */
-  private alignedOffset(sab: SharedArrayBuffer): number | null {
+  /** The first offset in `buffer` whose address O_DIRECT accepts, found by trying a direct write from each. */
+  private alignedOffset(buffer: ArrayBuffer): number | null {
     if (this.probeFd === null) return null;
-    const bytes = new Uint8Array(sab);
-    for (let off = 0; off < DIRECT_IO_ALIGN; off += PROBE_STEP) {
-      try {
-        writeSync(this.probeFd, bytes, off, DIRECT_IO_ALIGN, 0);
-        return off;
-      } catch {
-        // EINVAL: not aligned here
+    const bytes = new Uint8Array(buffer);
+    // Up to 256 refused writes, each an exception: without a stack trace each costs a
+    // fraction of what it would (the trace's source positions were most of the probe).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      for (let off = 0; off < DIRECT_IO_ALIGN; off += PROBE_STEP) {
+        try {
+          writeSync(this.probeFd, bytes, off, DIRECT_IO_ALIGN, 0);
+          return off;
+        } catch {
+          // EINVAL: not aligned here
+        }
       }
+    } finally {
+      Error.stackTraceLimit = limit;
     }
     this.disableDirect();
     return null;
   }
+}
+
+function batchBuffer(buffer: ArrayBuffer, offset: number, aligned: boolean): BatchBuffer {
+  return { buffer, offset, view: Buffer.from(buffer, offset, BATCH_BUFFER_BYTES), aligned };
 }
 
 /**

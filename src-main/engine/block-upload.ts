@@ -1,4 +1,4 @@
-import { crc32 } from 'node:zlib';
+import { crc32 } from '../base/crc32';
 import { ServiceError, isServiceError } from '../protocol/errors';
 import type { BlockState } from './block-state';
 import { TransferFailure, sleep, storeWrite } from './errors';

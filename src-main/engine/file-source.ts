@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
+import { crc32 } from '../base/crc32';
 import { TransferFailure } from './errors';
 import type { TurnBudget } from './turn-budget';
 

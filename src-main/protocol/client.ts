@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { crc32 } from 'node:zlib';
+import { crc32 } from '../base/crc32';
 import { urlsafeB64Encode } from './base64';
 import { buildFmgrBody, type FmgrOp, type FmgrOpName } from './fops';
 import { signManagementToken } from './tokens';

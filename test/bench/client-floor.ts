@@ -6,7 +6,8 @@
  *   read          fs read of the file in 4 MiB pieces into a reused buffer (page cache warm)
  *   read-direct   the same with O_DIRECT (no page-cache copy; the engine does not do this)
  *   sha1          node:crypto SHA-1 over 4 MiB buffers (the etag)
- *   crc32         node:zlib crc32 over 4 MiB buffers (each chunk's reply check)
+ *   crc32         base/crc32.ts over 4 MiB buffers (each chunk's reply check; @node-rs/crc32 where it loads)
+ *   crc32-zlib    node:zlib's crc32 over the same, for comparison
  *   send          4 MiB POSTs over node:http keep-alive, 4 at a time, to a server in another
  *                 process that discards them (the client's side only)
  *   request       the fixed cost of one small POST and its JSON reply, in µs (per GiB: × 256)
@@ -20,7 +21,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crc32 } from 'node:zlib';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import { crc32 } from '../../src-main/base/crc32';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -139,6 +141,10 @@ async function main(): Promise<void> {
       crc32: () =>
         cpuSeconds(() => {
           for (let pos = 0; pos < BYTES; pos += CHUNK) crc32(buf);
+        }).then(perGiB),
+      'crc32-zlib': () =>
+        cpuSeconds(() => {
+          for (let pos = 0; pos < BYTES; pos += CHUNK) zlibCrc32(buf);
         }).then(perGiB),
       send: () => cpuSeconds(() => inParallel(BYTES / CHUNK, () => post(buf))).then(perGiB),
       request: () =>
