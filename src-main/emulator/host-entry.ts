@@ -13,12 +13,11 @@ import { startEmulator, type RunningEmulator } from './server';
 
 /**
  * The embedded emulator stands in for a remote service: its CPU must not be the app's.
- * It runs at a lower priority (10 nice steps below the app's, at most 19: about a tenth of
- * a core's share against the app's main thread when both want one), set here before it starts any thread, which inherit it.
- * On the long load with one core kept busy, the app's event-loop p99 went from 60-76 ms to
- * about 42 ms (test/chaos/load.ts; service/README.md). `os.setPriority(0, …)` is this thread
- * on Linux (the worker's own, in worker mode) and the process elsewhere; a system that
- * refuses it leaves the priority as it was.
+ * It runs 10 nice steps below the app (at most 19: about a tenth of a core's share against
+ * the app's main thread when both want one), set here before it starts any thread, so its
+ * threads inherit it. `os.setPriority(0, …)` is this thread on Linux (the worker's own, in
+ * worker mode) and the process elsewhere; a system that refuses it leaves the priority as
+ * it was. Why, and how it is measured: emulator/README.md "Below the app's priority".
  */
 const EMULATOR_NICE_STEPS = 10;
 try {
