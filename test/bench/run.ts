@@ -54,7 +54,7 @@ const ROOT = path.resolve(HERE, '../..');
 const RUN_TS = path.join(ROOT, 'bin/run-ts.mjs');
 /**
  * The measured uploader, bundled as the CLI is (build-lib.mjs bundleForNode) and run by plain
- * node: its RSS and CPU are then the product's. Through tsx's loader it carried ~36 MiB more
+ * node: its RSS and CPU are then the product's. Through tsx's loader it carried 32–38 MiB more
  * (the loader's own thread and heap), which no shipped run has (engine/README.md "Memory").
  * BENCH_CHILD_TSX=1 runs it through tsx as before 2026-11-27 (to compare with older results).
  */
