@@ -7,3 +7,4 @@ export declare function staleReason(part: BuildPart, root?: string): string | nu
 export declare function buildState(): Record<BuildPart, string | null>;
 export declare function buildMain(): Promise<void>;
 export declare function buildRenderer(): Promise<void>;
+export declare function bundleForNode(entryPoint: string, outfile: string): Promise<string>;

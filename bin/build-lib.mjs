@@ -155,23 +155,41 @@ function writeAtomically(outputFiles) {
 /** The embedded emulator's thread or process (emulator/host.ts loads it next to its own chunk). */
 const EMULATOR_HOST_ENTRY = 'src-main/emulator/host-entry.ts';
 
+/** What every Node-side bundle is built with (the CLI, the Electron main process, bundleForNode). */
+const NODE_BUNDLE = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNALS,
+  sourcemap: 'linked',
+  minifySyntax: true,
+  minifyWhitespace: true,
+  logLevel: 'warning',
+  absWorkingDir: ROOT,
+};
+
+/**
+ * One TypeScript entry bundled as the CLI's is (same esbuild options, one ES module), for a
+ * program that must run as the product runs: the benchmark's uploader (test/bench/run.ts),
+ * whose memory is then the product's, not tsx's loader's. Returns the output's absolute path.
+ */
+export async function bundleForNode(entryPoint, outfile) {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    ...NODE_BUNDLE,
+    format: 'esm',
+    banner: { js: ESM_REQUIRE_BANNER },
+    entryPoints: [entryPoint],
+    outfile,
+  });
+  return path.resolve(ROOT, outfile);
+}
+
 /** Bundles the main-process entries with esbuild (about a second). */
 export async function buildMain() {
   const startedAt = Date.now();
   const esbuild = await import('esbuild');
-  const common = {
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    external: EXTERNALS,
-    sourcemap: 'linked',
-    minifySyntax: true,
-    minifyWhitespace: true,
-    metafile: true,
-    write: false,
-    logLevel: 'warning',
-    absWorkingDir: ROOT,
-  };
+  const common = { ...NODE_BUNDLE, metafile: true, write: false };
   const esm = { ...common, format: 'esm', banner: { js: ESM_REQUIRE_BANNER } };
   const builds = await Promise.all([
     // Split, so what the code imports lazily stays lazy: the @parcel/watcher backend (a native

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { keepYoungGenerationSmall } from '../base/heap';
 import type { TransferRequest, TransferSnapshot, TransferState } from '../shared/models';
 import type { ProgressEvent, TransferControl, TransferQueue } from './api';
 import { EndBatch } from './end-batch';
@@ -55,6 +56,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
   private readonly now: () => number;
 
   constructor(opts: EngineOptions) {
+    // The uploader's heap stays small whatever the file size (base/heap.ts; engine/README.md "Memory").
+    keepYoungGenerationSmall();
     this.store = opts.store;
     this.resources = new UploadResources(opts);
     this.now = opts.now ?? Date.now;

@@ -11,6 +11,9 @@
  * the run a little (≈ 2–5 %): the rounds without it are the figures to quote.
  * BENCH_BASE=<dir of another checkout> alternates rounds between that checkout's uploader and
  * this one's (same emulator, same file), so a change is compared under the same load.
+ * BENCH_LATENCY_MS=50 adds that latency to every request (the emulator's fault, as the latency
+ * section of `npm run bench`); each round prints the child's peak RSS, and with BENCH_MEMORY=1
+ * what memoryUsage() said at its highest sample (heap, external, array buffers).
  * Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { bundleForNode } from '../../bin/build-lib.mjs';
 import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -30,6 +34,8 @@ const GiB = 1024 * MiB;
 const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** Added to every request by the emulator's latency fault (as `npm run bench`'s latency section does). */
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
 
 interface ProfileNode {
@@ -141,9 +147,27 @@ async function makeFile(file: string, size: number): Promise<void> {
 
 interface ChildResult {
   cpuSeconds: number;
+  peakRssBytes: number;
+  /** With BENCH_MEMORY=1 (upload-child.ts): the parts of the memory at the highest RSS sampled. */
+  memory?: { atPeakRss: Record<string, number> };
   bytes: number;
   elapsedMs: number;
   failed: unknown[];
+}
+
+/**
+ * A checkout's upload-child.ts bundled as the CLI is and run by plain node, as run.ts does
+ * (so its RSS is the product's, without tsx's loader); built once per checkout.
+ */
+const compiled = new Map<string, Promise<string>>();
+function compiledChild(root: string): Promise<string> {
+  let p = compiled.get(root);
+  if (!p) {
+    const name = root === ROOT ? 'upload-child.mjs' : 'upload-child-base.mjs';
+    p = bundleForNode(path.join(root, 'test/bench/upload-child.ts'), `dist/bench/${name}`);
+    compiled.set(root, p);
+  }
+  return p;
 }
 
 /** One upload-child run; its result, and the child's user/system CPU for the whole process from /proc at exit. */
@@ -156,8 +180,7 @@ async function uploadOnce(
 ): Promise<{ r: ChildResult; user: number; system: number; threads: string }> {
   const args = [
     ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
-    path.join(root, 'bin/run-ts.mjs'),
-    path.join(root, 'test/bench/upload-child.ts'),
+    await compiledChild(root),
     uploadUrl,
     AK,
     SK,
@@ -202,20 +225,31 @@ const emu = spawn(process.execPath, emulatorArgs(ROOT, path.join(tmp, 'emu')), {
 });
 try {
   let uploadUrl = '';
+  let admin = { adminUrl: '', adminToken: '' };
   for await (const line of createInterface({ input: emu.stdout })) {
-    uploadUrl = (JSON.parse(line) as { uploadUrl: string }).uploadUrl;
+    ({ uploadUrl, ...admin } = JSON.parse(line) as { uploadUrl: string; adminUrl: string; adminToken: string });
     break;
+  }
+  if (LATENCY_MS > 0) {
+    const res = await fetch(`${admin.adminUrl}/faults`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${admin.adminToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ latencyMs: LATENCY_MS }),
+    });
+    if (!res.ok) throw new Error(`setting the emulator's latency answered ${res.status}: ${await res.text()}`);
   }
   const file = path.join(tmp, 'one.bin');
   await makeFile(file, BYTES);
   process.stdout.write(
-    `client-profile: ${BYTES / MiB} MiB, ${ROUNDS} rounds, node ${process.version}, load ${os
+    `client-profile: ${BYTES / MiB} MiB, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}\n`,
   );
   const figures: number[] = [];
   const baseFigures: number[] = [];
+  const rss: number[] = [];
+  const baseRss: number[] = [];
   for (let i = 0; i < ROUNDS * (BASE ? 2 : 1); i++) {
     const onBase = BASE !== undefined && i % 2 === 0;
     const prof = PROFILE && i === ROUNDS * (BASE ? 2 : 1) - 1 ? path.join(tmp, 'prof') : undefined;
@@ -228,6 +262,12 @@ try {
     );
     const perGiB = r.cpuSeconds / (r.bytes / GiB);
     if (!prof) (onBase ? baseFigures : figures).push(perGiB);
+    if (!prof) (onBase ? baseRss : rss).push(r.peakRssBytes / MiB);
+    const parts = r.memory
+      ? ` (at the highest sample: ${Object.entries(r.memory.atPeakRss)
+          .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+          .join(', ')})`
+      : '';
     process.stdout.write(
       `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
         r.bytes /
@@ -235,7 +275,7 @@ try {
         (r.elapsedMs / 1000)
       ).toFixed(
         0,
-      )} MB/s; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
+      )} MB/s, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
         .loadavg()[0]!
         .toFixed(2)}\n`,
     );
@@ -251,14 +291,16 @@ try {
       for (const [k, v] of top) process.stdout.write(`  ${v.toFixed(3)}  ${k}\n`);
     }
   }
-  for (const [name, xs] of [
-    ['base', baseFigures],
-    ['this checkout', figures],
+  for (const [name, xs, figure] of [
+    ['base', baseFigures, 'client_cpu_s_per_gib'],
+    ['this checkout', figures, 'client_cpu_s_per_gib'],
+    ['base', baseRss, 'peak RSS MiB'],
+    ['this checkout', rss, 'peak RSS MiB'],
   ] as const) {
     if (xs.length === 0) continue;
     const sorted = [...xs].sort((a, b) => a - b);
     process.stdout.write(
-      `client_cpu_s_per_gib (${name}): median ${((sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2).toFixed(3)}, min ${sorted[0]!.toFixed(
+      `${figure} (${name}): median ${((sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2).toFixed(3)}, min ${sorted[0]!.toFixed(
         3,
       )}, max ${sorted[sorted.length - 1]!.toFixed(3)} (${xs.length} rounds)\n`,
     );

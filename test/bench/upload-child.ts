@@ -6,6 +6,7 @@
  * `progress <bytesDone>` lines, then one final `result <json>` line.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { UploadClient } from '../../src-main/protocol/client';
 import { UploadEngine } from '../../src-main/engine/engine';
@@ -38,7 +39,61 @@ class CountingClient extends UploadClient {
 }
 const report = process.env.BENCH_REPORT_SENT === '1';
 
+/**
+ * The high-water mark of this process's own resident set: Linux's VmHWM (of the memory this
+ * program mapped since exec). Not `resourceUsage().maxRSS`: the kernel carries that over from
+ * the forked copy of the parent, so a child of a big parent (the bench, with its browser
+ * driver, ~150 MiB in its latency section) reported the parent's RSS as its own. Elsewhere
+ * maxRSS is all there is.
+ */
+function ownPeakRssBytes(): number {
+  try {
+    const kib = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    if (kib !== undefined) return Number(kib) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
 const loop = monitorEventLoopDelay({ resolution: 10 });
+
+/**
+ * BENCH_MEMORY=1: process.memoryUsage() every 20 ms while uploading; the result's `memory`
+ * gives the sample of the highest RSS (what it held then) and each part's own highest, in MiB
+ * (where the resident memory goes, issue 19).
+ */
+const memory = process.env.BENCH_MEMORY === '1' ? sampleMemory(20) : undefined;
+function sampleMemory(everyMs: number): { stop(): Record<string, unknown> } {
+  const MiB = 2 ** 20;
+  const parts = (m: NodeJS.MemoryUsage) => ({
+    rss: m.rss / MiB,
+    heapTotal: m.heapTotal / MiB,
+    heapUsed: m.heapUsed / MiB,
+    external: m.external / MiB,
+    arrayBuffers: m.arrayBuffers / MiB,
+  });
+  // Linux: the resident set split into anonymous memory (heaps, buffers) and mapped files (code).
+  const status = (): Record<string, number> => {
+    try {
+      const text = readFileSync('/proc/self/status', 'utf8');
+      const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+      return { rssAnon: kib('RssAnon') / 1024, rssFile: kib('RssFile') / 1024 };
+    } catch {
+      return {};
+    }
+  };
+  let atPeak: Record<string, number> = { ...parts(process.memoryUsage()), ...status() };
+  const max = parts(process.memoryUsage());
+  const timer = setInterval(() => {
+    const now = parts(process.memoryUsage());
+    if (now.rss > atPeak.rss!) atPeak = { ...now, ...status() };
+    for (const k of Object.keys(max) as (keyof typeof max)[]) max[k] = Math.max(max[k], now[k]);
+  }, everyMs);
+  return {
+    stop: () => (clearInterval(timer), { atPeakRss: atPeak, max }),
+  };
+}
 
 const db = openAppDatabase(dbFile);
 const store = new SqliteTransferStore(db);
@@ -103,6 +158,7 @@ const elapsedMs = performance.now() - t0;
 const inFlight = engine.inFlight();
 loop.disable();
 const cpu = process.cpuUsage(cpu0);
+const memoryReport = memory?.stop();
 const all = store.listTransfers(['done', 'failed', 'skipped', 'canceled']);
 const failed = all.filter((t) => t.state !== 'done');
 const bytes = all.reduce((n, t) => n + t.size, 0);
@@ -118,11 +174,11 @@ process.stdout.write(
     files: all.length,
     failed: failed.map((t) => ({ key: t.key, error: t.lastError })),
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    // The kernel's high-water mark of this process's resident set (KiB → bytes).
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    peakRssBytes: ownPeakRssBytes(),
     loopP99Ms: loop.percentile(99) / 1e6,
     sentBytes: client.sentBytes,
     // The in-flight window at the end (engine.inFlight(): what the round trip made of it).
     window: inFlight,
+    ...(memoryReport ? { memory: memoryReport } : {}),
   })}\n`,
 );

@@ -1,0 +1,20 @@
+import v8 from 'node:v8';
+
+let kept = false;
+
+/**
+ * Keeps V8's young generation (new space) at its starting size for the rest of this process:
+ * `--semi-space-growth-factor=1`, set at run time (the one young-generation flag V8 reads after
+ * start; `--max-semi-space-size` is read only at start, which the desktop's main process and an
+ * npm-installed command cannot pass). By default V8 doubles the new space while a process
+ * allocates steadily, up to 2 × 16 MiB semi-spaces on 64-bit, and a long upload does; it then
+ * stays committed. The uploader allocates little per chunk (its chunk bytes live outside the
+ * heap, in reused buffers), so the extra scavenges of a small new space cost it nothing
+ * measurable (engine/README.md "Memory": RSS and CPU per GiB before and after). Process-wide
+ * and idempotent; the UploadEngine sets it when built, so every process that uploads has it.
+ */
+export function keepYoungGenerationSmall(): void {
+  if (kept) return;
+  kept = true;
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
