@@ -14,6 +14,7 @@ import { LocalTokenSigner } from '../../src-main/engine/tokens';
 import { openAppDatabase } from '../../src-main/store/app-db';
 import { AccountRepo } from '../../src-main/store/account-repo';
 import { SqliteTransferStore } from '../../src-main/store/transfer-repo';
+import { ownPeakRssBytes } from '../helpers/peak-rss';
 
 const [uploadUrl, ak, sk, bucket, dbFile, ...files] = process.argv.slice(2);
 if (!uploadUrl || !ak || !sk || !bucket || !dbFile || files.length === 0) {
@@ -38,23 +39,6 @@ class CountingClient extends UploadClient {
   }
 }
 const report = process.env.BENCH_REPORT_SENT === '1';
-
-/**
- * The high-water mark of this process's own resident set: Linux's VmHWM (of the memory this
- * program mapped since exec). Not `resourceUsage().maxRSS`: the kernel carries that over from
- * the forked copy of the parent, so a child of a big parent (the bench, with its browser
- * driver, ~150 MiB in its latency section) reported the parent's RSS as its own. Elsewhere
- * maxRSS is all there is.
- */
-function ownPeakRssBytes(): number {
-  try {
-    const kib = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    if (kib !== undefined) return Number(kib) * 1024;
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS * 1024;
-}
 
 const loop = monitorEventLoopDelay({ resolution: 10 });
 
