@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 import { UploadEngine } from '../engine/engine';
 import type { AppEvent, CoreProblem } from '../shared/events';
 import { AccountRepo } from '../store/account-repo';
@@ -21,7 +23,7 @@ import { SettingsStore } from './settings-store';
 import { trackedRemoteOps } from './tracked-remote-ops';
 import { UploadFollowUp } from './upload-follow-up';
 import { UploadSchedule } from './upload-schedule';
-import { DiskFullProblems } from './disk-full-problems';
+import { DISK_FREE_CHECK_MS, DiskFullProblems } from './disk-full-problems';
 import { withTrackedFmgr } from './engine-fmgr';
 import { VcaRequestQueue } from './vca-requests';
 
@@ -170,7 +172,16 @@ export function buildCoreParts(d: CorePartsDeps): CoreParts {
  */
 export function wireCoreEvents(p: CoreParts, emit: (e: AppEvent) => void, dbFile: string): Array<() => void> {
   const diskFull = new DiskFullProblems(dbFile, (problem) => emit({ type: 'problem', problem }));
+  // The database's disk, read every few seconds: its writes may not fail on a full disk at once.
+  const freeCheck = setInterval(() => {
+    statfs(path.dirname(dbFile)).then(
+      (s) => diskFull.freeSpace(s.bavail * s.bsize),
+      () => undefined, // a statfs that fails says nothing about the space
+    );
+  }, DISK_FREE_CHECK_MS);
+  freeCheck.unref();
   return [
+    () => clearInterval(freeCheck),
     p.engine.onTransferChange((t) => {
       emit({ type: 'transfer-changed', transfer: t });
       if (t.state === 'done') p.followUp.transferDone(t.id);

@@ -6,9 +6,20 @@ import type { TransferProgress } from '../shared/events';
 export const DISK_FULL_PROBLEM_EVERY_MS = 30_000;
 
 /**
+ * Free space (for this user) under which the database's disk counts as full: a few commits'
+ * worth. The app database writes its log into space it already holds, so a full disk can go
+ * unnoticed by its writes for a while; the free space says it at once.
+ */
+export const DISK_FULL_FREE_BYTES = 8 * 1024 * 1024;
+
+/** How often the free space of the database's disk is read (one statfs). */
+export const DISK_FREE_CHECK_MS = 5_000;
+
+/**
  * Turns the engine's disk-full holds (a progress event whose retry's action is
- * `disk-full`) into a problem naming the database whose disk is full, so the user knows
- * what to free; repeated holds say it again at most every DISK_FULL_PROBLEM_EVERY_MS.
+ * `disk-full`), and a database disk found with less than DISK_FULL_FREE_BYTES free, into a
+ * problem naming the database whose disk is full, so the user knows what to free; repeated
+ * holds or checks say it again at most every DISK_FULL_PROBLEM_EVERY_MS.
  */
 export class DiskFullProblems {
   private lastAt = -Infinity;
@@ -21,7 +32,15 @@ export class DiskFullProblems {
   ) {}
 
   progress(p: TransferProgress & { retry?: { action: string } }): void {
-    if (p.retry?.action !== 'disk-full') return;
+    if (p.retry?.action === 'disk-full') this.say(p.id);
+  }
+
+  /** The free space (bytes this user may write) of the database's disk, as just read. */
+  freeSpace(bytes: number): void {
+    if (bytes < DISK_FULL_FREE_BYTES) this.say(undefined);
+  }
+
+  private say(transferId: number | undefined): void {
     const t = this.now();
     if (t - this.lastAt < this.everyMs) return;
     this.lastAt = t;
@@ -30,7 +49,7 @@ export class DiskFullProblems {
       code: 'disk-full',
       message: formatMessage(ERROR_CATALOG['disk-full'].en, params),
       params,
-      transferId: p.id,
+      ...(transferId !== undefined ? { transferId } : {}),
     });
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DiskFullProblems } from '../../../src-main/service/disk-full-problems';
+import { DISK_FULL_FREE_BYTES, DiskFullProblems } from '../../../src-main/service/disk-full-problems';
 import type { CoreProblem } from '../../../src-main/shared/events';
 
 const progress = (id: number, reason?: string) => ({
@@ -43,5 +43,34 @@ describe('DiskFullProblems', () => {
     d.progress(progress(8, 'disk-full: again → retry'));
     expect(seen).toHaveLength(2);
     expect(seen[1]!.transferId).toBe(8);
+  });
+
+  it('says the disk is full when its free space is under the bound, with no write failing first', () => {
+    let t = 1_000;
+    const seen: CoreProblem[] = [];
+    const d = new DiskFullProblems(
+      '/data/blocklift.db',
+      (p) => seen.push(p),
+      () => t,
+      30_000,
+    );
+    d.freeSpace(DISK_FULL_FREE_BYTES);
+    expect(seen).toEqual([]);
+    d.freeSpace(DISK_FULL_FREE_BYTES - 1);
+    expect(seen).toEqual([
+      {
+        code: 'disk-full',
+        message: 'The disk holding /data/blocklift.db is full; free space and the upload continues.',
+        params: { path: '/data/blocklift.db' },
+      },
+    ]);
+    // One interval for both sources: a hold right after the check says nothing new.
+    t += 5_000;
+    d.progress(progress(3, 'disk-full: again → retry'));
+    d.freeSpace(0);
+    expect(seen).toHaveLength(1);
+    t += 30_000;
+    d.freeSpace(0);
+    expect(seen).toHaveLength(2);
   });
 });
