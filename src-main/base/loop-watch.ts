@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 
 /**
  * A long-task detector for measurement, off unless `BLOCKLIFT_LOOP_WATCH=<file>` is set in
@@ -37,9 +38,53 @@ function mainThreadSched(): { cpuMs: number; waitMs: number } | undefined {
 }
 let started = false;
 
+/**
+ * Linux only, beside the watchdog: a thread that looks at the main thread every 2 ms and,
+ * for each stretch of 20 ms or more that it spent asleep in the kernel other than waiting
+ * for its next event (state D, or S away from epoll), appends to `<file>.kernel` the
+ * stretch's length and the kernel stack it slept in (/proc/<pid>/task/<pid>/stack, readable
+ * by root): what "blocked" was, the disk's journal, a lock, a sleep.
+ */
+const KERNEL_WAIT_SOURCE = `
+const { readFileSync, appendFileSync } = require('node:fs');
+const { workerData } = require('node:worker_threads');
+const base = '/proc/' + workerData.pid + '/task/' + workerData.pid + '/';
+const idle = /ep_poll|do_epoll_wait/;
+let from = 0, stack = '', state = '';
+setInterval(() => {
+  let st, wchan;
+  try {
+    const stat = readFileSync(base + 'stat', 'utf8');
+    st = stat[stat.lastIndexOf(')') + 2];
+    wchan = st === 'R' ? '' : readFileSync(base + 'wchan', 'utf8');
+  } catch { return; }
+  const now = Number(process.hrtime.bigint() / 1000n);
+  const asleep = st === 'D' || (st === 'S' && !idle.test(wchan));
+  if (asleep && from === 0) {
+    from = now;
+    state = st;
+    try { stack = readFileSync(base + 'stack', 'utf8').split('\\n').slice(0, 8).join(' | '); } catch { stack = wchan; }
+  } else if (!asleep && from !== 0) {
+    const ms = (now - from) / 1000;
+    if (ms >= 20) appendFileSync(workerData.file, JSON.stringify({ monoUs: now, ms, state, stack }) + '\\n');
+    from = 0;
+  }
+}, 2);
+`;
+
+function startKernelWaits(file: string): void {
+  if (process.platform !== 'linux') return;
+  try {
+    new Worker(KERNEL_WAIT_SOURCE, { eval: true, workerData: { pid: process.pid, file: `${file}.kernel` } }).unref();
+  } catch {
+    // a measurement aid
+  }
+}
+
 function start(): void {
   if (started || !FILE) return;
   started = true;
+  startKernelWaits(FILE);
   let last = performance.now();
   let lastCpu = process.cpuUsage();
   let lastSched = mainThreadSched();
