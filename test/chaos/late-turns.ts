@@ -10,6 +10,7 @@
  * holding most of their samples (self time by function, then inclusive by function).
  */
 import { readFileSync } from 'node:fs';
+import { frameLabel, readProfile, type ProfileNode } from './cpu-profile';
 
 interface Late {
   monoUs: number;
@@ -23,17 +24,6 @@ interface Late {
   lateMs: number;
   unclaimedMs: number;
   sections: Array<{ name: string; ms: number; cpuMs?: number; n: number; max: number }>;
-}
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
 }
 
 const [watchFile, profFile, minArg] = process.argv.slice(2);
@@ -51,20 +41,16 @@ const lates = readFileSync(watchFile, 'utf8')
 let sampleAt: number[] = [];
 let sampleNode: number[] = [];
 let byId = new Map<number, ProfileNode>();
-const parent = new Map<number, number>();
+let parent = new Map<number, number>();
 if (profFile) {
-  const p = JSON.parse(readFileSync(profFile, 'utf8')) as Profile;
-  byId = new Map(p.nodes.map((n) => [n.id, n]));
-  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const read = readProfile(profFile);
+  const p = read.p;
+  ({ byId, parent } = read);
   let t = p.startTime;
   sampleAt = p.timeDeltas.map((d) => (t += d));
   sampleNode = p.samples;
 }
-const label = (n: ProfileNode) => {
-  const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\/(dist|src-main|node_modules)\//, '$1/')}:${f.lineNumber + 1}` : '';
-  return `${f.functionName || '(anonymous)'} ${where}`.trim();
-};
+const label = frameLabel;
 
 /** Index of the first sample at or after `us`. */
 function firstAt(us: number): number {

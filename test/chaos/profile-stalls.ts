@@ -5,19 +5,7 @@
  * least minMs: the thread did not come back to its event loop. For each, longest first, it
  * prints its length and the functions holding most of it (inclusive share, file:line).
  */
-import { readFileSync } from 'node:fs';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import { frameLabel, readProfile } from './cpu-profile';
 
 const [file, minArg] = process.argv.slice(2);
 if (!file) {
@@ -25,15 +13,8 @@ if (!file) {
   process.exit(2);
 }
 const minMs = Number(minArg ?? 100);
-const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-const byId = new Map(p.nodes.map((n) => [n.id, n]));
-const parent = new Map<number, number>();
-for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const label = (n: ProfileNode) => {
-  const f = n.callFrame;
-  const where = f.url ? `${f.url.replace(/^.*\/(dist|src-main|node_modules)\//, '$1/')}:${f.lineNumber + 1}` : '';
-  return `${f.functionName || '(anonymous)'} ${where}`.trim();
-};
+const { p, byId, parent } = readProfile(file);
+const label = frameLabel;
 
 interface Stall {
   startMs: number;
