@@ -161,8 +161,8 @@ async function tryCopy(
   phase: { completing: boolean },
 ): Promise<Tried> {
   const { deps, rec, hooks } = s;
-  const where = `"${src.key}" in ${src.bucket}`;
-  const log = (level: 'info' | 'warn', kind: string, text: string) => hooks.log({ level, kind, message: text });
+  const where = placeOf(src);
+  const log = logTo(hooks);
   let info: StoredObjectInfo | null;
   try {
     info = await deps.stored!(src.bucket, src.key, stops.soft);
@@ -210,8 +210,8 @@ async function copyTo(
   file: { etag: string; size: number; mtimeMs: number },
 ): Promise<Tried | 'exists'> {
   const { deps, rec, hooks } = s;
-  const where = `"${src.key}" in ${src.bucket}`;
-  const log = (level: 'info' | 'warn', kind: string, text: string) => hooks.log({ level, kind, message: text });
+  const where = placeOf(src);
+  const log = logTo(hooks);
   const op: FmgrOp & { key: string } = { op: 'copy', srcBucket: src.bucket, srcKey: src.key, bucket: rec.bucket, key };
   const force = rec.options.conflict === 'overwrite' ? 1 : 0;
   let task: FmgrTaskStatus;
@@ -269,6 +269,13 @@ async function copyTo(
     copiedFrom: { bucket: src.bucket, key: src.key },
   };
 }
+
+/** A stored place as the log names it. */
+const placeOf = (src: StoredCopySource) => `"${src.key}" in ${src.bucket}`;
+
+/** The step's log lines: a level, a kind and the text. */
+const logTo = (hooks: UploadHooks) => (level: 'info' | 'warn', kind: string, text: string) =>
+  hooks.log({ level, kind, message: text });
 
 /** What the service stores under `key` of the transfer's bucket, or undefined when it cannot tell. */
 async function statQuietly(s: SameBytesStep, stops: Stops, key: string): Promise<StoredObjectInfo | null | undefined> {
