@@ -17,15 +17,15 @@
  * Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { bundleForNode } from '../../bin/build-lib.mjs';
 import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
+import { makeFile } from './bench-files';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -130,19 +130,6 @@ function summarize(p: Profile, bytes: number): { rows: [string, number][]; windo
     .slice(0, Number(process.env.BENCH_TOP ?? 12))
     .map(([k, v]): [string, number] => [k, per(v)]);
   return { rows, windowS: (times[last] ?? 0) / 1e6 - (times[first] ?? 0) / 1e6, top };
-}
-
-async function makeFile(file: string, size: number): Promise<void> {
-  const pattern = randomBytes(16 * MiB);
-  const fh = await open(file, 'w');
-  try {
-    for (let pos = 0, i = 0; pos < size; pos += pattern.length, i++) {
-      pattern.writeUInt32LE(i, 0);
-      await fh.write(pattern, 0, Math.min(pattern.length, size - pos), pos);
-    }
-  } finally {
-    await fh.close();
-  }
 }
 
 interface ChildResult {

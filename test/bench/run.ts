@@ -24,7 +24,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -48,6 +48,7 @@ import { runEmulatorCpuBench, runLatencyBench, runStartupBench } from './speed';
 import { runSyncBench } from './sync';
 import { SECTIONS, type Section } from './targets';
 import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
+import { makeFile } from './bench-files';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -110,20 +111,6 @@ function startChild(
   children.add(child);
   child.on('exit', () => children.delete(child));
   return { child, lines: createInterface({ input: child.stdout! }) };
-}
-
-/** Writes `size` bytes: a random 16 MiB pattern, each copy stamped with its index (no two blocks alike). */
-async function makeFile(file: string, size: number): Promise<void> {
-  const pattern = randomBytes(16 * MiB);
-  const fh = await open(file, 'w');
-  try {
-    for (let pos = 0, i = 0; pos < size; pos += pattern.length, i++) {
-      pattern.writeUInt32LE(i, 0);
-      await fh.write(pattern, 0, Math.min(pattern.length, size - pos), pos);
-    }
-  } finally {
-    await fh.close();
-  }
 }
 
 async function uploadRun(
