@@ -43,14 +43,30 @@ let started = false;
  * for each stretch of 20 ms or more that it spent asleep in the kernel other than waiting
  * for its next event (state D, or S away from epoll), appends to `<file>.kernel` the
  * stretch's length and the kernel stack it slept in (/proc/<pid>/task/<pid>/stack, readable
- * by root): what "blocked" was, the disk's journal, a lock, a sleep.
+ * by root): what "blocked" was, the disk's journal, a lock, a sleep. For a read or write
+ * it also notes the system call and the file its descriptor names (/proc/<pid>/task/<pid>/syscall
+ * and /proc/<pid>/fd), so a wait on the disk says whether it was the database, its log or a
+ * user's file.
  */
 const KERNEL_WAIT_SOURCE = `
-const { readFileSync, appendFileSync } = require('node:fs');
+const { readFileSync, appendFileSync, readlinkSync } = require('node:fs');
 const { workerData } = require('node:worker_threads');
 const base = '/proc/' + workerData.pid + '/task/' + workerData.pid + '/';
 const idle = /ep_poll|do_epoll_wait/;
-let from = 0, stack = '', state = '';
+const IO = { 0: 'read', 1: 'write', 17: 'pread64', 18: 'pwrite64', 19: 'readv', 20: 'writev', 74: 'fsync', 75: 'fdatasync', 76: 'truncate', 77: 'ftruncate', 257: 'openat', 262: 'newfstatat', 4: 'stat', 5: 'fstat' };
+function syscallNow() {
+  try {
+    const parts = readFileSync(base + 'syscall', 'utf8').trim().split(' ');
+    const name = IO[Number(parts[0])];
+    if (!name) return { syscall: parts[0] };
+    let file = '';
+    if (name !== 'openat' && name !== 'stat' && name !== 'newfstatat') {
+      try { file = readlinkSync('/proc/' + workerData.pid + '/fd/' + Number(parts[1])); } catch {}
+    }
+    return { syscall: name, file };
+  } catch { return {}; }
+}
+let from = 0, stack = '', state = '', call = {};
 setInterval(() => {
   let st, wchan;
   try {
@@ -64,9 +80,10 @@ setInterval(() => {
     from = now;
     state = st;
     try { stack = readFileSync(base + 'stack', 'utf8').split('\\n').slice(0, 8).join(' | '); } catch { stack = wchan; }
+    call = syscallNow();
   } else if (!asleep && from !== 0) {
     const ms = (now - from) / 1000;
-    if (ms >= 20) appendFileSync(workerData.file, JSON.stringify({ monoUs: now, ms, state, stack }) + '\\n');
+    if (ms >= 20) appendFileSync(workerData.file, JSON.stringify({ monoUs: now, ms, state, ...call, stack }) + '\\n');
     from = 0;
   }
 }, 2);
