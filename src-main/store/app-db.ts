@@ -1,7 +1,20 @@
 import { openDatabase, type Db } from './db';
 import { MIGRATIONS } from './migrations/index';
 
-/** Opens the app database (WAL, migrated to the latest schema). The caller closes it. */
+/**
+ * How much of the app database SQLite keeps in this process's memory, in KiB (SQLite's
+ * default is 2 MiB). Pages beyond its own cache SQLite reads again from the kernel's page
+ * cache, and a page the kernel has dropped (a page nobody touched for a minute is paged out on
+ * machines with proactive reclaim, and any page under memory pressure) is read from the disk,
+ * with the main thread waiting. A watched folder's rows are written at the scan and touched
+ * again minutes later at their upload, long after the kernel may have dropped them. SQLite
+ * fills it only with pages it reads, so a small queue costs what it holds.
+ */
+export const APP_DB_CACHE_KIB = 64 * 1024;
+
+/** Opens the app database (WAL, migrated to the latest schema, its page cache sized). The caller closes it. */
 export function openAppDatabase(file: string): Db {
-  return openDatabase(file, MIGRATIONS);
+  const db = openDatabase(file, MIGRATIONS);
+  db.pragma(`cache_size = -${APP_DB_CACHE_KIB}`);
+  return db;
 }
