@@ -4,9 +4,9 @@ import type { Db } from './db';
 
 /** How often the checkpointer copies the write-ahead log into the database file. */
 export const WAL_CHECKPOINT_MS = 500;
-/** A log this long (pages; 8 MiB) is started over even when the app never pauses... */
-const LONG_LOG_PAGES = 2048;
-/** ...provided the checkpoint's last pass, fsync included, took less than this. */
+/** A log this long (pages: 4 MiB, SQLite's own checkpoint threshold) is started over... */
+const LONG_LOG_PAGES = 1000;
+/** ...right away when the checkpoint's last pass, fsync included, took less than this. */
 const QUICK_PASS_MS = 10;
 
 /**
@@ -20,33 +20,53 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 // Never wait for the app's writer: a busy moment is skipped, the next tick tries again.
 db.pragma('busy_timeout = 0');
-const restart = () => db.pragma('wal_checkpoint(RESTART)')[0].busy === 0;
+// Its one write (startOver) costs no fsync at commit, like the app's own commits.
+db.pragma('synchronous = NORMAL');
+const passive = () => {
+  const t = performance.now();
+  const r = db.pragma('wal_checkpoint(PASSIVE)')[0];
+  return { ...r, ms: performance.now() - t };
+};
+// The first write after a RESTART starts the log over, and SQLite fsyncs the log's new header
+// in that write: this thread makes it at once (one page: the schema's user_version, set to
+// what it is), so the fsync happens here and not in the app's next write on its main thread.
+const startOver = db.transaction(() => {
+  db.pragma('user_version = ' + db.pragma('user_version', { simple: true }));
+});
+const restart = () => {
+  if (db.pragma('wal_checkpoint(RESTART)')[0].busy !== 0) return false;
+  try {
+    startOver.immediate();
+  } catch (e) {
+    // The app wrote first, and started the log over itself.
+    if (!/BUSY|LOCKED/.test(String(e && e.code))) throw e;
+  }
+  return true;
+};
 const checkpoint = () => {
   try {
     // The bulk, with its fsync, while the app goes on writing.
-    let t = performance.now();
-    let r = db.pragma('wal_checkpoint(PASSIVE)')[0];
-    let passMs = performance.now() - t;
+    let r = passive();
     const first = r;
     let restarted = false;
-    // A RESTART copies, under the writer lock, what the app wrote since the last pass (with an
-    // fsync), then leaves the log to start over at the app's next write. Once a pass finds
-    // nothing new, the RESTART has nothing to copy: it holds the lock for a moment only.
-    for (let pass = 0; pass < 3 && r.log > 0 && r.checkpointed === r.log; pass++) {
-      t = performance.now();
-      const now = db.pragma('wal_checkpoint(PASSIVE)')[0];
-      passMs = performance.now() - t;
-      if (now.log === r.log && now.checkpointed === now.log) {
-        restarted = restart();
-        break;
+    if (r.log >= workerData.longLogPages) {
+      // A RESTART copies, under the writer lock, what the app wrote since the last pass (with
+      // an fsync). Once a pass finds nothing new, it has nothing to copy and holds the lock for
+      // a moment only.
+      for (let pass = 0; pass < 3 && r.checkpointed === r.log; pass++) {
+        const now = passive();
+        if (now.log === r.log && now.checkpointed === now.log) {
+          restarted = restart();
+          break;
+        }
+        r = now;
       }
-      r = now;
+      // The app never paused that long: the RESTART copies the little it wrote during the
+      // last pass, but only while the disk answers fast (that pass, fsync included, took under
+      // quickPassMs), so that the app's next write waits a few milliseconds at most.
+      if (!restarted && r.ms < workerData.quickPassMs) restarted = restart();
     }
-    // The app never paused that long, and the log is long: the RESTART copies the little the
-    // app wrote during the last pass, but only while the disk answers fast (that pass took
-    // under QUICK_PASS_MS), so the app's next write waits a few milliseconds at most.
-    if (!restarted && r.log >= workerData.longLogPages && passMs < workerData.quickPassMs) restarted = restart();
-    if (workerData.report) parentPort.postMessage({ checkpoint: first, restarted });
+    if (workerData.report) parentPort.postMessage({ checkpoint: { busy: first.busy, log: first.log, checkpointed: first.checkpointed }, restarted });
   } catch (e) {
     parentPort.postMessage({ error: String((e && e.message) || e) });
   }
@@ -83,11 +103,12 @@ export interface WalCheckpointer {
  * never started over: about 600 MB three minutes into the long load, 52 MB from 32 MiB of
  * small transactions in the unit test, and without bound on a machine left watching a
  * folder. Starting it over takes a RESTART checkpoint, which holds the writer lock while it
- * copies what is left (with an fsync), so the app's writes wait for it. The thread asks for
- * one, without waiting itself (busy_timeout 0: a busy moment is skipped till the next tick),
- * only when that hold is short: when a PASSIVE pass found nothing new since the one before
- * (nothing left to copy), or when the log is past LONG_LOG_PAGES and the last pass, fsync
- * included, took under QUICK_PASS_MS (a disk that answers fast).
+ * copies what is left (with an fsync), so the app's writes wait for it, and the first write
+ * after it fsyncs the log's new header. Once the log is past LONG_LOG_PAGES the thread asks
+ * for one, without waiting itself (busy_timeout 0: a busy moment is skipped till the next
+ * tick), when that hold is short: when a PASSIVE pass found nothing new since the one before
+ * (nothing left to copy), or when the last pass, fsync included, took under QUICK_PASS_MS (a
+ * disk that answers fast). Then it makes that first write itself.
  */
 export function startWalCheckpointer(
   db: Db,
