@@ -11,7 +11,7 @@ const QUICK_PASS_MS = 10;
 
 /**
  * The checkpointer's thread: its own connection to the same file, a PASSIVE checkpoint every
- * `everyMs` (it never waits for or blocks a writer), a last one on 'stop'. Plain CommonJS
+ * `everyMs` (it never waits for a writer; see below for when it holds one up), a last one on 'stop'. Plain CommonJS
  * run with `eval` (no file of its own in the bundles); the driver's path comes resolved.
  */
 const WORKER_SOURCE = `
