@@ -38,6 +38,8 @@ export interface RootIndexerDeps {
   queue: TransferQueue;
   remote?: RemoteOps;
   emit(e: WatchRootEvent): void;
+  /** Aborted when the root closes: admit() stops at its next slice (AbortError), what it wrote stays consistent. */
+  signal?: AbortSignal;
 }
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
@@ -81,6 +83,7 @@ export class RootIndexer {
       if (++n % 100 === 0) {
         bookSection('indexer.classify', performance.now() - t);
         await yieldToLoop();
+        this.d.signal?.throwIfAborted();
         t = performance.now();
       }
       const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
@@ -127,7 +130,10 @@ export class RootIndexer {
     }
     bookSection('indexer.classify', performance.now() - t);
     if (settle.length) section('indexer.settle', () => this.d.repo.putFiles(this.d.root.id, settle));
+    // A batch is one transaction: a close between two leaves whole batches queued, and the
+    // next scan queues the rest (the rows of those queued say so: nothing is queued twice).
     for (let i = 0; i < toQueue.length; i += INDEX_BATCH_FILES) {
+      this.d.signal?.throwIfAborted();
       section('indexer.queueBatch', () => this.queueBatch(toQueue.slice(i, i + INDEX_BATCH_FILES)));
       if (i + INDEX_BATCH_FILES < toQueue.length) await yieldToLoop();
     }

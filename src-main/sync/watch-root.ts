@@ -84,6 +84,8 @@ export class WatchRoot {
   private readonly missingHold = new MissingHold((p) => this.stable.has(p));
   /** A burst of events is followed by renewed watches and a full scan, once quiet (burst-catch-up.ts). */
   private readonly burst: BurstCatchUp;
+  /** Aborted first thing at close(): a scan running stops at its next slice instead of finishing. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
@@ -142,6 +144,7 @@ export class WatchRoot {
       queue: d.queue,
       remote: d.remote,
       emit: (e) => this.emit(e),
+      signal: this.closing.signal,
     });
     this.stable = new StableFiles({
       rootId: d.record.id,
@@ -149,7 +152,7 @@ export class WatchRoot {
       now: d.now,
       observeFile: (rel) => this.files.observeFile(rel),
       admit: (files) => this.serial(() => this.indexer.admit(files)),
-      closed: () => this.isClosed(),
+      closed: () => this.closing.signal.aborted || this.isClosed(),
       diskFull: this.diskFull,
       emit: (e) => this.emit(e),
     });
@@ -160,9 +163,10 @@ export class WatchRoot {
       remote: d.remote,
       emit: (e) => this.emit(e),
     });
-    // Released at close in the reverse order: the queue's events, the presence check,
-    // the full-disk retries, the watches and the stability window, the index work still
-    // running; then the root is closed and its listeners dropped.
+    // Released at close in the reverse order: a scan running is told to stop, the queue's
+    // events, the presence check, the full-disk retries, the watches and the stability
+    // window, the index work still running (a stopped scan ends at its next slice); then the
+    // root is closed and its listeners dropped.
     this.lifetime.add(() => this.events.clear());
     this.lifetime.add(() => this.setState('closed', null));
     this.lifetime.add(() => this.chain);
@@ -181,6 +185,7 @@ export class WatchRoot {
           );
       }),
     );
+    this.lifetime.add(() => this.closing.abort());
   }
 
   get id(): number {
@@ -237,9 +242,10 @@ export class WatchRoot {
 
   /**
    * Watches and reconciles. Resolves with the first scan's counts, or undefined when the
-   * folder is unavailable (the root then waits for it and reconciles when it returns) or the
+   * folder is unavailable (the root then waits for it and reconciles when it returns), the
    * disk under the database is full (the root stays `starting` and scans again every
-   * DISK_FULL_RETRY_MS; once a scan completes it watches).
+   * DISK_FULL_RETRY_MS; once a scan completes it watches), or the root closed meanwhile (the
+   * scan stopped at its next slice; the next start scans again).
    */
   async start(): Promise<ScanCounts | undefined> {
     if (this.stateValue === 'closed') throw new Error('this watch root is closed');
@@ -248,10 +254,12 @@ export class WatchRoot {
     try {
       await this.watch.watchRoot();
       const counts = await this.serial(() => this.fullScan());
+      if (this.closing.signal.aborted) return undefined;
       this.setState('watching', null);
       this.drainEvents();
       return counts;
     } catch (e) {
+      if (this.closing.signal.aborted) return undefined; // closed while scanning: the next start scans again
       if (e instanceof RootUnavailableError) {
         await this.goUnavailable(e.message);
         return undefined;
@@ -270,6 +278,7 @@ export class WatchRoot {
     try {
       return await this.serial(() => this.fullScan());
     } catch (e) {
+      if (this.closing.signal.aborted) return undefined;
       if (!isDiskFull(e)) throw e;
       this.holdScan();
       return undefined;
@@ -302,6 +311,7 @@ export class WatchRoot {
     try {
       await this.serial(() => this.fullScan());
     } catch (e) {
+      if (this.closing.signal.aborted) return;
       if (e instanceof RootUnavailableError) {
         await this.goUnavailable(e.message);
         return;
@@ -338,7 +348,11 @@ export class WatchRoot {
     }
   }
 
-  /** Releases every watcher, timer and subscription, after the index work running now; idempotent. */
+  /**
+   * Releases every watcher, timer and subscription, after the index work running now; a
+   * scan running stops at its next slice (a folder of the walk, a batch of 50 files queued),
+   * so closing during the first scan of a large folder does not wait for the scan. Idempotent.
+   */
   close(): Promise<void> {
     return this.lifetime.dispose();
   }
@@ -358,6 +372,7 @@ export class WatchRoot {
       now: this.d.now,
       emit: (e) => this.emit(e),
       watchLinked: (relDir, realPath) => this.watchLinked(relDir, realPath),
+      signal: this.closing.signal,
       observeFresh: (files) => {
         if (files.length) this.stable.observe(files);
         return this.waitingFiles;
@@ -397,6 +412,7 @@ export class WatchRoot {
         await this.fullScan();
       });
     } catch (e) {
+      if (this.closing.signal.aborted) return;
       if (e instanceof RootUnavailableError) return this.goUnavailable(e.message);
       if (!isDiskFull(e)) throw e;
       this.holdScan();
