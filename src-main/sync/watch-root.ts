@@ -1,6 +1,7 @@
 import { DisposableStore } from '../base/disposable';
 import { Emitter } from '../common/emitter';
 import { isDiskFull } from '../base/disk-full';
+import { sqliteFailureOf } from '../base/sqlite-failure';
 import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
@@ -22,6 +23,19 @@ import { RootUnavailableError } from './scanner';
 import type { PendingFile } from './stability';
 import { StableFiles } from './stable-files';
 import type { startFolderWatcher, WatchEvent, WatcherBackend } from './watcher';
+
+/**
+ * Runs work nobody awaits (runDetached: a failure reaches onUnexpectedError), except that a
+ * database closed under it (the app quitting) is no failure to report: the next start scans.
+ */
+function background(work: Promise<unknown>, context: string): void {
+  runDetached(
+    work.catch((e: unknown) => {
+      if (sqliteFailureOf(e) !== 'closed') throw e;
+    }),
+    context,
+  );
+}
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
 export interface QueueControl {
@@ -102,12 +116,12 @@ export class WatchRoot {
         this.pendingEvents.push(...events);
         this.drainEvents();
       },
-      onError: () => runDetached(this.presence.check(), 'watch root: check after a watcher error'),
+      onError: () => background(this.presence.check(), 'watch root: check after a watcher error'),
       onWatchFailed: (relDir, message) =>
         this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message }),
     });
     this.burst = new BurstCatchUp(
-      () => runDetached(this.catchUpAfterBurst(), 'watch root: catch up after a burst'),
+      () => background(this.catchUpAfterBurst(), 'watch root: catch up after a burst'),
       d.burstQuietMs,
     );
     const graceMs = d.missingGraceMs ?? d.options.stabilityMs + 5000;
@@ -120,7 +134,7 @@ export class WatchRoot {
       tick: () => {
         const cutoff = this.missingHold.cutoff(Date.now() - graceMs);
         if (cutoff !== undefined)
-          runDetached(
+          background(
             this.serial(() => this.missing.finalize(cutoff)),
             'watch root: finalize missing files',
           );
@@ -179,7 +193,7 @@ export class WatchRoot {
         const rel = this.indexer.onTransfer(t);
         // Through `serial`, so close() waits for it and it never reads a closed database.
         if (rel !== undefined)
-          runDetached(
+          background(
             this.serial(() => this.recheckAfterUpload(rel)),
             'watch root: recheck after upload',
           );
@@ -293,9 +307,7 @@ export class WatchRoot {
    */
   private holdScan(): void {
     if (this.stateValue === 'closed') return;
-    const held = this.diskFull.holdScan(() =>
-      runDetached(this.retryHeldScan(), 'watch root: scan held by a full disk'),
-    );
+    const held = this.diskFull.holdScan(() => background(this.retryHeldScan(), 'watch root: scan held by a full disk'));
     if (!held) return;
     this.emit({
       type: 'problem',
@@ -422,7 +434,7 @@ export class WatchRoot {
   /** Pending events are handled after the current step (events held during a scan wait for it). */
   private drainEvents(): void {
     if (this.stateValue !== 'watching' || this.pendingEvents.length === 0) return;
-    runDetached(
+    background(
       this.serial(() => this.handleEvents()),
       'watch root: handle events',
     );
