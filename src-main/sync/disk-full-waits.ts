@@ -10,14 +10,14 @@ export class DiskFullWaits {
   private readonly timers = new Set<NodeJS.Timeout>();
   private scanHeld = false;
 
-  /** Holds the root's full scan: `retry` runs after DISK_FULL_RETRY_MS. False when a scan is held already. */
-  holdScan(retry: () => void): boolean {
+  /** Holds the root's full scan: `retry` runs after `delayMs` (default DISK_FULL_RETRY_MS). False when a scan is held already. */
+  holdScan(retry: () => void, delayMs = DISK_FULL_RETRY_MS): boolean {
     if (this.scanHeld) return false;
     this.scanHeld = true;
     this.later(() => {
       this.scanHeld = false;
       retry();
-    });
+    }, delayMs);
     return true;
   }
 

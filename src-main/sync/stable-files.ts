@@ -23,9 +23,12 @@ export interface StableFilesDeps {
 /** The waits between attempts of a batch the database refused for a reason other than a full disk. */
 export const QUEUE_RETRY: Backoff = { baseMs: 500, maxMs: 30_000 };
 
-/** What a person reads when a batch of files cannot be queued yet, by the kind of failure. */
-function heldMessage(kind: SqliteFailure, detail: string): { code: string; message: string } {
-  const wait = 'Files that stopped changing wait to be queued';
+/** What a person reads when files (or a scan: `wait`) cannot be queued yet, by the kind of failure. */
+export function heldMessage(
+  kind: SqliteFailure,
+  detail: string,
+  wait = 'Files that stopped changing wait to be queued',
+): { code: string; message: string } {
   const retry = 'Blocklift tries again by itself, less often as it goes on';
   switch (kind) {
     case 'busy':

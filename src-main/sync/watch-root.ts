@@ -1,7 +1,7 @@
 import { DisposableStore } from '../base/disposable';
 import { Emitter } from '../common/emitter';
-import { isDiskFull } from '../base/disk-full';
-import { sqliteFailureOf } from '../base/sqlite-failure';
+import { failureDetail, sqliteFailureOf, type SqliteFailure } from '../base/sqlite-failure';
+import { backoffMs } from '../common/backoff';
 import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
@@ -21,7 +21,7 @@ import { RootFiles } from './root-files';
 import { RootPresence } from './root-presence';
 import { RootUnavailableError } from './scanner';
 import type { PendingFile } from './stability';
-import { StableFiles } from './stable-files';
+import { heldMessage, QUEUE_RETRY, StableFiles } from './stable-files';
 import type { startFolderWatcher, WatchEvent, WatcherBackend } from './watcher';
 
 /**
@@ -98,6 +98,9 @@ export class WatchRoot {
   private readonly missingHold = new MissingHold((p) => this.stable.has(p));
   /** A burst of events is followed by renewed watches and a full scan, once quiet (burst-catch-up.ts). */
   private readonly burst: BurstCatchUp;
+  /** Failed scans held by another connection's lock or a disk error since the last complete scan, and the kind said. */
+  private scanHolds = 0;
+  private scanSaid: SqliteFailure | undefined;
   /** Aborted first thing at close(): a scan running stops at its next slice instead of finishing. */
   private readonly closing = new AbortController();
 
@@ -258,7 +261,8 @@ export class WatchRoot {
    * Watches and reconciles. Resolves with the first scan's counts, or undefined when the
    * folder is unavailable (the root then waits for it and reconciles when it returns), the
    * disk under the database is full (the root stays `starting` and scans again every
-   * DISK_FULL_RETRY_MS; once a scan completes it watches), or the root closed meanwhile (the
+   * DISK_FULL_RETRY_MS; once a scan completes it watches), another connection holds the
+   * database or the disk failed a write (the same, after the one backoff), or the root closed meanwhile (the
    * scan stopped at its next slice; the next start scans again).
    */
   async start(): Promise<ScanCounts | undefined> {
@@ -278,23 +282,22 @@ export class WatchRoot {
         await this.goUnavailable(e.message);
         return undefined;
       }
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
       return undefined;
     }
   }
 
   /**
    * Reconciles again (after the machine wakes); resolves with the counts, or undefined when a
-   * full disk holds the scan (it runs again every DISK_FULL_RETRY_MS until it completes).
+   * full disk holds the scan (it runs again every DISK_FULL_RETRY_MS until it completes), or
+   * another connection's lock or a disk error does (again after the one backoff).
    */
   async rescan(): Promise<ScanCounts | undefined> {
     try {
       return await this.serial(() => this.fullScan());
     } catch (e) {
       if (this.closing.signal.aborted) return undefined;
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
       return undefined;
     }
   }
@@ -318,6 +321,32 @@ export class WatchRoot {
     });
   }
 
+  /**
+   * Holds a full scan the database refused (true), or says it cannot (false: the caller
+   * throws). A full disk: holdScan(). Another connection holding the database past its busy
+   * timeout, or a disk error: the scan runs again after the one backoff (QUEUE_RETRY), with a
+   * problem when the kind of failure starts; the rest (a damaged file, a bug) is thrown.
+   */
+  private holdFailedScan(e: unknown): boolean {
+    const kind = sqliteFailureOf(e);
+    if (kind === 'disk-full') {
+      this.holdScan();
+      return true;
+    }
+    if (kind !== 'busy' && kind !== 'io') return false;
+    if (this.stateValue === 'closed') return true;
+    const held = this.diskFull.holdScan(
+      () => background(this.retryHeldScan(), 'watch root: scan held by the database'),
+      backoffMs(this.scanHolds++, QUEUE_RETRY, Math.random()),
+    );
+    if (held && kind !== this.scanSaid) {
+      this.scanSaid = kind;
+      const { code, message } = heldMessage(kind, failureDetail(e), 'The scan of this folder waits');
+      this.emit({ type: 'problem', rootId: this.id, relPath: '', code, message });
+    }
+    return true;
+  }
+
   private async retryHeldScan(): Promise<void> {
     if (this.stateValue !== 'starting' && this.stateValue !== 'watching') return;
     try {
@@ -328,8 +357,7 @@ export class WatchRoot {
         await this.goUnavailable(e.message);
         return;
       }
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
       return;
     }
     if (this.stateValue === 'starting') this.setState('watching', null);
@@ -371,9 +399,9 @@ export class WatchRoot {
 
   // ---- scanning ----
 
-  private fullScan(): Promise<ScanCounts> {
+  private async fullScan(): Promise<ScanCounts> {
     this.burst.scanned();
-    return fullScan({
+    const counts = await fullScan({
       root: this.d.record,
       options: this.d.options,
       filter: this.filter,
@@ -390,6 +418,9 @@ export class WatchRoot {
         return this.waitingFiles;
       },
     });
+    this.scanHolds = 0;
+    this.scanSaid = undefined;
+    return counts;
   }
 
   // ---- watching ----
@@ -426,8 +457,7 @@ export class WatchRoot {
     } catch (e) {
       if (this.closing.signal.aborted) return;
       if (e instanceof RootUnavailableError) return this.goUnavailable(e.message);
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
     }
   }
 

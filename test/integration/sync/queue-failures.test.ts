@@ -79,6 +79,33 @@ describe('queueing stable files when the database refuses', () => {
     expect(unexpected).toEqual([]);
   });
 
+  it('another connection holding the write lock during the first scan: the scan waits with a problem, then completes', async () => {
+    const names = ['one.txt', 'two.txt'];
+    for (const n of names) await write(h, n, `content of ${n}`, true);
+    await h.openRun({ backend: 'parcel', startEngine: false });
+    h.db!.pragma('busy_timeout = 100');
+    const other = new Database(h.dbFile);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      expect(await h.root!.start()).toBeUndefined();
+      expect(h.root!.state).toBe('starting');
+      expect(problems(h, 'queue-busy').map((p) => p.message)).toEqual([
+        expect.stringMatching(
+          /^The scan of this folder waits: another connection holds the queue database \(SQLITE_BUSY/,
+        ),
+      ]);
+      await new Promise((r) => setTimeout(r, 1600)); // a retry or two, still held: said once
+      expect(h.root!.state).toBe('starting');
+      expect(problems(h, 'queue-busy')).toHaveLength(1);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    await until('the root watching', () => h.root!.state === 'watching');
+    expect(queuedPaths(h)).toEqual(['one.txt', 'two.txt']);
+    expect(unexpected).toEqual([]);
+  });
+
   it('a row the database refuses, seen by the watcher: the other files of its batch are queued, that file is a problem; saved again, it goes in', async () => {
     await h.openRun({ backend: 'parcel', startEngine: false });
     await h.root!.start();
