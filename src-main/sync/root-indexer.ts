@@ -157,8 +157,9 @@ export class RootIndexer {
   /**
    * Writes `items` in one transaction (`write`); when the database refuses the data of a row
    * (a constraint, a trigger: sqliteFailureOf 'row'), writes them one by one instead, so one
-   * bad row does not hold back the others, and reports each refused file as a problem. The
-   * refused file keeps no row: it is tried again when it changes or the folder is scanned.
+   * bad row does not hold back the others, and reports each refused file as a problem. A
+   * refused file keeps the row it had (a new file: none), so it is tried again when it
+   * changes or the folder is scanned; the scan's counts still count it where it was classified.
    * Any other failure is thrown (the caller retries, holds or reports the whole batch).
    */
   private eachAlone<T>(
