@@ -1,4 +1,5 @@
 import { bookSection, section } from '../base/loop-watch';
+import { failureDetail, sqliteFailureOf } from '../base/sqlite-failure';
 import path from 'node:path';
 import type { TransferQueue } from '../engine/api';
 import { etagOfFile } from '../protocol/etag';
@@ -38,6 +39,8 @@ export interface RootIndexerDeps {
   queue: TransferQueue;
   remote?: RemoteOps;
   emit(e: WatchRootEvent): void;
+  /** Aborted when the root closes: admit() stops at its next slice (AbortError), what it wrote stays consistent. */
+  signal?: AbortSignal;
 }
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
@@ -81,6 +84,7 @@ export class RootIndexer {
       if (++n % 100 === 0) {
         bookSection('indexer.classify', performance.now() - t);
         await yieldToLoop();
+        this.d.signal?.throwIfAborted();
         t = performance.now();
       }
       const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
@@ -126,12 +130,70 @@ export class RootIndexer {
       toQueue.push({ file: f, key: mapped.key, orphan: row?.state === 'queued' && row.transferId === null });
     }
     bookSection('indexer.classify', performance.now() - t);
-    if (settle.length) section('indexer.settle', () => this.d.repo.putFiles(this.d.root.id, settle));
+    if (settle.length)
+      section('indexer.settle', () =>
+        this.eachAlone(
+          settle,
+          (rows) => this.d.repo.putFiles(this.d.root.id, rows),
+          (row) => row.relPath,
+        ),
+      );
+    // A batch is one transaction: a close between two leaves whole batches queued, and the
+    // next scan queues the rest (the rows of those queued say so: nothing is queued twice).
     for (let i = 0; i < toQueue.length; i += INDEX_BATCH_FILES) {
-      section('indexer.queueBatch', () => this.queueBatch(toQueue.slice(i, i + INDEX_BATCH_FILES)));
+      this.d.signal?.throwIfAborted();
+      section('indexer.queueBatch', () =>
+        this.eachAlone(
+          toQueue.slice(i, i + INDEX_BATCH_FILES),
+          (items) => this.queueBatch(items),
+          (item) => item.file.relPath,
+        ),
+      );
       if (i + INDEX_BATCH_FILES < toQueue.length) await yieldToLoop();
     }
     return counts;
+  }
+
+  /**
+   * Writes `items` in one transaction (`write`); when the database refuses the data of a row
+   * (a constraint, a trigger: sqliteFailureOf 'row'), writes them one by one instead, so one
+   * bad row does not hold back the others, and reports each refused file as a problem. A
+   * refused file keeps the row it had (a new file: none), so it is tried again when it
+   * changes or the folder is scanned; the scan's counts still count it where it was classified.
+   * Any other failure is thrown (the caller retries, holds or reports the whole batch).
+   */
+  private eachAlone<T>(
+    items: readonly T[],
+    write: (items: readonly T[]) => void,
+    relPathOf: (item: T) => string,
+  ): void {
+    try {
+      write(items);
+      return;
+    } catch (e) {
+      if (sqliteFailureOf(e) !== 'row') throw e;
+      if (items.length === 1) return this.refused(relPathOf(items[0]!), e);
+    }
+    for (const item of items) {
+      try {
+        write([item]);
+      } catch (e) {
+        if (sqliteFailureOf(e) !== 'row') throw e;
+        this.refused(relPathOf(item), e);
+      }
+    }
+  }
+
+  private refused(relPath: string, e: unknown): void {
+    this.d.emit({
+      type: 'problem',
+      rootId: this.d.root.id,
+      relPath,
+      code: 'file-not-queued',
+      message:
+        `${relPath} was not queued: the queue database refused its row (${failureDetail(e)}); ` +
+        'the other files went on. Save or rename the file to try again; if it fails again, report this message as a bug.',
+    });
   }
 
   /**

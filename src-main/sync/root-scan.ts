@@ -27,6 +27,12 @@ export interface FullScanDeps {
   watchLinked(relDir: string, realPath: string): Promise<void>;
   /** Files not yet stable go to the stability window; returns how many files wait there now. */
   observeFresh(files: Array<{ relPath: string; obs: FileObservation }>): number;
+  /**
+   * Aborted when the root closes: the scan stops at its next slice (a folder of the walk, a
+   * batch of the queue) and rejects with an AbortError. It writes nothing before the walk
+   * ends, and queues whole batches after it: the next scan finds what it left.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -46,7 +52,12 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   const ready: ScannedFile[] = [];
   const fresh: Array<{ relPath: string; obs: FileObservation }> = [];
   const unreadable: string[] = [];
-  for await (const dir of scanTree({ root: d.root.path, filter: d.filter, symlinks: d.options.symlinks })) {
+  for await (const dir of scanTree({
+    root: d.root.path,
+    filter: d.filter,
+    symlinks: d.options.symlinks,
+    signal: d.signal,
+  })) {
     counts.ignoredFiles += dir.ignoredFiles;
     counts.ignoredBytes += dir.ignoredBytes;
     for (const p of dir.problems) {
@@ -66,6 +77,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
       }
     });
   }
+  d.signal?.throwIfAborted();
   const t0 = performance.now();
   const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
   const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
@@ -78,6 +90,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   counts.missingFiles = gone.length;
   bookSection('scan.gone', performance.now() - t0);
   await d.indexer.admit(ready, index, counts);
+  d.signal?.throwIfAborted(); // nothing is finalized or observed after a stop: the next scan does it
   // Files ready at once here queue their admit (serial) before any later finalize.
   counts.waitingFiles = section('scan.observeFresh', () => d.observeFresh(fresh));
   const emptied = seen.size === 0 && gone.length > 0 && d.options.localDelete === 'delete-remote';

@@ -140,6 +140,7 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
       continue;
     }
     for (let i = 0; i < entries.length; i += STAT_CONCURRENCY) {
+      opts.signal?.throwIfAborted(); // a folder of 100,000 files stops within one slice too
       const slice = entries.slice(i, i + STAT_CONCURRENCY);
       await Promise.all(slice.map((d) => visitEntry(walk, folder, d)));
     }

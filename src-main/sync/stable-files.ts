@@ -1,5 +1,6 @@
-import { isDiskFull } from '../base/disk-full';
-import { runDetached } from '../base/unexpected-error';
+import { failureDetail, sqliteFailureOf, type SqliteFailure } from '../base/sqlite-failure';
+import { onUnexpectedError, runDetached } from '../base/unexpected-error';
+import { backoffMs, type Backoff } from '../common/backoff';
 import type { DiskFullWaits } from './disk-full-waits';
 import type { WatchRootEvent } from './events';
 import { StabilityTracker, type FileObservation, type PendingFile } from './stability';
@@ -13,20 +14,61 @@ export interface StableFilesDeps {
   observeFile(relPath: string): Promise<FileObservation | null>;
   /** Indexes and queues files that stopped changing (through the root's one-at-a-time work). */
   admit(files: Array<{ relPath: string; size: number; mtimeMs: number }>): Promise<unknown>;
-  /** Whether the root closed (held files are dropped then). */
+  /** Whether the root is closing or closed (held files are dropped then: the next start's scan finds them). */
   closed(): boolean;
   diskFull: DiskFullWaits;
   emit(e: WatchRootEvent): void;
 }
 
+/** The waits between attempts of a batch the database refused for a reason other than a full disk. */
+export const QUEUE_RETRY: Backoff = { baseMs: 500, maxMs: 30_000 };
+
+/** What a person reads when files (or a scan: `wait`) cannot be queued yet, by the kind of failure. */
+export function heldMessage(
+  kind: SqliteFailure,
+  detail: string,
+  wait = 'Files that stopped changing wait to be queued',
+): { code: string; message: string } {
+  const retry = 'Blocklift tries again by itself, less often as it goes on';
+  switch (kind) {
+    case 'busy':
+      return {
+        code: 'queue-busy',
+        message: `${wait}: another connection holds the queue database (${detail}); they are queued once it is free. If this lasts, quit the other Blocklift programs (serve, the CLI) that use the same data folder.`,
+      };
+    case 'io':
+      return {
+        code: 'queue-io-error',
+        message: `${wait}: the disk failed a read or write of the queue database (${detail}). ${retry}; if this lasts, check the disk holding Blocklift's data folder.`,
+      };
+    case 'corrupt':
+      return {
+        code: 'queue-damaged',
+        message: `${wait}: the queue database is damaged (${detail}). ${retry}; if this lasts, quit Blocklift and restore its data folder's database from a backup.`,
+      };
+    default:
+      return {
+        code: 'queue-failed',
+        message: `${wait}: they could not be queued (${detail}). ${retry}; if this lasts, restart Blocklift and report this message as a bug.`,
+      };
+  }
+}
+
 /**
  * The stability window of one watched root: files seen changing wait in it (stability.ts)
- * until they stop, then are admitted to the index. A full disk under the database holds an
- * admission: a problem says so and it is tried again every DISK_FULL_RETRY_MS until there is
- * room or the root closes. The window exists while the root watches (`close()` drops it).
+ * until they stop, then are admitted to the index. A batch the database refuses is never
+ * dropped while the root is open: a full disk holds it (a problem, tried again every
+ * DISK_FULL_RETRY_MS until there is room); another failure (another connection holding the
+ * database, a disk error, a damaged file, a bug) holds it too, tried again after the one
+ * backoff (QUEUE_RETRY), with a problem that says what to do. A row the database refuses
+ * costs only its own file (root-indexer.ts). A closed database or a closing root ends the
+ * wait without a word: the next start's scan finds the files. The window exists while the
+ * root watches (`close()` drops it).
  */
 export class StableFiles {
   private tracker: StabilityTracker | undefined;
+  /** Batches held now, by kind of failure: a problem is said when the first of a kind is held. */
+  private readonly held = new Map<SqliteFailure, number>();
 
   constructor(private readonly d: StableFilesDeps) {}
 
@@ -57,6 +99,7 @@ export class StableFiles {
   close(): void {
     this.tracker?.close();
     this.tracker = undefined;
+    this.held.clear();
   }
 
   private ensure(): StabilityTracker {
@@ -73,12 +116,20 @@ export class StableFiles {
     return this.tracker;
   }
 
-  private async admit(files: Array<{ relPath: string; size: number; mtimeMs: number }>): Promise<void> {
+  private async admit(
+    files: Array<{ relPath: string; size: number; mtimeMs: number }>,
+    attempt = 0,
+    said?: SqliteFailure,
+  ): Promise<void> {
     try {
       await this.d.admit(files);
+      if (said) this.count(said, -1);
     } catch (e) {
-      if (!isDiskFull(e)) throw e;
       if (this.d.closed()) return;
+      const kind = sqliteFailureOf(e);
+      if (kind === 'closed') return;
+      if (kind !== 'disk-full') return this.hold(files, attempt, said, kind, e);
+      if (said) this.count(said, -1);
       this.d.emit({
         type: 'problem',
         rootId: this.d.rootId,
@@ -88,5 +139,39 @@ export class StableFiles {
       });
       this.d.diskFull.later(() => runDetached(this.admit(files), 'watch root: admit files held by a full disk'));
     }
+  }
+
+  /**
+   * A batch refused for a reason other than a full disk waits QUEUE_RETRY's backoff and is
+   * admitted again (what went through before the failure is in the index: it is not queued
+   * twice). A problem is said when a kind of failure starts holding batches, not for each
+   * batch or retry while it lasts; an unexpected failure (a bug) reaches the log through
+   * onUnexpectedError too.
+   */
+  private hold(
+    files: Array<{ relPath: string; size: number; mtimeMs: number }>,
+    attempt: number,
+    said: SqliteFailure | undefined,
+    kind: SqliteFailure,
+    e: unknown,
+  ): void {
+    if (kind !== said) {
+      if (said) this.count(said, -1);
+      if (this.count(kind, +1) === 1) {
+        const { code, message } = heldMessage(kind, failureDetail(e));
+        this.d.emit({ type: 'problem', rootId: this.d.rootId, relPath: files[0]?.relPath ?? '', code, message });
+      }
+      if (kind === 'other') onUnexpectedError(e, 'watch root: queue stable files');
+    }
+    this.d.diskFull.later(
+      () => runDetached(this.admit(files, attempt + 1, kind), 'watch root: admit held files'),
+      backoffMs(attempt, QUEUE_RETRY, Math.random()),
+    );
+  }
+
+  private count(kind: SqliteFailure, by: 1 | -1): number {
+    const n = Math.max(0, (this.held.get(kind) ?? 0) + by);
+    this.held.set(kind, n);
+    return n;
   }
 }

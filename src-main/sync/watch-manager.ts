@@ -46,6 +46,8 @@ export class WatchManager {
    */
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** close() was called: roots opened by the adds queued before it are closed before they scan. */
+  private stopping = false;
 
   constructor(private readonly d: WatchManagerDeps) {}
 
@@ -86,7 +88,10 @@ export class WatchManager {
     });
     root.on((e) => this.events.emit(e));
     this.roots.set(id, root);
-    if (record.paused) {
+    if (this.stopping) {
+      // Stored, not started: the next start scans it.
+      await root.close();
+    } else if (record.paused) {
       // Stays paused across restarts until the user resumes it.
       await root.pause();
     } else {
@@ -207,10 +212,17 @@ export class WatchManager {
     for (const r of this.roots.values()) if (r.state === 'watching') await r.rescan();
   }
 
-  /** Closes every root, after the adds and removes already asked for; later ones are refused. */
+  /**
+   * Closes every root, after the adds and removes already asked for; later ones are refused.
+   * The roots open now are told at once (a first scan running, which an add or the start
+   * waits for, stops at its next slice), so a quit never waits for a whole scan.
+   */
   close(): Promise<void> {
+    this.stopping = true;
+    const stopping = [...this.roots.values()].map((r) => r.close());
     return this.serialize(async () => {
       this.closed = true;
+      await Promise.allSettled(stopping);
       for (const r of this.roots.values()) await r.close();
       this.roots.clear();
       this.events.clear();

@@ -1,6 +1,7 @@
 import { DisposableStore } from '../base/disposable';
 import { Emitter } from '../common/emitter';
-import { isDiskFull } from '../base/disk-full';
+import { failureDetail, sqliteFailureOf, type SqliteFailure } from '../base/sqlite-failure';
+import { backoffMs } from '../common/backoff';
 import { runDetached } from '../base/unexpected-error';
 import type { TransferQueue } from '../engine/api';
 import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
@@ -20,8 +21,21 @@ import { RootFiles } from './root-files';
 import { RootPresence } from './root-presence';
 import { RootUnavailableError } from './scanner';
 import type { PendingFile } from './stability';
-import { StableFiles } from './stable-files';
+import { heldMessage, QUEUE_RETRY, StableFiles } from './stable-files';
 import type { startFolderWatcher, WatchEvent, WatcherBackend } from './watcher';
+
+/**
+ * Runs work nobody awaits (runDetached: a failure reaches onUnexpectedError), except that a
+ * database closed under it (the app quitting) is no failure to report: the next start scans.
+ */
+function background(work: Promise<unknown>, context: string): void {
+  runDetached(
+    work.catch((e: unknown) => {
+      if (sqliteFailureOf(e) !== 'closed') throw e;
+    }),
+    context,
+  );
+}
 
 /** Pausing a root pauses its queued transfers when the queue offers this (UploadEngine does). */
 export interface QueueControl {
@@ -84,6 +98,11 @@ export class WatchRoot {
   private readonly missingHold = new MissingHold((p) => this.stable.has(p));
   /** A burst of events is followed by renewed watches and a full scan, once quiet (burst-catch-up.ts). */
   private readonly burst: BurstCatchUp;
+  /** Failed scans held by another connection's lock or a disk error since the last complete scan, and the kind said. */
+  private scanHolds = 0;
+  private scanSaid: SqliteFailure | undefined;
+  /** Aborted first thing at close(): a scan running stops at its next slice instead of finishing. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly d: WatchRootDeps) {
     this.rootPath = d.record.path;
@@ -100,12 +119,12 @@ export class WatchRoot {
         this.pendingEvents.push(...events);
         this.drainEvents();
       },
-      onError: () => runDetached(this.presence.check(), 'watch root: check after a watcher error'),
+      onError: () => background(this.presence.check(), 'watch root: check after a watcher error'),
       onWatchFailed: (relDir, message) =>
         this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message }),
     });
     this.burst = new BurstCatchUp(
-      () => runDetached(this.catchUpAfterBurst(), 'watch root: catch up after a burst'),
+      () => background(this.catchUpAfterBurst(), 'watch root: catch up after a burst'),
       d.burstQuietMs,
     );
     const graceMs = d.missingGraceMs ?? d.options.stabilityMs + 5000;
@@ -118,7 +137,7 @@ export class WatchRoot {
       tick: () => {
         const cutoff = this.missingHold.cutoff(Date.now() - graceMs);
         if (cutoff !== undefined)
-          runDetached(
+          background(
             this.serial(() => this.missing.finalize(cutoff)),
             'watch root: finalize missing files',
           );
@@ -142,6 +161,7 @@ export class WatchRoot {
       queue: d.queue,
       remote: d.remote,
       emit: (e) => this.emit(e),
+      signal: this.closing.signal,
     });
     this.stable = new StableFiles({
       rootId: d.record.id,
@@ -149,7 +169,7 @@ export class WatchRoot {
       now: d.now,
       observeFile: (rel) => this.files.observeFile(rel),
       admit: (files) => this.serial(() => this.indexer.admit(files)),
-      closed: () => this.isClosed(),
+      closed: () => this.closing.signal.aborted || this.isClosed(),
       diskFull: this.diskFull,
       emit: (e) => this.emit(e),
     });
@@ -160,9 +180,10 @@ export class WatchRoot {
       remote: d.remote,
       emit: (e) => this.emit(e),
     });
-    // Released at close in the reverse order: the queue's events, the presence check,
-    // the full-disk retries, the watches and the stability window, the index work still
-    // running; then the root is closed and its listeners dropped.
+    // Released at close in the reverse order: a scan running is told to stop, the queue's
+    // events, the presence check, the full-disk retries, the watches and the stability
+    // window, the index work still running (a stopped scan ends at its next slice); then the
+    // root is closed and its listeners dropped.
     this.lifetime.add(() => this.events.clear());
     this.lifetime.add(() => this.setState('closed', null));
     this.lifetime.add(() => this.chain);
@@ -175,12 +196,13 @@ export class WatchRoot {
         const rel = this.indexer.onTransfer(t);
         // Through `serial`, so close() waits for it and it never reads a closed database.
         if (rel !== undefined)
-          runDetached(
+          background(
             this.serial(() => this.recheckAfterUpload(rel)),
             'watch root: recheck after upload',
           );
       }),
     );
+    this.lifetime.add(() => this.closing.abort());
   }
 
   get id(): number {
@@ -237,9 +259,11 @@ export class WatchRoot {
 
   /**
    * Watches and reconciles. Resolves with the first scan's counts, or undefined when the
-   * folder is unavailable (the root then waits for it and reconciles when it returns) or the
+   * folder is unavailable (the root then waits for it and reconciles when it returns), the
    * disk under the database is full (the root stays `starting` and scans again every
-   * DISK_FULL_RETRY_MS; once a scan completes it watches).
+   * DISK_FULL_RETRY_MS; once a scan completes it watches), another connection holds the
+   * database or the disk failed a write (the same, after the one backoff), or the root closed meanwhile (the
+   * scan stopped at its next slice; the next start scans again).
    */
   async start(): Promise<ScanCounts | undefined> {
     if (this.stateValue === 'closed') throw new Error('this watch root is closed');
@@ -248,30 +272,32 @@ export class WatchRoot {
     try {
       await this.watch.watchRoot();
       const counts = await this.serial(() => this.fullScan());
+      if (this.closing.signal.aborted) return undefined;
       this.setState('watching', null);
       this.drainEvents();
       return counts;
     } catch (e) {
+      if (this.closing.signal.aborted) return undefined; // closed while scanning: the next start scans again
       if (e instanceof RootUnavailableError) {
         await this.goUnavailable(e.message);
         return undefined;
       }
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
       return undefined;
     }
   }
 
   /**
    * Reconciles again (after the machine wakes); resolves with the counts, or undefined when a
-   * full disk holds the scan (it runs again every DISK_FULL_RETRY_MS until it completes).
+   * full disk holds the scan (it runs again every DISK_FULL_RETRY_MS until it completes), or
+   * another connection's lock or a disk error does (again after the one backoff).
    */
   async rescan(): Promise<ScanCounts | undefined> {
     try {
       return await this.serial(() => this.fullScan());
     } catch (e) {
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (this.closing.signal.aborted) return undefined;
+      if (!this.holdFailedScan(e)) throw e;
       return undefined;
     }
   }
@@ -284,9 +310,7 @@ export class WatchRoot {
    */
   private holdScan(): void {
     if (this.stateValue === 'closed') return;
-    const held = this.diskFull.holdScan(() =>
-      runDetached(this.retryHeldScan(), 'watch root: scan held by a full disk'),
-    );
+    const held = this.diskFull.holdScan(() => background(this.retryHeldScan(), 'watch root: scan held by a full disk'));
     if (!held) return;
     this.emit({
       type: 'problem',
@@ -297,17 +321,43 @@ export class WatchRoot {
     });
   }
 
+  /**
+   * Holds a full scan the database refused (true), or says it cannot (false: the caller
+   * throws). A full disk: holdScan(). Another connection holding the database past its busy
+   * timeout, or a disk error: the scan runs again after the one backoff (QUEUE_RETRY), with a
+   * problem when the kind of failure starts; the rest (a damaged file, a bug) is thrown.
+   */
+  private holdFailedScan(e: unknown): boolean {
+    const kind = sqliteFailureOf(e);
+    if (kind === 'disk-full') {
+      this.holdScan();
+      return true;
+    }
+    if (kind !== 'busy' && kind !== 'io') return false;
+    if (this.stateValue === 'closed') return true;
+    const held = this.diskFull.holdScan(
+      () => background(this.retryHeldScan(), 'watch root: scan held by the database'),
+      backoffMs(this.scanHolds++, QUEUE_RETRY, Math.random()),
+    );
+    if (held && kind !== this.scanSaid) {
+      this.scanSaid = kind;
+      const { code, message } = heldMessage(kind, failureDetail(e), 'The scan of this folder waits');
+      this.emit({ type: 'problem', rootId: this.id, relPath: '', code, message });
+    }
+    return true;
+  }
+
   private async retryHeldScan(): Promise<void> {
     if (this.stateValue !== 'starting' && this.stateValue !== 'watching') return;
     try {
       await this.serial(() => this.fullScan());
     } catch (e) {
+      if (this.closing.signal.aborted) return;
       if (e instanceof RootUnavailableError) {
         await this.goUnavailable(e.message);
         return;
       }
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
       return;
     }
     if (this.stateValue === 'starting') this.setState('watching', null);
@@ -338,16 +388,20 @@ export class WatchRoot {
     }
   }
 
-  /** Releases every watcher, timer and subscription, after the index work running now; idempotent. */
+  /**
+   * Releases every watcher, timer and subscription, after the index work running now; a
+   * scan running stops at its next slice (a folder of the walk, a batch of 50 files queued),
+   * so closing during the first scan of a large folder does not wait for the scan. Idempotent.
+   */
   close(): Promise<void> {
     return this.lifetime.dispose();
   }
 
   // ---- scanning ----
 
-  private fullScan(): Promise<ScanCounts> {
+  private async fullScan(): Promise<ScanCounts> {
     this.burst.scanned();
-    return fullScan({
+    const counts = await fullScan({
       root: this.d.record,
       options: this.d.options,
       filter: this.filter,
@@ -358,11 +412,15 @@ export class WatchRoot {
       now: this.d.now,
       emit: (e) => this.emit(e),
       watchLinked: (relDir, realPath) => this.watchLinked(relDir, realPath),
+      signal: this.closing.signal,
       observeFresh: (files) => {
         if (files.length) this.stable.observe(files);
         return this.waitingFiles;
       },
     });
+    this.scanHolds = 0;
+    this.scanSaid = undefined;
+    return counts;
   }
 
   // ---- watching ----
@@ -397,16 +455,16 @@ export class WatchRoot {
         await this.fullScan();
       });
     } catch (e) {
+      if (this.closing.signal.aborted) return;
       if (e instanceof RootUnavailableError) return this.goUnavailable(e.message);
-      if (!isDiskFull(e)) throw e;
-      this.holdScan();
+      if (!this.holdFailedScan(e)) throw e;
     }
   }
 
   /** Pending events are handled after the current step (events held during a scan wait for it). */
   private drainEvents(): void {
     if (this.stateValue !== 'watching' || this.pendingEvents.length === 0) return;
-    runDetached(
+    background(
       this.serial(() => this.handleEvents()),
       'watch root: handle events',
     );
