@@ -4,8 +4,14 @@ import type { Db } from './db';
 
 /** How often the checkpointer copies the write-ahead log into the database file. */
 export const WAL_CHECKPOINT_MS = 500;
-/** A log this long (pages: 4 MiB, SQLite's own checkpoint threshold) is started over... */
-const LONG_LOG_PAGES = 1000;
+/**
+ * A log this long (pages: 64 MiB) is started over... Each start-over costs an fsync under
+ * the writer lock, which the app's next write may wait for: on a busy disk, restarting at
+ * 4 MiB had serve's main thread asleep in SQLite's busy handler for 20–80 ms 81 times
+ * in one long-load run. At 64 MiB the long load restarts every few tens of seconds, often
+ * enough that the log's pages are rewritten while the kernel still holds them.
+ */
+export const LONG_LOG_PAGES = 16_384;
 /** ...right away when the checkpoint's last pass, fsync included, took less than this. */
 const QUICK_PASS_MS = 10;
 
@@ -114,6 +120,8 @@ export function startWalCheckpointer(
   db: Db,
   opts: {
     everyMs?: number;
+    /** Pages of log past which it is started over (LONG_LOG_PAGES); a test writes less. */
+    longLogPages?: number;
     onError?: (message: string) => void;
     /** Hears each checkpoint's result: pages in the log, pages copied into the database, and whether the log then started over. */
     onCheckpoint?: (r: { busy: number; log: number; checkpointed: number; restarted: boolean }) => void;
@@ -130,7 +138,7 @@ export function startWalCheckpointer(
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
         file: db.name,
         everyMs: opts.everyMs ?? WAL_CHECKPOINT_MS,
-        longLogPages: LONG_LOG_PAGES,
+        longLogPages: opts.longLogPages ?? LONG_LOG_PAGES,
         quickPassMs: QUICK_PASS_MS,
         report: opts.onCheckpoint !== undefined,
       },

@@ -59,6 +59,8 @@ describe('WAL checkpointer', () => {
     let restarts = 0;
     const cp = startWalCheckpointer(db, {
       everyMs: 20,
+      // 4 MiB instead of the app's 64, so 32 MiB of writes show the log starting over.
+      longLogPages: 1000,
       onError: (m) => errors.push(m),
       onCheckpoint: (r) => {
         if (r.restarted) restarts++;
