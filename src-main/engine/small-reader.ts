@@ -173,6 +173,9 @@ export class SmallFileReader {
   private closed = false;
   private started = 0;
 
+  /** `postBytes`, `postMs`: when the thread posts what it read (default 1 MiB, 2 ms). */
+  constructor(private readonly opts: { postBytes?: number; postMs?: number } = {}) {}
+
   /**
    * The whole file and its mtime; undefined (nothing read) when it is larger than `maxBytes`.
    * Rejects with a TransferFailure, or with the signal's reason when it aborts first.
@@ -246,7 +249,11 @@ export class SmallFileReader {
   private spawn(): Worker {
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { maxRereads: MAX_REREADS_ON_CHANGE, postBytes: POST_BYTES, postMs: POST_MS },
+      workerData: {
+        maxRereads: MAX_REREADS_ON_CHANGE,
+        postBytes: this.opts.postBytes ?? POST_BYTES,
+        postMs: this.opts.postMs ?? POST_MS,
+      },
     });
     this.started++;
     this.worker = w;
