@@ -183,7 +183,8 @@ export class UploadEngine implements TransferQueue, TransferControl {
 
   /**
    * Stops every running transfer (they go back to queued, resumable by the next start) and
-   * releases timers and sockets of the limiter. Does not close the store or clients.
+   * releases timers and sockets of the limiter, and the small-file reader's thread. Does not
+   * close the store or clients.
    */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -197,6 +198,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     }, CLOSE_GRACE_MS);
     await Promise.all(runs.map((r) => r.done));
     clearTimeout(cut);
+    await this.resources.close();
     this.wakeIdle();
   }
 

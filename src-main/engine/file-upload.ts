@@ -5,8 +5,8 @@ import { BlockState } from './block-state';
 import { uploadBlock, type BlockRound } from './block-upload';
 import { complete, etagOfBlocks } from './complete';
 import { TransferFailure, storeWrite } from './errors';
-import { FileSource, SMALL_FILE_MAX_BYTES, SmallFile } from './file-source';
-import { uploadSmallFile } from './form-upload';
+import { FileSource, SMALL_FILE_MAX_BYTES } from './file-source';
+import { uploadSmallFile, type FormFile } from './form-upload';
 import { copyIfStored } from './same-bytes';
 import { planBlocks, type ChunkSizer } from './plan';
 import type { TransferRecord } from './ports';
@@ -51,9 +51,14 @@ export class FileUpload {
   async run(signal: Stops): Promise<UploadOutcome> {
     const copied = await copyIfStored({ deps: this.deps, rec: this.rec, hooks: this.hooks }, signal);
     if (copied) return copied;
-    const small = SmallFile.open(this.rec.localPath, Math.min(SMALL_FILE_MAX_BYTES, this.deps.formUploadMaxBytes));
+    // Read whole off the main thread (small-reader.ts); undefined when larger.
+    const small = await this.deps.reader.read(
+      this.rec.localPath,
+      Math.min(SMALL_FILE_MAX_BYTES, this.deps.formUploadMaxBytes),
+      signal.soft,
+    );
+    if (small) return await this.formUpload(small, signal);
     try {
-      if (small) return await this.formUpload(small, signal);
       this.file = await FileSource.open(this.rec.localPath);
       const st = await this.file.stat();
       if (st.size <= this.deps.formUploadMaxBytes) return await this.formUpload({ source: this.file, ...st }, signal);
@@ -104,12 +109,11 @@ export class FileUpload {
         );
       }
     } finally {
-      small?.close();
       await this.file?.close();
     }
   }
 
-  private formUpload(file: SmallFile | { source: FileSource; size: number; mtimeMs: number }, signal: Stops) {
+  private formUpload(file: FormFile, signal: Stops) {
     return uploadSmallFile(
       {
         deps: this.deps,

@@ -2,23 +2,23 @@ import path from 'node:path';
 import type { ServiceError } from '../protocol/errors';
 import { etagOfBuffer } from '../protocol/etag';
 import { complete } from './complete';
-import { TransferFailure } from './errors';
-import type { FileSource, SmallFile } from './file-source';
+import { keptChangingWhileRead, type FileSource } from './file-source';
 import type { TransferRecord } from './ports';
 import type { CallName, Decision } from './retry';
 import type { IssuedToken } from './tokens';
+import { MAX_REREADS_ON_CHANGE, type SmallRead } from './small-reader';
 import type { Stops, UploadDeps, UploadHooks, UploadOutcome } from './upload-deps';
 import type { UploadToken } from './upload-token';
 
-const MAX_REREADS_ON_CHANGE = 2;
+/** A small file's bytes, already read (small-reader.ts), or a larger one open, read whole through FileSource. */
+export type FormFile = SmallRead | { source: FileSource; size: number; mtimeMs: number };
 
 /** What a small file's upload needs of its FileUpload (file-upload.ts builds it). */
 export interface FormStep {
   deps: UploadDeps;
   rec: TransferRecord;
   hooks: UploadHooks;
-  /** The open file: read whole with synchronous calls when small (SmallFile), else through FileSource. */
-  file: SmallFile | { source: FileSource; size: number; mtimeMs: number };
+  file: FormFile;
   tokens: UploadToken;
   decide(e: ServiceError, call: CallName, tok: IssuedToken | undefined, attempt: number): Decision;
 }
@@ -26,17 +26,18 @@ export interface FormStep {
 /**
  * Uploads a small file in one form-upload request (`POST /file/upload`): the whole file is
  * read into memory (holding its size of the scheduler's byte budget for the whole upload,
- * retries included), its etag computed from those bytes, and every attempt sends exactly
+ * retries included; a file of at most SMALL_FILE_MAX_BYTES comes already read, and takes its
+ * budget just after), its etag computed from those bytes, and every attempt sends exactly
  * them. The reply gets what mkfile's gets (complete.ts): the hash check, the conflict policy
  * on 406, 579, callback replies, and retry.ts's decisions for the call 'form'. Nothing is
  * stored until the end: a stopped or killed form upload starts over (one request).
  */
 export async function uploadSmallFile(f: FormStep, stops: Stops): Promise<UploadOutcome> {
   const { deps, rec } = f;
-  const releaseBytes = await deps.scheduler.bytes.acquire(Math.max(1, f.file.size), rec.priority, stops.soft);
+  const size = 'data' in f.file ? f.file.data.length : f.file.size;
+  const releaseBytes = await deps.scheduler.bytes.acquire(Math.max(1, size), rec.priority, stops.soft);
   try {
-    const { data, mtimeMs } =
-      'source' in f.file ? await readWhole(f, f.file) : await f.file.read(deps.turns, deps.formUploadMaxBytes);
+    const { data, mtimeMs } = 'source' in f.file ? await readWhole(f, f.file) : f.file;
     f.hooks.progress(0, data.length);
     const fileName = path.basename(rec.localPath);
     const outcome = await complete(
@@ -100,10 +101,7 @@ async function readWhole(
     await file.source.readAt(data, 0);
     if (!(await file.source.changedSince(size, mtimeMs))) return { data, mtimeMs };
     if (rereads >= MAX_REREADS_ON_CHANGE || size > f.deps.formUploadMaxBytes)
-      throw new TransferFailure(
-        'file-changed',
-        `${f.rec.localPath} kept changing while it was read; upload it again when it is complete`,
-      );
+      throw keptChangingWhileRead(f.rec.localPath);
     ({ size, mtimeMs } = await file.source.stat());
   }
 }

@@ -5,8 +5,8 @@ import type { ChunkSizer } from './plan';
 import type { EngineStore } from './ports';
 import type { BackoffPolicy } from './retry';
 import type { Scheduler } from './scheduler';
+import type { SmallFileReader } from './small-reader';
 import type { TokenProvider } from './tokens';
-import type { TurnBudget } from './turn-budget';
 import type { FmgrAccess, StoredObjectLookup } from './upload-resources';
 
 /** What one file upload uses; owned by the engine, shared by all its transfers. */
@@ -29,8 +29,8 @@ export interface UploadDeps {
   backoff: BackoffPolicy;
   /** Files of at most this many bytes go through form upload (one request, no blocks, not resumable). */
   formUploadMaxBytes: number;
-  /** Bytes of small files read synchronously per event-loop turn (file-source.ts SmallFile). */
-  turns: TurnBudget;
+  /** Reads small files (form uploads) whole off the main thread (small-reader.ts). */
+  reader: SmallFileReader;
   /** Blocks whose first chunk is older than this are uploaded again (the service purges them). */
   purgeAgeMs: number;
   /** A token this close to its deadline is replaced before use. */

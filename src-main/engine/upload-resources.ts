@@ -15,17 +15,12 @@ import {
 import type { EngineStore } from './ports';
 import { DEFAULT_BACKOFF, type BackoffPolicy } from './retry';
 import { Scheduler, type SchedulerLimits } from './scheduler';
+import { SmallFileReader } from './small-reader';
 import type { TokenProvider } from './tokens';
-import { TurnBudget } from './turn-budget';
 import type { UploadDeps } from './upload-deps';
 import { DEFAULT_COPY_MIN_BYTES } from './same-bytes';
 
 export const DEFAULT_FORM_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
-/**
- * Bytes of small files read synchronously in one event-loop turn: 1 MiB is 16 files of
- * 64 KiB, well under a millisecond of reads, so the loop stays responsive.
- */
-const SYNC_READ_BYTES_PER_TURN = 1024 * 1024;
 
 /**
  * What the service stores under a key (MgrClient.stat: `GET /stat/<entry>` with a
@@ -126,7 +121,8 @@ export interface EngineTuning {
 /**
  * What the engine's uploads share, built once from its options: the scheduler, the
  * bandwidth limiter, the read buffers, the CRC mode, and each account's client and token
- * source (resolved on first use and cached). `depsFor` gives a file upload all of it.
+ * source (resolved on first use and cached), the small-file reader. `depsFor` gives a file
+ * upload all of it; `close` ends the reader's thread.
  */
 export class UploadResources {
   readonly scheduler: Scheduler;
@@ -136,7 +132,7 @@ export class UploadResources {
   private readonly buffers: BufferPool;
   private readonly accounts = new Map<number, AccountAccess>();
   private readonly crcMode = { trackBlockCrc: false };
-  private readonly turns = new TurnBudget(SYNC_READ_BYTES_PER_TURN);
+  private readonly reader = new SmallFileReader();
   /** What a transfer enqueued without its own gets (reconfigure changes them). */
   readonly defaults: { blockSize: number; conflict: ConflictPolicy };
 
@@ -180,6 +176,11 @@ export class UploadResources {
     if (change.defaultConflict !== undefined) this.defaults.conflict = change.defaultConflict;
   }
 
+  /** Ends the small-file reader's thread (once no upload runs). */
+  close(): Promise<void> {
+    return this.reader.close();
+  }
+
   /** Forgets an account's cached client and token source; the next depsFor resolves it again. */
   forgetAccount(accountId: number): void {
     this.accounts.delete(accountId);
@@ -209,7 +210,7 @@ export class UploadResources {
       buffers: this.buffers,
       backoff: { ...DEFAULT_BACKOFF, ...this.opts.backoff },
       formUploadMaxBytes: this.formUploadMaxBytes,
-      turns: this.turns,
+      reader: this.reader,
       purgeAgeMs: this.opts.purgeAgeMs ?? 25 * 24 * 3600_000,
       tokenMarginMs: this.opts.tokenMarginMs ?? 5000,
       random: this.opts.random ?? Math.random,

@@ -14,11 +14,16 @@
  * BENCH_LATENCY_MS=50 adds that latency to every request (the emulator's fault, as the latency
  * section of `npm run bench`); each round prints the child's peak RSS, and with BENCH_MEMORY=1
  * what memoryUsage() said at its highest sample (heap, external, array buffers).
+ * BENCH_SMALL64=500 uploads that many files of 64 KiB per round instead of the one file (the
+ * latency section's small files, at this latency): each round prints the uploader's CPU per
+ * file (`small64_client_cpu_ms_per_file`, the whole process: every thread), files/s and the
+ * event loop's p99; with BENCH_BASE the rounds alternate checkouts as above.
  * Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -37,6 +42,8 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 /** Added to every request by the emulator's latency fault (as `npm run bench`'s latency section does). */
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
+/** Files of 64 KiB uploaded per round instead of the one file; 0: the one file. */
+const SMALL64 = Number(process.env.BENCH_SMALL64 ?? 0);
 
 interface ProfileNode {
   id: number;
@@ -138,7 +145,9 @@ interface ChildResult {
   /** With BENCH_MEMORY=1 (upload-child.ts): the parts of the memory at the highest RSS sampled. */
   memory?: { atPeakRss: Record<string, number> };
   bytes: number;
+  files: number;
   elapsedMs: number;
+  loopP99Ms: number;
   failed: unknown[];
 }
 
@@ -160,7 +169,7 @@ function compiledChild(root: string): Promise<string> {
 /** One upload-child run; its result, and the child's user/system CPU for the whole process from /proc at exit. */
 async function uploadOnce(
   uploadUrl: string,
-  file: string,
+  files: string[],
   db: string,
   profDir?: string,
   root = ROOT,
@@ -173,7 +182,7 @@ async function uploadOnce(
     SK,
     BUCKET,
     db,
-    file,
+    ...files,
   ];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   let r: ChildResult | undefined;
@@ -225,10 +234,19 @@ try {
     });
     if (!res.ok) throw new Error(`setting the emulator's latency answered ${res.status}: ${await res.text()}`);
   }
-  const file = path.join(tmp, 'one.bin');
-  await makeFile(file, BYTES);
+  const files: string[] = [];
+  if (SMALL64 > 0) {
+    await mkdir(path.join(tmp, 'small64'));
+    for (let i = 0; i < SMALL64; i++) {
+      files.push(path.join(tmp, 'small64', `s${String(i).padStart(4, '0')}.bin`));
+      await writeFile(files[i]!, randomBytes(64 * 1024));
+    }
+  } else {
+    files.push(path.join(tmp, 'one.bin'));
+    await makeFile(files[0]!, BYTES);
+  }
   process.stdout.write(
-    `client-profile: ${BYTES / MiB} MiB, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
+    `client-profile: ${SMALL64 > 0 ? `${SMALL64} × 64 KiB` : `${BYTES / MiB} MiB`}, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}\n`,
@@ -237,35 +255,51 @@ try {
   const baseFigures: number[] = [];
   const rss: number[] = [];
   const baseRss: number[] = [];
+  const rates: number[] = [];
+  const baseRates: number[] = [];
   for (let i = 0; i < ROUNDS * (BASE ? 2 : 1); i++) {
     const onBase = BASE !== undefined && i % 2 === 0;
     const prof = PROFILE && i === ROUNDS * (BASE ? 2 : 1) - 1 ? path.join(tmp, 'prof') : undefined;
     const { r, user, system, threads } = await uploadOnce(
       uploadUrl,
-      file,
+      files,
       path.join(tmp, `r${i}.db`),
       prof,
       onBase ? BASE : ROOT,
     );
     const perGiB = r.cpuSeconds / (r.bytes / GiB);
-    if (!prof) (onBase ? baseFigures : figures).push(perGiB);
+    const perFileMs = (r.cpuSeconds * 1000) / r.files;
+    if (!prof) (onBase ? baseFigures : figures).push(SMALL64 > 0 ? perFileMs : perGiB);
+    if (SMALL64 > 0 && !prof) (onBase ? baseRates : rates).push(r.files / (r.elapsedMs / 1000));
     if (!prof) (onBase ? baseRss : rss).push(r.peakRssBytes / MiB);
     const parts = r.memory
       ? ` (at the highest sample: ${Object.entries(r.memory.atPeakRss)
           .map(([k, v]) => `${k} ${v.toFixed(1)}`)
           .join(', ')})`
       : '';
-    process.stdout.write(
-      `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
-        r.bytes /
-        1e6 /
-        (r.elapsedMs / 1000)
-      ).toFixed(
-        0,
-      )} MB/s, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
-        .loadavg()[0]!
-        .toFixed(2)}\n`,
-    );
+    if (SMALL64 > 0)
+      process.stdout.write(
+        `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: small64_client_cpu_ms_per_file ${perFileMs.toFixed(3)}, ${(
+          r.files /
+          (r.elapsedMs / 1000)
+        ).toFixed(
+          0,
+        )} files/s, event loop p99 ${r.loopP99Ms.toFixed(1)} ms; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
+          .loadavg()[0]!
+          .toFixed(2)}\n`,
+      );
+    else
+      process.stdout.write(
+        `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
+          r.bytes /
+          1e6 /
+          (r.elapsedMs / 1000)
+        ).toFixed(
+          0,
+        )} MB/s, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
+          .loadavg()[0]!
+          .toFixed(2)}\n`,
+      );
     if (prof) {
       const name = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'))!;
       const p = JSON.parse(readFileSync(path.join(prof, name), 'utf8')) as Profile;
@@ -278,9 +312,12 @@ try {
       for (const [k, v] of top) process.stdout.write(`  ${v.toFixed(3)}  ${k}\n`);
     }
   }
+  const cpuFigure = SMALL64 > 0 ? 'small64_client_cpu_ms_per_file' : 'client_cpu_s_per_gib';
   for (const [name, xs, figure] of [
-    ['base', baseFigures, 'client_cpu_s_per_gib'],
-    ['this checkout', figures, 'client_cpu_s_per_gib'],
+    ['base', baseFigures, cpuFigure],
+    ['this checkout', figures, cpuFigure],
+    ['base', baseRates, 'files/s'],
+    ['this checkout', rates, 'files/s'],
     ['base', baseRss, 'peak RSS MiB'],
     ['this checkout', rss, 'peak RSS MiB'],
   ] as const) {

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { etagOfBuffer, sha1, startRig, type Rig } from './harness';
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  syncBuiltinESMExports();
+  await rig?.close();
+  rig = undefined;
+});
+
+describe('engine: small files are read off the main thread', () => {
+  it('uploads small files without one synchronous open, stat or read of them on the main thread', async () => {
+    rig = await startRig();
+    const r = rig;
+    const names = Array.from({ length: 40 }, (_, i) => `s${i}.bin`);
+    const data = new Map<string, Buffer>();
+    for (const [i, name] of names.entries()) data.set(name, await r.file(name, i === 0 ? 0 : 1000 + i * 1500));
+    const paths = new Set(names.map((n) => path.join(r.dir, n)));
+
+    // The main thread's node:fs, spied (the named imports too: syncBuiltinESMExports).
+    // A worker thread has its own node:fs, which these spies do not see.
+    const opened: string[] = [];
+    const fds = new Set<number>();
+    const openSync = fs.openSync;
+    vi.spyOn(fs, 'openSync').mockImplementation((p, ...rest) => {
+      const fd = openSync(p, ...rest);
+      if (paths.has(String(p))) {
+        opened.push(String(p));
+        fds.add(fd);
+      }
+      return fd;
+    });
+    const onFd = (fd: unknown) => typeof fd === 'number' && fds.has(fd);
+    const readSync = vi.spyOn(fs, 'readSync');
+    const fstatSync = vi.spyOn(fs, 'fstatSync');
+    const readFileSync = vi.spyOn(fs, 'readFileSync');
+    syncBuiltinESMExports();
+
+    const ids = r.engine.enqueue(
+      names.map((name) => ({
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: name,
+        localPath: path.join(r.dir, name),
+        source: 'manual' as const,
+      })),
+    );
+    const snaps = [];
+    for (const id of ids) snaps.push(await r.settled(id, 120_000));
+
+    expect(opened).toEqual([]);
+    expect(readSync.mock.calls.filter((c) => onFd(c[0]))).toEqual([]);
+    expect(fstatSync.mock.calls.filter((c) => onFd(c[0]))).toEqual([]);
+    expect(readFileSync.mock.calls.filter((c) => paths.has(String(c[0])))).toEqual([]);
+    vi.restoreAllMocks();
+    syncBuiltinESMExports();
+    for (const [i, name] of names.entries()) {
+      const s = snaps[i]!;
+      expect(s.state, JSON.stringify(s)).toBe('done');
+      expect(s.etag).toBe(etagOfBuffer(data.get(name)!));
+      expect(sha1(await r.download(name))).toBe(sha1(data.get(name)!));
+    }
+  });
+});
