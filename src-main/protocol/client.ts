@@ -3,7 +3,7 @@ import { crc32 } from '../base/crc32';
 import { urlsafeB64Encode } from './base64';
 import { buildFmgrBody, type FmgrOp, type FmgrOpName } from './fops';
 import { signManagementToken } from './tokens';
-import { multipartBody } from './multipart';
+import { multipartParts } from './multipart';
 import { httpCall, type HttpCall, type HttpReply } from './http';
 import { RouteTable, type ProxyChoice, type Route } from './proxy';
 import { Fields, badReply, jsonObjectReply } from './reply';
@@ -40,7 +40,7 @@ function join(base: URL, pathAndQuery: string): URL {
 
 interface CallOpts {
   headers?: Record<string, string | number>;
-  body?: Uint8Array | string;
+  body?: HttpCall['body'];
   signal?: AbortSignal;
   maxReplyBytes?: number;
 }
@@ -243,10 +243,10 @@ export class UploadClient extends BaseClient {
         throw new RangeError(`custom variable name "${rawName}" may use only letters, digits, _ and -`);
       fields.push([name, value]);
     }
-    const { contentType, body } = multipartBody(fields, a.fileName ?? a.key ?? 'file', a.data);
+    const { contentType, parts } = multipartParts(fields, a.fileName ?? a.key ?? 'file', a.data);
     const reply = await this.call('form-upload', 'POST', join(this.base, '/file/upload'), {
       headers: { 'Content-Type': contentType },
-      body,
+      body: parts,
       signal: a.signal,
     });
     const obj = jsonObjectReply('form-upload', reply);

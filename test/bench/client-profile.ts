@@ -14,16 +14,18 @@
  * BENCH_LATENCY_MS=50 adds that latency to every request (the emulator's fault, as the latency
  * section of `npm run bench`); each round prints the child's peak RSS, and with BENCH_MEMORY=1
  * what memoryUsage() said at its highest sample (heap, external, array buffers).
- * BENCH_SMALL64=500 uploads that many files of 64 KiB per round instead of the one file (the
- * latency section's small files, at this latency): each round prints the uploader's CPU per
- * file (`small64_client_cpu_ms_per_file`, the whole process: every thread), files/s and the
- * event loop's p99; with BENCH_BASE the rounds alternate checkouts as above.
+ * BENCH_SMALL=500 uploads that many 64 KiB files per round instead of one file (the small
+ * files of `npm run bench`'s latency section): figures are then CPU-milliseconds per file
+ * (`client_cpu_ms_per_file`, the bench's `small64_client_cpu_ms_per_file_0ms`), the profile's
+ * too, with files/s and the event loop's p99 per round (BENCH_SMALL64 is the same). The child runs bundled; the profile's frames are mapped back to their source files
+ * through the bundle's source map, so the rules below see src-main/ paths.
  * Not part of `npm test`.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,12 +44,21 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 /** Added to every request by the emulator's latency fault (as `npm run bench`'s latency section does). */
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
-/** Files of 64 KiB uploaded per round instead of the one file; 0: the one file. */
-const SMALL64 = Number(process.env.BENCH_SMALL64 ?? 0);
+/** BENCH_BY_CALLER=1: the largest leaves are named by their nearest src-main/ frame instead. */
+const BY_CALLER = process.env.BENCH_BY_CALLER === '1';
+/** BENCH_SMALL=N: N files of 64 KiB per round instead of one file of BENCH_MIB (BENCH_SMALL64, the name some committed outputs show, is the same). */
+const SMALL = Number(process.env.BENCH_SMALL ?? process.env.BENCH_SMALL64 ?? 0);
+/** What the figures are per: a GiB uploaded, or (BENCH_SMALL) a file, in milliseconds. */
+const UNIT =
+  SMALL > 0
+    ? { name: 'client_cpu_ms_per_file', label: 'CPU-ms per file' }
+    : { name: 'client_cpu_s_per_gib', label: 'CPU-s per GiB' };
+const perUnit = (cpuSeconds: number, r: { bytes: number; files: number }): number =>
+  SMALL > 0 ? (cpuSeconds * 1000) / r.files : cpuSeconds / (r.bytes / GiB);
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface Profile {
@@ -75,7 +86,35 @@ const RULES: [string, (f: ProfileNode['callFrame']) => boolean][] = [
   ['program (native, unattributed)', (f) => f.functionName === '(program)'],
 ];
 
-function summarize(p: Profile, bytes: number): { rows: [string, number][]; windowS: number; top: [string, number][] } {
+/**
+ * Frames of a bundled file (the child runs bundled, build-lib.mjs bundleForNode) get the
+ * source file and function they came from, through the bundle's linked source map.
+ */
+function unbundle(p: Profile): void {
+  const maps = new Map<string, SourceMap | null>();
+  for (const n of p.nodes) {
+    const f = n.callFrame;
+    if (!/\.mjs$/.test(f.url) || f.lineNumber < 0) continue;
+    let map = maps.get(f.url);
+    if (map === undefined) {
+      try {
+        const file = fileURLToPath(f.url.startsWith('file:') ? f.url : `file://${f.url}`);
+        map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as never);
+      } catch {
+        map = null;
+      }
+      maps.set(f.url, map);
+    }
+    const e = map?.findEntry(f.lineNumber, f.columnNumber) as { originalSource?: string } | undefined;
+    if (e?.originalSource) f.url = e.originalSource;
+  }
+}
+
+function summarize(
+  p: Profile,
+  r: { bytes: number; files: number },
+): { rows: [string, number][]; windowS: number; top: [string, number][] } {
+  unbundle(p);
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -125,12 +164,20 @@ function summarize(p: Profile, bytes: number): { rows: [string, number][]; windo
     const cat = categoryOf(id);
     sums.set(cat, (sums.get(cat) ?? 0) + dt);
     if (cat !== 'idle') {
-      const f = byId.get(id)!.callFrame;
+      let at = id;
+      // BENCH_BY_CALLER=1: each sample named by its nearest frame of src-main/ (who asked for it).
+      if (BY_CALLER)
+        for (let up: number | undefined = id; up !== undefined; up = parent.get(up))
+          if (/src-main\//.test(byId.get(up)!.callFrame.url)) {
+            at = up;
+            break;
+          }
+      const f = byId.get(at)!.callFrame;
       const name = `${cat}: ${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(src-main|node_modules)\//, '$1/')}`;
       leaves.set(name, (leaves.get(name) ?? 0) + dt);
     }
   }
-  const per = (s: number) => s / (bytes / GiB);
+  const per = (s: number) => perUnit(s, r);
   const rows = [...sums.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]): [string, number] => [k, per(v)]);
   const top = [...leaves.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -147,6 +194,7 @@ interface ChildResult {
   bytes: number;
   files: number;
   elapsedMs: number;
+  /** The uploader's event-loop delay p99 over the upload, ms. */
   loopP99Ms: number;
   failed: unknown[];
 }
@@ -235,10 +283,10 @@ try {
     if (!res.ok) throw new Error(`setting the emulator's latency answered ${res.status}: ${await res.text()}`);
   }
   const files: string[] = [];
-  if (SMALL64 > 0) {
-    await mkdir(path.join(tmp, 'small64'));
-    for (let i = 0; i < SMALL64; i++) {
-      files.push(path.join(tmp, 'small64', `s${String(i).padStart(4, '0')}.bin`));
+  if (SMALL > 0) {
+    await mkdir(path.join(tmp, 'small'));
+    for (let i = 0; i < SMALL; i++) {
+      files.push(path.join(tmp, 'small', `s${String(i).padStart(4, '0')}.bin`));
       await writeFile(files[i]!, randomBytes(64 * 1024));
     }
   } else {
@@ -246,7 +294,7 @@ try {
     await makeFile(files[0]!, BYTES);
   }
   process.stdout.write(
-    `client-profile: ${SMALL64 > 0 ? `${SMALL64} × 64 KiB` : `${BYTES / MiB} MiB`}, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
+    `client-profile: ${SMALL > 0 ? `${SMALL} × 64 KiB` : `${BYTES / MiB} MiB`}, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}\n`,
@@ -267,55 +315,44 @@ try {
       prof,
       onBase ? BASE : ROOT,
     );
-    const perGiB = r.cpuSeconds / (r.bytes / GiB);
-    const perFileMs = (r.cpuSeconds * 1000) / r.files;
-    if (!prof) (onBase ? baseFigures : figures).push(SMALL64 > 0 ? perFileMs : perGiB);
-    if (SMALL64 > 0 && !prof) (onBase ? baseRates : rates).push(r.files / (r.elapsedMs / 1000));
+    const figure = perUnit(r.cpuSeconds, r);
+    if (!prof) (onBase ? baseFigures : figures).push(figure);
+    if (SMALL > 0 && !prof) (onBase ? baseRates : rates).push(r.files / (r.elapsedMs / 1000));
     if (!prof) (onBase ? baseRss : rss).push(r.peakRssBytes / MiB);
     const parts = r.memory
       ? ` (at the highest sample: ${Object.entries(r.memory.atPeakRss)
           .map(([k, v]) => `${k} ${v.toFixed(1)}`)
           .join(', ')})`
       : '';
-    if (SMALL64 > 0)
-      process.stdout.write(
-        `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: small64_client_cpu_ms_per_file ${perFileMs.toFixed(3)}, ${(
-          r.files /
-          (r.elapsedMs / 1000)
-        ).toFixed(
-          0,
-        )} files/s, event loop p99 ${r.loopP99Ms.toFixed(1)} ms; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
-          .loadavg()[0]!
-          .toFixed(2)}\n`,
-      );
-    else
-      process.stdout.write(
-        `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: client_cpu_s_per_gib ${perGiB.toFixed(3)}, ${(
-          r.bytes /
-          1e6 /
-          (r.elapsedMs / 1000)
-        ).toFixed(
-          0,
-        )} MB/s, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
-          .loadavg()[0]!
-          .toFixed(2)}\n`,
-      );
+    process.stdout.write(
+      `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: ${UNIT.name} ${figure.toFixed(3)}, ${
+        SMALL > 0
+          ? `${(r.files / (r.elapsedMs / 1000)).toFixed(0)} files/s, event loop p99 ${r.loopP99Ms.toFixed(1)} ms`
+          : `${(r.bytes / 1e6 / (r.elapsedMs / 1000)).toFixed(0)} MB/s`
+      }, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
+        .loadavg()[0]!
+        .toFixed(2)}\n`,
+    );
     if (prof) {
       const name = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'))!;
       const p = JSON.parse(readFileSync(path.join(prof, name), 'utf8')) as Profile;
-      const { rows, windowS, top } = summarize(p, r.bytes);
-      process.stdout.write(`main thread, ${windowS.toFixed(2)} s of upload, CPU-s per GiB by what it did:\n`);
+      const { rows, windowS, top } = summarize(p, r);
+      process.stdout.write(`main thread, ${windowS.toFixed(2)} s of upload, ${UNIT.label} by what it did:\n`);
       const busy = rows.filter(([k]) => k !== 'idle').reduce((a, [, v]) => a + v, 0);
       for (const [k, v] of rows) process.stdout.write(`  ${k.padEnd(32)} ${v.toFixed(3)}\n`);
       process.stdout.write(`  ${'busy (all but idle)'.padEnd(32)} ${busy.toFixed(3)}\n`);
+      // A sample's time is wall time: on a loaded machine it includes time the process waited
+      // for a core. The process's own CPU figure over the busy sum scales the rows to CPU.
+      process.stdout.write(
+        `  (the process measured ${figure.toFixed(3)} ${UNIT.label}: × ${(figure / busy).toFixed(3)} turns a row into its CPU share)\n`,
+      );
       process.stdout.write('largest leaves (category: function, file):\n');
       for (const [k, v] of top) process.stdout.write(`  ${v.toFixed(3)}  ${k}\n`);
     }
   }
-  const cpuFigure = SMALL64 > 0 ? 'small64_client_cpu_ms_per_file' : 'client_cpu_s_per_gib';
   for (const [name, xs, figure] of [
-    ['base', baseFigures, cpuFigure],
-    ['this checkout', figures, cpuFigure],
+    ['base', baseFigures, UNIT.name],
+    ['this checkout', figures, UNIT.name],
     ['base', baseRates, 'files/s'],
     ['this checkout', rates, 'files/s'],
     ['base', baseRss, 'peak RSS MiB'],

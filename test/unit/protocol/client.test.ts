@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MgrClient, UploadClient } from '../../../src-main/protocol/client';
 import { ServiceError, errorFromReply } from '../../../src-main/protocol/errors';
 import { urlsafeB64DecodeText } from '../../../src-main/protocol/base64';
+import { multipartParts } from '../../../src-main/protocol/multipart';
 
 // A loopback server whose reply each test scripts: it lets the client meet garbage,
 // wrong checksums, silence and resets, which a faithful emulator never sends on its own.
@@ -175,6 +176,32 @@ describe('UploadClient', () => {
     );
     expect(e.kind).toBe('network');
     expect(e.message).toMatch(/nothing listens/);
+    c.close();
+  });
+
+  it("sends a form upload's multipart body in parts: the file's own buffer between head and tail, one Content-Length", async () => {
+    seen = [];
+    script = (_q, _b, res) => json(res, 200, { hash: 'h1', key: 'k/1' });
+    const data = Buffer.from('file bytes \r\n--not-a-boundary');
+    const parts = multipartParts([['token', 't']], 'f.bin', data).parts;
+    // The file part is the caller's buffer itself: no copy of the file's size per request.
+    expect(parts[1]).toBe(data);
+    const c = new UploadClient({ uploadUrl: base });
+    const r = await c.formUpload({ token: 'ak:s:p', data, key: 'k/1', fileName: 'f.bin' });
+    expect(r).toMatchObject({ hash: 'h1', key: 'k/1' });
+    const { headers, body } = seen[0]!;
+    const boundary = /boundary=(\S+)/.exec(headers['content-type']!)![1]!;
+    expect(Number(headers['content-length'])).toBe(body.length);
+    const text = body.toString('latin1');
+    expect(text.startsWith(`--${boundary}\r\nContent-Disposition: form-data; name="token"\r\n\r\nak:s:p\r\n`)).toBe(
+      true,
+    );
+    expect(
+      text.endsWith(
+        `\r\nContent-Type: application/octet-stream\r\n\r\n${data.toString('latin1')}\r\n--${boundary}--\r\n`,
+      ),
+    ).toBe(true);
+    expect(text).toContain('name="file"; filename="f.bin"');
     c.close();
   });
 });
