@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -80,9 +80,13 @@ async function underLoad(ctx: ChaosContext, dir: string, manual: string, tree: s
   const s = await startServe(ctx, dataDir, { cwd: dir }, undefined, nodeArgs);
   const ui = await connectUi(s);
   const samples: AppStatus['health'][] = [];
+  // The app database's write-ahead log, sampled with the health: it must start over, not grow with the run.
+  const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
+  let largestLog = 0;
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
+      largestLog = Math.max(largestLog, size(path.join(dataDir, 'blocklift.db-wal')));
       samples.push((await must<AppStatus>(s, 'app.status')).health);
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -95,6 +99,9 @@ async function underLoad(ctx: ChaosContext, dir: string, manual: string, tree: s
     const secs = (Date.now() - t1) / 1000;
     if (!drained.ok) rec.fail(`the queue did not drain: ${JSON.stringify(drained.totals)} of ${total} files`);
     else rec.note(`${total} transfers drained in ${secs.toFixed(0)} s`);
+    rec.note(
+      `app database: ${(size(path.join(dataDir, 'blocklift.db')) / MiB).toFixed(0)} MiB at the end, its write-ahead log at most ${(largestLog / MiB).toFixed(0)} MiB (sampled each second)`,
+    );
   } finally {
     sampling = false;
     await sampler.catch(() => undefined);
