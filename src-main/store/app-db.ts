@@ -8,9 +8,10 @@ import { MIGRATIONS } from './migrations/index';
  * machines with proactive reclaim, and any page under memory pressure) is read from the disk,
  * with the main thread waiting. A watched folder's rows are written at the scan and touched
  * again minutes later at their upload, long after the kernel may have dropped them. SQLite
- * fills it only with pages it reads, so a small queue costs what it holds.
+ * fills it only with pages it reads, so a small queue costs what it holds. 48 MiB, not more:
+ * the sync bench's 100,000-file index stays under its 300 MiB (store/README.md).
  */
-export const APP_DB_CACHE_KIB = 64 * 1024;
+export const APP_DB_CACHE_KIB = 48 * 1024;
 
 /** Opens the app database (WAL, migrated to the latest schema, its page cache sized). The caller closes it. */
 export function openAppDatabase(file: string): Db {
