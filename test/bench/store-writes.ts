@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AccountRepo } from '../../src-main/store/account-repo';
+import { addOfflineAccount } from '../helpers/offline-account';
 import { openAppDatabase } from '../../src-main/store/app-db';
 import { SqliteTransferStore } from '../../src-main/store/transfer-repo';
 
@@ -42,15 +42,7 @@ function run(sql: string): number {
   try {
     if (sql) db.exec(sql);
     const store = new SqliteTransferStore(db);
-    const accountId = new AccountRepo(db).upsert({
-      name: 'bench',
-      uploadUrl: 'http://127.0.0.1:1',
-      mgrUrl: null,
-      downloadDomain: null,
-      accessKey: 'ak',
-      secretRef: null,
-      tokenUrl: null,
-    });
+    const accountId = addOfflineAccount(db, 'bench');
     const ids = store.insertTransfers(
       Array.from({ length: FILES }, (_, i) => ({
         accountId,

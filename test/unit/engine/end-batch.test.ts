@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { END_BATCH_ROWS, EndBatch } from '../../../src-main/engine/end-batch';
-import { AccountRepo } from '../../../src-main/store/account-repo';
+import { addOfflineAccount } from '../../helpers/offline-account';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import type { Db } from '../../../src-main/store/db';
 import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
@@ -17,15 +17,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'bl-endbatch-'));
   db = openAppDatabase(path.join(dir, 'app.db'));
   store = new SqliteTransferStore(db);
-  accountId = new AccountRepo(db).upsert({
-    name: 'a',
-    uploadUrl: 'http://127.0.0.1:1',
-    mgrUrl: null,
-    downloadDomain: null,
-    accessKey: 'ak',
-    secretRef: null,
-    tokenUrl: null,
-  });
+  accountId = addOfflineAccount(db, 'a');
 });
 afterEach(() => {
   db.close();

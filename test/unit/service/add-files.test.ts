@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UploadEngine } from '../../../src-main/engine/engine';
 import { ADD_SLICE_FILES, AddFilesError, addFiles, type AddFilesInput } from '../../../src-main/service/add-files';
-import { AccountRepo } from '../../../src-main/store/account-repo';
+import { addOfflineAccount } from '../../helpers/offline-account';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import type { Db } from '../../../src-main/store/db';
 import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
@@ -24,15 +24,7 @@ beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'bl-add-files-'));
   db = openAppDatabase(path.join(dir, 'q.db'));
   store = new SqliteTransferStore(db);
-  accountId = new AccountRepo(db).upsert({
-    name: 'test',
-    uploadUrl: 'http://127.0.0.1:1',
-    mgrUrl: null,
-    downloadDomain: null,
-    accessKey: 'ak',
-    secretRef: null,
-    tokenUrl: null,
-  });
+  accountId = addOfflineAccount(db, 'test');
   engine = new UploadEngine({
     store,
     account: () => {

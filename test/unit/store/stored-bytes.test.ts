@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src-main/store/db';
 import { openAppDatabase } from '../../../src-main/store/app-db';
-import { AccountRepo } from '../../../src-main/store/account-repo';
+import { addOfflineAccount } from '../../helpers/offline-account';
 import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
 import { TransferQueryRepo } from '../../../src-main/store/transfer-query';
 import { migrate } from '../../../src-main/store/db';
@@ -23,16 +23,7 @@ let store: SqliteTransferStore;
 let a: number;
 let b: number;
 
-const account = (name: string) =>
-  new AccountRepo(db).upsert({
-    name,
-    uploadUrl: 'http://127.0.0.1:1',
-    mgrUrl: null,
-    downloadDomain: null,
-    accessKey: 'ak',
-    secretRef: null,
-    tokenUrl: null,
-  });
+const account = (name: string) => addOfflineAccount(db, name);
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'bl-bytes-'));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src-main/store/db';
 import { openAppDatabase } from '../../../src-main/store/app-db';
-import { AccountRepo } from '../../../src-main/store/account-repo';
+import { addOfflineAccount } from '../../helpers/offline-account';
 import { SqliteTransferStore, StoreDataError } from '../../../src-main/store/transfer-repo';
 import { TransferQueryRepo } from '../../../src-main/store/transfer-query';
 
@@ -17,15 +17,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'bl-repo-'));
   db = openAppDatabase(path.join(dir, 'app.db'));
   store = new SqliteTransferStore(db);
-  accountId = new AccountRepo(db).upsert({
-    name: 'a',
-    uploadUrl: 'http://127.0.0.1:1',
-    mgrUrl: null,
-    downloadDomain: null,
-    accessKey: 'ak',
-    secretRef: null,
-    tokenUrl: null,
-  });
+  accountId = addOfflineAccount(db, 'a');
 });
 afterEach(() => {
   db.close();
