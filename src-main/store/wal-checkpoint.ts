@@ -34,13 +34,25 @@ const ahead = Buffer.allocUnsafe(1024 * 1024);
 // kernel dropped must be read from the disk first, with the app's main thread waiting for it
 // (363 ms once in a long load). So this thread reads the stretch of the log the app writes
 // next, and the app's write finds it in memory.
+// Where the reading so far ended, and where the log's end was then: a tick reads only what
+// the ones before did not, until the log starts over (its end moves back) or 20 s passed
+// (the kernel drops pages a minute after their last touch, so they are read again).
+let warmTo = 0;
+let lastFrom = 0;
+let warmedAt = 0;
 const readAhead = (frames) => {
   let fd;
   try {
     fd = openSync(workerData.file + '-wal', 'r');
     const from = 32 + frames * frameBytes;
+    if (from < lastFrom || Date.now() - warmedAt > 20_000) {
+      warmTo = 0;
+      warmedAt = Date.now();
+    }
+    lastFrom = from;
     const to = Math.min(fstatSync(fd).size, from + workerData.readAheadBytes);
-    for (let at = from; at < to; at += ahead.length) readSync(fd, ahead, 0, Math.min(ahead.length, to - at), at);
+    for (let at = Math.max(from, warmTo); at < to; at += ahead.length) readSync(fd, ahead, 0, Math.min(ahead.length, to - at), at);
+    warmTo = Math.max(warmTo, to);
   } catch {
     // no log yet, or gone: nothing to keep warm
   } finally {
