@@ -81,6 +81,14 @@ export function proxyAuthorization(proxy: URL): string | undefined {
 const AGENT_OPTS = { keepAlive: true, keepAliveMsecs: 10_000, scheduling: 'lifo' as const };
 
 /**
+ * Sockets one route may open at once. Not a limit of its own: the engine's scheduler bounds
+ * the requests in flight (up to 32 × its window's factor of 4, engine/window.ts), and a lower
+ * cap here would hold the requests past it inside node:http, where the window cannot see
+ * them (it widened, and the requests out stayed at the cap). A guard against a runaway caller.
+ */
+export const SOCKETS_PER_ROUTE = 256;
+
+/**
  * Keep-alive agent for https:// targets through an HTTP proxy: each new socket is a
  * `CONNECT host:port` tunnel through the proxy, then TLS to the target inside it (the
  * target's certificate is checked as on a direct connection). A proxy that answers the
@@ -170,7 +178,7 @@ export class RouteTable {
 
   constructor(
     private readonly choice: ProxyChoice | undefined,
-    private readonly maxSockets = 32,
+    private readonly maxSockets = SOCKETS_PER_ROUTE,
   ) {}
 
   route(target: URL): Route {

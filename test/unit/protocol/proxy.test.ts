@@ -5,11 +5,14 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../../src-main/engine/scheduler';
 import { RemoteTokenProvider } from '../../../src-main/engine/tokens';
+import { InFlightWindow } from '../../../src-main/engine/window';
 import { UploadClient } from '../../../src-main/protocol/client';
 import { httpCall } from '../../../src-main/protocol/http';
-import { proxyFor, TunnelAgent } from '../../../src-main/protocol/proxy';
+import { proxyFor, SOCKETS_PER_ROUTE, TunnelAgent } from '../../../src-main/protocol/proxy';
 
 const P = 'http://proxy.example:3128/';
 
@@ -109,6 +112,49 @@ describe('TunnelAgent', () => {
       target.closeAllConnections();
       proxy.closeAllConnections();
       await Promise.all([target, proxy].map((s) => new Promise((r) => s.close(r))));
+    }
+  });
+});
+
+describe('sockets per route', () => {
+  it("lets the engine's widest window out at once: every request reaches the service, none waits in the agent", async () => {
+    const widest = DEFAULT_LIMITS.maxRequests * new InFlightWindow().maxFactor;
+    expect(SOCKETS_PER_ROUTE).toBeGreaterThanOrEqual(widest);
+    // A service that holds each mkblk until `widest` are in, then answers them all (after 3 s, each at once).
+    let now = 0;
+    let most = 0;
+    const held: (() => void)[] = [];
+    let late = false;
+    const answerAll = () => held.splice(0).forEach((f) => f());
+    const timer = setTimeout(() => ((late = true), answerAll()), 3000);
+    const server = http.createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        most = Math.max(most, ++now);
+        held.push(() => {
+          now--;
+          const body = Buffer.concat(parts);
+          res.setHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify({ ctx: 'c', checksum: '', crc32: zlib.crc32(body), offset: body.length }));
+        });
+        if (late || held.length >= widest) answerAll();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new UploadClient({ uploadUrl: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` });
+    try {
+      const chunk = new Uint8Array([1, 2, 3]);
+      const calls = Array.from({ length: widest }, () =>
+        client.mkblk({ token: 't', batch: 'b', chunk, blockSize: 3, blockOrder: 0 }),
+      );
+      await Promise.all(calls);
+      expect(most).toBe(widest);
+    } finally {
+      clearTimeout(timer);
+      client.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
