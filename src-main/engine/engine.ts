@@ -244,7 +244,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const scheduler = this.resources.scheduler;
     const limits = scheduler.limits;
     // Small files in flight follow the window (scheduler.smallFiles: more on a long round trip).
-    const cap = Math.max(limits.maxFiles, scheduler.smallFiles);
+    const cap = scheduler.filesAtOnce;
     if (this.running.size >= cap) return; // full: no transaction, no queue read
     this.pumping = true;
     try {
@@ -301,6 +301,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const tracker = new ProgressTracker(0, rec.size);
     const entry = { ctrl, hard, tracker, done: Promise.resolve(), small };
     this.running.set(rec.id, entry);
+    this.resources.scheduler.runningFiles = this.running.size;
     if (!small) this.largeRunning++;
     let released = false;
     /** Frees the run's slot; true only for the call that did. */
@@ -308,6 +309,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
       if (released) return false;
       released = true;
       this.running.delete(rec.id);
+      this.resources.scheduler.runningFiles = this.running.size;
       if (!small) this.largeRunning--;
       return true;
     };

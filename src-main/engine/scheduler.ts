@@ -131,6 +131,13 @@ export class Scheduler {
   private readonly gates = new Set<PrioritySemaphore>();
   private readonly listeners = new Set<() => void>();
   private readonly inFlight: Record<RequestKind, number> = { block: 0, form: 0 };
+  /**
+   * Files the engine runs now, large and small (engine.ts keeps it). The small files' window
+   * is full when these reach `filesAtOnce`: the engine admits no more then, so work waits for
+   * the window. (Form requests in flight alone stay under it: each admitted file also spends
+   * time reading, hashing and recording before and after its request.)
+   */
+  runningFiles = 0;
 
   constructor(limits: Partial<SchedulerLimits> = {}, opts: { adaptive?: boolean | WindowOptions } = {}) {
     this.limits = checkLimits({ ...DEFAULT_LIMITS, ...limits });
@@ -157,6 +164,11 @@ export class Scheduler {
   /** Small files uploading at once now: `maxSmallFiles` × the window's factor for form uploads. */
   get smallFiles(): number {
     return scaled(this.limits.maxSmallFiles, this.factor('form'));
+  }
+
+  /** Files the engine runs at once now, large and small: the larger of `maxFiles` and `smallFiles`. */
+  get filesAtOnce(): number {
+    return Math.max(this.limits.maxFiles, this.smallFiles);
   }
 
   /** Blocks of one file uploading at once now: `maxBlocksPerFile` × the window's factor for blocks. */
@@ -191,7 +203,8 @@ export class Scheduler {
     return (replied) => {
       if (done) return;
       done = true;
-      const full = this.inFlight[kind] >= this.capacityOf(kind);
+      const full =
+        kind === 'form' ? this.runningFiles >= this.filesAtOnce : this.inFlight[kind] >= this.blockCapacity();
       this.inFlight[kind]--;
       if (!replied || !this.window) return;
       const t = now();
@@ -212,10 +225,8 @@ export class Scheduler {
     return this.window?.factor(kind) ?? 1;
   }
 
-  private capacityOf(kind: RequestKind): number {
-    return kind === 'form'
-      ? this.smallFiles
-      : scaled(Math.min(this.limits.maxBlocks, this.limits.maxBlocksPerFile), this.factor('block'));
+  private blockCapacity(): number {
+    return scaled(Math.min(this.limits.maxBlocks, this.limits.maxBlocksPerFile), this.factor('block'));
   }
 
   private apply(): void {

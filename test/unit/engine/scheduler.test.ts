@@ -93,3 +93,30 @@ describe('Scheduler', () => {
     expect(s.blocks.inUse).toBe(1);
   });
 });
+
+describe('Scheduler: the small files window is full when the engine runs as many files as it may', () => {
+  /** Form requests sent 600 a second, each answered 50 ms later (30 out at a time, under the 32 small files); the window's peak factor. */
+  function run(s: Scheduler, seconds: number): number {
+    let t = 0;
+    const clock = () => t;
+    const out: { due: number; done: (replied: boolean) => void }[] = [];
+    while (t < seconds * 1000) {
+      t += 1000 / 600;
+      while (out.length > 0 && out[0]!.due <= t) out.shift()!.done(true);
+      out.push({ due: t + 50, done: s.sending('form', clock) });
+    }
+    return s.window!.estimate('form').peakFactor;
+  }
+
+  it('probes while the engine runs filesAtOnce files, though fewer form requests are out', () => {
+    const s = new Scheduler();
+    s.runningFiles = s.filesAtOnce;
+    expect(run(s, 2)).toBeGreaterThan(1);
+  });
+
+  it('does not probe while the engine runs fewer files than it may (nothing waits)', () => {
+    const s = new Scheduler();
+    s.runningFiles = s.filesAtOnce - 1;
+    expect(run(s, 2)).toBe(1);
+  });
+});
