@@ -9,11 +9,15 @@
  * - it probes only where the round trip shows a latency to hide: the least round trip seen
  *   lately is at least `latencyFloorMs` (loopback answers a 4 MiB chunk faster, so a local
  *   service keeps the configured counts and the resume bound that goes with them);
- * - it probes only while the window is full (work waits for it), one step (×1.5) at a time,
- *   each step held for a measuring period of at least `periodMs` and 4 round trips;
- * - a step is kept when the reply rate rose by `gainToKeep` (20 %) over the step before in
- *   two periods in a row, and then the next step is tried; else the window steps back and stays there for
- *   `holdPeriods` periods before it probes again (the link's capacity may have changed);
+ * - it probes only while the window is full (work waits for it), one step at a time, each
+ *   step held for a measuring period of at least `periodMs` and 4 round trips;
+ * - it starts fast: until a step fails, each step doubles (`startStep`) and is kept on one
+ *   period whose reply rate rose by `gainToKeep` (20 %), so a batch of files that lasts a
+ *   second or two gets its wider window within it (a camera card over a hotel link);
+ * - after that, a step (×1.5) is kept when the rate rose by `gainToKeep` over the step before
+ *   in two periods in a row, and then the next step is tried;
+ * - a step that did not pay is taken back, and the window stays there for `holdPeriods`
+ *   periods before it probes again (the link's capacity may have changed);
  * - it never goes above `maxFactor` × the configured counts.
  * Memory is not the window's to bound: the bytes of chunks held in buffers stay under the
  * scheduler's `maxBytesInFlight`, which a chunk gives back once its body is handed to the
@@ -29,7 +33,7 @@ export interface WindowOptions {
   maxFactor?: number;
   /** Below this least round trip nothing is probed (loopback). Default 10 ms. */
   latencyFloorMs?: number;
-  /** Shortest measuring period of one step (else 4 round trips). Default 400 ms. */
+  /** Shortest measuring period of one step (else 4 round trips). Default 250 ms. */
   periodMs?: number;
   /** Rate rise that keeps a step. Default 0.2 (20 %: a ×1.5 step on a link that only waits gives up to +50 %; less is noise on a shared machine). */
   gainToKeep?: number;
@@ -37,6 +41,8 @@ export interface WindowOptions {
   holdPeriods?: number;
   /** One step's factor. Default 1.5. */
   step?: number;
+  /** A step's factor until the first step that did not pay (start, or after a pause). Default 2. */
+  startStep?: number;
   /**
    * Whether the block count follows too (default false: measured so far, a wider block window
    * did not pay against this emulator and pushed the uploader's RSS past 150 MiB; see
@@ -48,10 +54,11 @@ export interface WindowOptions {
 const DEFAULTS: Required<WindowOptions> = {
   maxFactor: 4,
   latencyFloorMs: 10,
-  periodMs: 400,
+  periodMs: 250,
   gainToKeep: 0.2,
   holdPeriods: 10,
   step: 1.5,
+  startStep: 2,
   blocks: false,
 };
 
@@ -83,7 +90,13 @@ class KindWindow {
   private periods = 0;
   /** Periods of the current step that paid so far. */
   private confirmed = 0;
+  /** The factor before the current step (what a step that did not pay goes back to). */
+  private factorBefore = 1;
+  /** No step has failed yet (since the start or the last pause): steps are `startStep` and kept on one period. */
+  private starting = true;
   private lastReplyMs: number | undefined;
+  /** When the factor last changed: replies to requests sent before it belong to the old window and are not counted. */
+  private changedAtMs = -Infinity;
 
   constructor(private readonly o: Required<WindowOptions>) {}
 
@@ -96,8 +109,10 @@ class KindWindow {
       this.rateBefore = undefined;
       this.replies = 0;
       this.fullReplies = 0;
+      this.starting = true;
     }
     this.lastReplyMs = nowMs;
+    if (nowMs - rttMs < this.changedAtMs) return false;
     if (this.periodStart === undefined) this.periodStart = nowMs - rttMs;
     this.replies++;
     if (full) this.fullReplies++;
@@ -106,7 +121,7 @@ class KindWindow {
     this.minRttMs = Math.min(this.prevMinRttMs, this.periodMinRtt);
     const span = nowMs - this.periodStart;
     if (span < this.periodLength() || this.replies < 8) return false;
-    return this.endPeriod(span);
+    return this.endPeriod(span, nowMs);
   }
 
   /** A measuring period: at least `periodMs` and 4 round trips. */
@@ -115,7 +130,7 @@ class KindWindow {
     return Math.max(this.o.periodMs, 4 * rtt);
   }
 
-  private endPeriod(spanMs: number): boolean {
+  private endPeriod(spanMs: number, nowMs: number): boolean {
     const rate = (this.replies / spanMs) * 1000;
     const wasFull = this.fullReplies >= this.replies / 2;
     const minRtt = this.periodMinRtt;
@@ -131,21 +146,24 @@ class KindWindow {
     if (this.hold > 0) {
       this.hold--;
     } else if (this.rateBefore !== undefined && rate < this.rateBefore * (1 + this.o.gainToKeep)) {
-      // The last step did not pay: back one step, and stay there a while.
-      this.factor = Math.max(1, this.factor / this.o.step);
+      // The last step did not pay: back one step, and stay there a while; the fast start is over.
+      this.factor = this.factorBefore;
       this.rateBefore = undefined;
       this.confirmed = 0;
       this.hold = this.o.holdPeriods;
-    } else if (this.rateBefore !== undefined && ++this.confirmed < 2) {
-      // A step is kept on two periods in a row that paid (one can be the machine's noise).
+      this.starting = false;
+    } else if (this.rateBefore !== undefined && !this.starting && ++this.confirmed < 2) {
+      // After the start, a step is kept on two periods in a row that paid (one can be the machine's noise).
     } else if (wasFull && minRtt >= this.o.latencyFloorMs && this.factor < this.o.maxFactor) {
       this.rateBefore = rate;
       this.confirmed = 0;
-      this.factor = Math.min(this.o.maxFactor, this.factor * this.o.step);
+      this.factorBefore = this.factor;
+      this.factor = Math.min(this.o.maxFactor, this.factor * (this.starting ? this.o.startStep : this.o.step));
     } else {
       this.rateBefore = undefined;
     }
     if (this.factor > this.peakFactor) this.peakFactor = this.factor;
+    if (this.factor !== before) this.changedAtMs = nowMs;
     return this.factor !== before;
   }
 }

@@ -7,12 +7,12 @@ import { InFlightWindow } from '../../../src-main/engine/window';
  */
 function drive(
   w: InFlightWindow,
-  opts: { seconds: number; rttMs: number; rate: (factor: number) => number; full?: boolean },
+  opts: { seconds: number; rttMs: number; rate: (factor: number, tMs: number) => number; full?: boolean },
 ): number[] {
   const seen: number[] = [];
   let t = 0;
   while (t < opts.seconds * 1000) {
-    t += 1000 / opts.rate(w.factor('block'));
+    t += 1000 / opts.rate(w.factor('block'), t);
     w.observe('block', opts.rttMs, t, opts.full ?? true);
     seen.push(w.factor('block'));
   }
@@ -28,19 +28,71 @@ describe('InFlightWindow', () => {
     expect(w.factor('form')).toBe(1); // kinds are measured apart
   });
 
+  it('reaches its widest within a second on a 50 ms link that only waits (a short batch gets it)', () => {
+    const w = new InFlightWindow();
+    // 32 small files in flight, 50 ms each: 640 × factor replies a second.
+    const t = { ms: 0 };
+    const seen: [number, number][] = [];
+    while (t.ms < 1000) {
+      t.ms += 1000 / ((32 * w.factor('form')) / 0.05);
+      w.observe('form', 50, t.ms, true);
+      seen.push([t.ms, w.factor('form')]);
+    }
+    // The first period (250 ms) is measured only; then each period doubles the window while it pays.
+    expect(seen.find(([, f]) => f > 1)![0]).toBeLessThan(600);
+    expect(w.factor('form')).toBe(4);
+  });
+
+  it("does not count replies to requests sent before a step in that step's period", () => {
+    const w = new InFlightWindow();
+    let t = 0;
+    const reply = (rttMs: number) => w.observe('form', rttMs, t, true);
+    // 32 in flight, 50 ms each: 640 replies a second, until the first step.
+    while (w.factor('form') === 1) {
+      t += 1000 / 640;
+      reply(50);
+    }
+    const stepAt = t;
+    // For 400 ms replies come slower, to requests sent before the step (a server draining
+    // what it had): they say nothing of the new window.
+    while (t < stepAt + 400) {
+      t += 1000 / 400;
+      reply(t - stepAt + 5);
+    }
+    // Then the doubled window's replies, at twice the rate.
+    while (t < stepAt + 700) {
+      t += 1000 / 1280;
+      reply(50);
+    }
+    expect(w.factor('form')).toBeGreaterThanOrEqual(2);
+  });
+
   it('takes a step back when the rate does not rise (the service is the limit), then stays', () => {
     const w = new InFlightWindow({ blocks: true });
     const seen = drive(w, { seconds: 20, rttMs: 60, rate: () => 100 });
-    expect(Math.max(...seen)).toBe(1.5); // one probe
+    expect(Math.max(...seen)).toBe(2); // one probe, the start's doubling
     expect(w.factor('block')).toBe(1);
-    expect(w.estimate('block').peakFactor).toBe(1.5);
+    expect(w.estimate('block').peakFactor).toBe(2);
   });
 
   it('keeps the steps that paid when the rate levels off', () => {
     const w = new InFlightWindow({ blocks: true });
-    // The link carries at most 300 replies a second: 8 × 1.5 / 0.06 = 200, 8 × 2.25 / 0.06 = 300.
-    drive(w, { seconds: 30, rttMs: 60, rate: (f) => Math.min(300, (8 * f) / 0.06) });
-    expect(w.factor('block')).toBe(2.25);
+    // The link carries at most 300 replies a second: 8 × 2 / 0.06 = 267 pays, 4 (300) and 3 (300) do not.
+    const seen = drive(w, { seconds: 30, rttMs: 60, rate: (f) => Math.min(300, (8 * f) / 0.06) });
+    expect(w.factor('block')).toBe(2);
+    expect(new Set(seen)).toEqual(new Set([1, 2, 4, 3]));
+  });
+
+  it('after a step that failed, probes by ×1.5 and keeps a step on two periods that paid', () => {
+    const w = new InFlightWindow({ blocks: true });
+    // 250 replies a second at most for 5 s (the start stops at 2), then the link widens.
+    const seen = drive(w, {
+      seconds: 30,
+      rttMs: 60,
+      rate: (f, t) => (t < 5000 ? Math.min(250, (8 * f) / 0.06) : (8 * f) / 0.06),
+    });
+    expect(seen).toContain(3);
+    expect(w.factor('block')).toBe(4);
   });
 
   it('leaves the block count alone unless asked (blocks: false, the default)', () => {
