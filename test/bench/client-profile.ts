@@ -31,6 +31,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { bundleForNode } from '../../bin/build-lib.mjs';
+import type { InFlightReport } from '../../src-main/engine/engine';
 import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
 import { makeFile } from './bench-files';
 
@@ -197,6 +198,8 @@ interface ChildResult {
   /** The uploader's event-loop delay p99 over the upload, ms. */
   loopP99Ms: number;
   failed: unknown[];
+  /** The engine's in-flight report at the end (upload-child.ts): how far the window went. */
+  window?: InFlightReport;
 }
 
 /**
@@ -327,7 +330,11 @@ try {
     process.stdout.write(
       `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: ${UNIT.name} ${figure.toFixed(3)}, ${
         SMALL > 0
-          ? `${(r.files / (r.elapsedMs / 1000)).toFixed(0)} files/s, event loop p99 ${r.loopP99Ms.toFixed(1)} ms`
+          ? `${(r.files / (r.elapsedMs / 1000)).toFixed(0)} files/s, event loop p99 ${r.loopP99Ms.toFixed(1)} ms${
+              r.window?.form
+                ? `, window ×${r.window.form.factor.toFixed(2)} (peak ×${r.window.form.peakFactor.toFixed(2)}, least round trip ${r.window.form.minRttMs.toFixed(1)} ms)`
+                : ''
+            }`
           : `${(r.bytes / 1e6 / (r.elapsedMs / 1000)).toFixed(0)} MB/s`
       }, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
         .loadavg()[0]!

@@ -101,6 +101,13 @@ const engine = new UploadEngine({
   ...(process.env.BENCH_BLOCK_WINDOW === '1' ? { adaptiveWindow: 'with-blocks' as const } : {}),
   limits: {
     maxFiles: Number(process.env.BENCH_FILES ?? 4),
+    // BENCH_SMALL_IN_FLIGHT=N: small files (and requests) in flight before the window's factor.
+    ...(process.env.BENCH_SMALL_IN_FLIGHT
+      ? {
+          maxSmallFiles: Number(process.env.BENCH_SMALL_IN_FLIGHT),
+          maxRequests: Number(process.env.BENCH_SMALL_IN_FLIGHT),
+        }
+      : {}),
     ...(process.env.BENCH_BLOCKS
       ? { maxBlocks: Number(process.env.BENCH_BLOCKS), maxBlocksPerFile: Number(process.env.BENCH_BLOCKS) }
       : {}),
