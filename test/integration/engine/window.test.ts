@@ -8,6 +8,8 @@
  * never has more than 2 chunks out; the window must pass that (a chunk's buffer goes back
  * once its body is sent, so requests out are not bounded by the buffers), with the bytes
  * held in buffers never above the 1 MiB.
+ * Small files: 400 files of 2 KiB, 200 ms on every form upload, 16 configured; the window
+ * must pass 32 form uploads out at once (the window probes, and the HTTP agent lets them out).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,14 +22,17 @@ const MiB = 1024 * 1024;
 const LATENCY_MS = 250;
 const CHUNK = 256 * 1024;
 
-/** A loopback proxy to `target()` that counts chunk requests in flight (request in, reply not yet out). */
-async function countingProxy(target: () => string): Promise<{ url: string; most(): number; close(): Promise<void> }> {
+/** A loopback proxy to `target()` that counts the requests `counts` names in flight (request in, reply not yet out): chunk requests by default. */
+async function countingProxy(
+  target: () => string,
+  counts: (req: http.IncomingMessage) => boolean = (req) => /^\/(mkblk|bput)\//.test(req.url ?? ''),
+): Promise<{ url: string; most(): number; close(): Promise<void> }> {
   let now = 0;
   let most = 0;
   const agent = new http.Agent({ keepAlive: true });
   const server = http.createServer((req, res) => {
     const to = new URL(target());
-    let counted = /^\/(mkblk|bput)\//.test(req.url ?? '');
+    let counted = counts(req);
     if (counted) most = Math.max(most, ++now);
     const done = () => {
       if (counted) now--;
@@ -121,5 +126,57 @@ describe('engine: the in-flight window under 250 ms of latency', () => {
     const r = await upload(false, 8);
     expect(r.most).toBeLessThanOrEqual(2);
     expect(r.bytesHeld).toBeLessThanOrEqual(4 * CHUNK);
+  }, 180_000);
+});
+
+describe('engine: small files under 200 ms of latency', () => {
+  let rig: Rig | undefined;
+  let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    await proxy?.close();
+    rig = proxy = undefined;
+  });
+
+  // 16 small files configured, so the window's widest (×4 = 64) is past the 32 sockets
+  // node:http's agent used to allow: requests out above 32 show both the window and the agent.
+  it('widens past the configured 16 form uploads, and past 32 requests out, every file verified', async () => {
+    let emuUrl = '';
+    proxy = await countingProxy(
+      () => emuUrl,
+      (req) => req.method === 'POST' && (req.url ?? '').startsWith('/file/upload'),
+    );
+    rig = await startRig({
+      emulator: { faults: { latencyMs: 200, latencyEndpoints: ['form'] } },
+      engine: { limits: { maxSmallFiles: 16, maxRequests: 16 } },
+      uploadUrl: (emu) => {
+        emuUrl = emu.uploadUrl;
+        return proxy!.url;
+      },
+    });
+    const files: { name: string; data: Buffer }[] = [];
+    for (let i = 0; i < 400; i++) {
+      const name = `s${String(i).padStart(3, '0')}.bin`;
+      files.push({ name, data: await rig.file(name, 2048) });
+    }
+    const ids = rig.engine.enqueue(
+      files.map((f) => ({
+        accountId: rig!.accountId,
+        bucket: rig!.emu.bucket,
+        key: f.name,
+        localPath: `${rig!.dir}/${f.name}`,
+        source: 'manual' as const,
+      })),
+    );
+    for (const [i, id] of ids.entries()) {
+      const snap = await rig.settled(id, 120_000);
+      expect(snap.state).toBe('done');
+      expect(snap.etag).toBe(etagOfBuffer(files[i]!.data));
+    }
+    const report = rig.engine.inFlight();
+    expect(report.form!.minRttMs).toBeGreaterThanOrEqual(200);
+    expect(report.form!.peakFactor).toBeGreaterThan(2);
+    expect(proxy.most()).toBeGreaterThan(32);
+    for (const f of files.slice(0, 20)) expect((await rig.download(f.name)).equals(f.data)).toBe(true);
   }, 180_000);
 });
