@@ -166,9 +166,11 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
           out[`small64_client_cpu_ms_per_file_${ms}ms`] = (r.cpuSeconds * 1000) / r.files;
           // The other side of the same run: with both on one 2-core machine, either can be the ceiling.
           out[`small64_emulator_cpu_ms_per_file_${ms}ms`] = (emuCpu * 1000) / r.files;
-          // Small files are read with synchronous calls (under a per-turn budget): the loop must stay free.
+          // Small files are read by a worker thread (engine/small-reader.ts): the loop must stay free.
           out[`small64_event_loop_p99_ms_${ms}ms`] = r.loopP99Ms;
         }
+        // The window at its widest holds the most files at once: memory stays bounded there too.
+        out[`small64_rss_mib_${ms}ms`] = Math.max(out[`small64_rss_mib_${ms}ms`] ?? 0, r.peakRssBytes / 2 ** 20);
         out[`small64_window_files_${ms}ms`] = Math.max(
           out[`small64_window_files_${ms}ms`] ?? 0,
           Math.round(32 * (r.window?.form?.peakFactor ?? 1)),

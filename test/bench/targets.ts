@@ -133,6 +133,13 @@ const versusSdk = (ms: number): FigureDef[] => [
     `500 × 64 KiB, ${ms} ms: small files in flight, most the window allowed`,
     'count',
   ),
+  f(
+    `small64_rss_mib_${ms}ms`,
+    'latency',
+    `500 × 64 KiB, ${ms} ms: uploader peak RSS, both runs`,
+    'MiB',
+    lt(150, 'issue 19: the window grows small files in flight within the memory bound'),
+  ),
   f(`bl_big512_mbps_${ms}ms`, 'latency', `512 MiB, ${ms} ms: Blocklift, better of two runs`, 'MB/s'),
   f(`sdk_best_big512_mbps_${ms}ms`, 'latency', `512 MiB, ${ms} ms: best SDK setting`, 'MB/s'),
   f(`vs_sdk_big512_ratio_${ms}ms`, 'latency', `512 MiB, ${ms} ms: Blocklift / best SDK`, 'ratio', twiceTheSdk(ms)),
