@@ -102,17 +102,25 @@ class KindWindow {
 
   /** One reply; `full`: the window was full when it came (work was waiting). True when the factor changed. */
   observe(rttMs: number, nowMs: number, full: boolean): boolean {
-    // After a pause (nothing to upload) the measure starts over, warm-up included.
+    const before = this.factor;
+    // After a pause (nothing to upload) the measure starts over, warm-up included; a step
+    // still being measured when the replies stopped was never shown to pay, and is taken back.
     if (this.lastReplyMs !== undefined && nowMs - this.lastReplyMs > 2 * this.periodLength()) {
+      if (this.rateBefore !== undefined) {
+        this.factor = this.factorBefore;
+        this.changedAtMs = nowMs;
+      }
       this.periodStart = undefined;
       this.periods = 0;
       this.rateBefore = undefined;
+      this.confirmed = 0;
       this.replies = 0;
       this.fullReplies = 0;
       this.starting = true;
     }
     this.lastReplyMs = nowMs;
-    if (nowMs - rttMs < this.changedAtMs) return false;
+    const changed = (): boolean => this.factor !== before;
+    if (nowMs - rttMs < this.changedAtMs) return changed();
     if (this.periodStart === undefined) this.periodStart = nowMs - rttMs;
     this.replies++;
     if (full) this.fullReplies++;
@@ -120,8 +128,9 @@ class KindWindow {
     // The least round trip of this period and the one before (a window that forgets slowly).
     this.minRttMs = Math.min(this.prevMinRttMs, this.periodMinRtt);
     const span = nowMs - this.periodStart;
-    if (span < this.periodLength() || this.replies < 8) return false;
-    return this.endPeriod(span, nowMs);
+    if (span < this.periodLength() || this.replies < 8) return changed();
+    this.endPeriod(span, nowMs);
+    return changed();
   }
 
   /** A measuring period: at least `periodMs` and 4 round trips. */

@@ -70,8 +70,9 @@ describe('InFlightWindow', () => {
   it('takes a step back when the rate does not rise (the service is the limit), then stays', () => {
     const w = new InFlightWindow({ blocks: true });
     const seen = drive(w, { seconds: 20, rttMs: 60, rate: () => 100 });
-    expect(Math.max(...seen)).toBe(2); // one probe, the start's doubling
-    expect(w.factor('block')).toBe(1);
+    // The start's doubling once, then a ×1.5 probe after each hold, each taken back.
+    expect(new Set(seen)).toEqual(new Set([1, 2, 1.5]));
+    expect(seen.filter((f, i) => f === 2 && seen[i - 1] !== 2)).toHaveLength(1);
     expect(w.estimate('block').peakFactor).toBe(2);
   });
 
@@ -81,6 +82,40 @@ describe('InFlightWindow', () => {
     const seen = drive(w, { seconds: 30, rttMs: 60, rate: (f) => Math.min(300, (8 * f) / 0.06) });
     expect(w.factor('block')).toBe(2);
     expect(new Set(seen)).toEqual(new Set([1, 2, 4, 3]));
+  });
+
+  it('after the start, takes a step back that paid in one period and not the next', () => {
+    const w = new InFlightWindow({ blocks: true });
+    // The link stops at 200 replies a second, so the start ends at 2 (4 does not pay). The
+    // first probe to 3 meets a link carrying 300 for its first period only (300 ms), then 200.
+    let probeAt: number | undefined;
+    const seen = drive(w, {
+      seconds: 10,
+      rttMs: 60,
+      rate: (f, t) => {
+        if (f === 3 && probeAt === undefined) probeAt = t;
+        const burst = probeAt !== undefined && t - probeAt < 300;
+        return Math.min(burst ? 300 : 200, (8 * f) / 0.06);
+      },
+    });
+    const at3 = seen.indexOf(3);
+    expect(at3).toBeGreaterThan(0);
+    // The step paid once: it is not kept (the next factor is 2 again, not ×1.5 more).
+    expect(seen.slice(at3).find((f) => f !== 3)).toBe(2);
+  });
+
+  it('takes back a step not yet measured when the replies pause (the next batch starts from what paid)', () => {
+    const w = new InFlightWindow();
+    let t = 0;
+    while (w.factor('form') === 1) {
+      t += 1000 / 640;
+      w.observe('form', 50, t, true);
+    }
+    expect(w.factor('form')).toBe(2);
+    // The batch ends; the next one starts a second later.
+    t += 1000;
+    expect(w.observe('form', 50, t, true)).toBe(true);
+    expect(w.factor('form')).toBe(1);
   });
 
   it('after a step that failed, probes by ×1.5 and keeps a step on two periods that paid', () => {
