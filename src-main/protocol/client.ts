@@ -5,7 +5,7 @@ import { buildFmgrBody, type FmgrOp, type FmgrOpName } from './fops';
 import { signManagementToken } from './tokens';
 import { multipartParts } from './multipart';
 import { httpCall, type HttpCall, type HttpReply } from './http';
-import { RouteTable, type ProxyChoice, type Route } from './proxy';
+import { RouteTable, SOCKETS_PER_ROUTE, type ProxyChoice, type Route } from './proxy';
 import { Fields, badReply, jsonObjectReply } from './reply';
 import { ServiceError, errorFromReply, type Endpoint } from './errors';
 import {
@@ -61,9 +61,10 @@ abstract class BaseClient {
   protected readonly idleTimeoutMs: number;
   protected readonly userAgent: string;
 
-  constructor(opts: ClientOptions) {
+  /** `socketsPerRoute`: the upload client's is above the engine's widest window (proxy.ts); default RouteTable's 32. */
+  constructor(opts: ClientOptions, socketsPerRoute?: number) {
     this.agent = opts.agent;
-    this.routes = new RouteTable(opts.proxy);
+    this.routes = new RouteTable(opts.proxy, socketsPerRoute);
     this.idleTimeoutMs = opts.timeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.userAgent = opts.userAgent ?? 'Blocklift/0.1';
   }
@@ -147,7 +148,7 @@ export class UploadClient extends BaseClient {
 
   constructor(opts: ClientOptions & { uploadUrl: string }) {
     const base = baseUrl(opts.uploadUrl, 'upload URL');
-    super(opts);
+    super(opts, SOCKETS_PER_ROUTE);
     this.base = base;
   }
 

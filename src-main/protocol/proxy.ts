@@ -81,10 +81,11 @@ export function proxyAuthorization(proxy: URL): string | undefined {
 const AGENT_OPTS = { keepAlive: true, keepAliveMsecs: 10_000, scheduling: 'lifo' as const };
 
 /**
- * Sockets one route may open at once. Not a limit of its own: the engine's scheduler bounds
- * the requests in flight (up to 32 × its window's factor of 4, engine/window.ts), and a lower
- * cap here would hold the requests past it inside node:http, where the window cannot see
- * them (it widened, and the requests out stayed at the cap). A guard against a runaway caller.
+ * Sockets the upload client may open per route at once. Not a limit of its own: the engine's
+ * scheduler bounds the upload requests in flight (at the defaults up to 32 × its window's
+ * factor of 4, engine/window.ts), and a lower cap here would hold the requests past it inside
+ * node:http, where the window cannot see them (it widened, and the requests out stayed at the
+ * cap). A guard against a runaway caller; limits configured above 64 requests can reach it.
  */
 export const SOCKETS_PER_ROUTE = 256;
 
@@ -178,7 +179,7 @@ export class RouteTable {
 
   constructor(
     private readonly choice: ProxyChoice | undefined,
-    private readonly maxSockets = SOCKETS_PER_ROUTE,
+    private readonly maxSockets = 32,
   ) {}
 
   route(target: URL): Route {

@@ -120,13 +120,13 @@ describe('sockets per route', () => {
   it("lets the engine's widest window out at once: every request reaches the service, none waits in the agent", async () => {
     const widest = DEFAULT_LIMITS.maxRequests * new InFlightWindow().maxFactor;
     expect(SOCKETS_PER_ROUTE).toBeGreaterThanOrEqual(widest);
-    // A service that holds each mkblk until `widest` are in, then answers them all (after 3 s, each at once).
+    // A service that holds each mkblk until `widest` are in, then answers them all (after 8 s, each at once).
     let now = 0;
     let most = 0;
     const held: (() => void)[] = [];
     let late = false;
     const answerAll = () => held.splice(0).forEach((f) => f());
-    const timer = setTimeout(() => ((late = true), answerAll()), 3000);
+    const timer = setTimeout(() => ((late = true), answerAll()), 8000);
     const server = http.createServer((req, res) => {
       const parts: Buffer[] = [];
       req.on('data', (d: Buffer) => parts.push(d));
