@@ -18,8 +18,9 @@ const keep = (): void => v8.setFlagsFromString('--semi-space-growth-factor=1');
  * `new Worker` is online, the main thread's new space grows to 2 × 16 MiB again; setting the
  * flag once more after its 'online' keeps it). So the flag is set again each time a worker of
  * this thread comes online: the small-file reader, the WAL checkpointer, the loop watch's
- * thread. (Workers of other threads, such as an emulator hosted in a worker thread, are not
- * seen here; the default host is a child process.)
+ * thread. Workers started by other threads are not seen here: an emulator hosted in a worker
+ * thread (not the default, which is a child process) starts its hashing workers itself, and
+ * each of those puts the flag back for the whole process.
  */
 export function keepYoungGenerationSmall(): void {
   if (kept) return;

@@ -23,6 +23,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { InFlightReport } from '../../src-main/engine/engine';
+import { DEFAULT_LIMITS } from '../../src-main/engine/scheduler';
 import { etagOfBuffer, etagOfFile } from '../../src-main/protocol/etag';
 import { NodeSdkProtocol, pool, startBrowserSdk, verify, type BrowserSdk, type SdkTarget } from './sdk';
 
@@ -173,7 +174,7 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
         out[`small64_rss_mib_${ms}ms`] = Math.max(out[`small64_rss_mib_${ms}ms`] ?? 0, r.peakRssBytes / 2 ** 20);
         out[`small64_window_files_${ms}ms`] = Math.max(
           out[`small64_window_files_${ms}ms`] ?? 0,
-          Math.round(32 * (r.window?.form?.peakFactor ?? 1)),
+          Math.round(DEFAULT_LIMITS.maxSmallFiles * (r.window?.form?.peakFactor ?? 1)),
         );
       };
       await smallRun(0);
@@ -218,12 +219,12 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
         const mbps = b.bytes / 1e6 / (b.elapsedMs / 1000);
         blBig.push(mbps);
         note(
-          `${ms} ms, Blocklift, ${BIG_BYTES / MiB} MiB: ${mbps.toFixed(0)} MB/s, window ${Math.round(8 * (b.window?.block?.peakFactor ?? 1))} blocks at most, RSS ${(b.peakRssBytes / 2 ** 20).toFixed(0)} MiB (load ${load1().toFixed(1)})`,
+          `${ms} ms, Blocklift, ${BIG_BYTES / MiB} MiB: ${mbps.toFixed(0)} MB/s, window ${Math.round(DEFAULT_LIMITS.maxBlocksPerFile * (b.window?.block?.peakFactor ?? 1))} blocks at most, RSS ${(b.peakRssBytes / 2 ** 20).toFixed(0)} MiB (load ${load1().toFixed(1)})`,
         );
         out[`big512_rss_mib_${ms}ms`] = Math.max(out[`big512_rss_mib_${ms}ms`] ?? 0, b.peakRssBytes / 2 ** 20);
         out[`big512_window_blocks_${ms}ms`] = Math.max(
           out[`big512_window_blocks_${ms}ms`] ?? 0,
-          Math.round(8 * (b.window?.block?.peakFactor ?? 1)),
+          Math.round(DEFAULT_LIMITS.maxBlocksPerFile * (b.window?.block?.peakFactor ?? 1)),
         );
         if (n === 0) {
           out[`big512_mbps_${ms}ms`] = mbps;
