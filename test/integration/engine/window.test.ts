@@ -61,15 +61,15 @@ async function countingProxy(
   };
 }
 
-describe('engine: the in-flight window under 250 ms of latency', () => {
-  let rig: Rig | undefined;
-  let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
-  afterEach(async () => {
-    await rig?.close();
-    await proxy?.close();
-    rig = proxy = undefined;
-  });
+let rig: Rig | undefined;
+let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
+afterEach(async () => {
+  await rig?.close();
+  await proxy?.close();
+  rig = proxy = undefined;
+});
 
+describe('engine: the in-flight window under 250 ms of latency', () => {
   /** Uploads `mib` MiB (blocks of 4 MiB, 256 KiB chunks); returns the most chunks out and the most bytes held. */
   const upload = async (adaptiveWindow: boolean | 'with-blocks', mib: number) => {
     let emuUrl = '';
@@ -130,14 +130,6 @@ describe('engine: the in-flight window under 250 ms of latency', () => {
 });
 
 describe('engine: small files under 500 ms of latency', () => {
-  let rig: Rig | undefined;
-  let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
-  afterEach(async () => {
-    await rig?.close();
-    await proxy?.close();
-    rig = proxy = undefined;
-  });
-
   // 16 small files configured, so the window's widest (×4 = 64) is past the 32 sockets
   // node:http's agent used to allow: requests out above 32 show both the window and the agent.
   // 500 ms a request keeps the machine's part small (≈ 32 files a second at ×1, 128 at ×4),
