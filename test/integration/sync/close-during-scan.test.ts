@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountRepo } from '../../../src-main/store/account-repo';
 import { INDEX_BATCH_FILES } from '../../../src-main/sync/root-indexer';
-import { WatchManager } from '../../../src-main/sync/watch-manager';
+import type { WatchManager } from '../../../src-main/sync/watch-manager';
 import { SyncHarness } from './harness';
 
 const FOLDERS = 200;
@@ -27,13 +27,7 @@ describe('closing during the first scan of a large folder', () => {
     // The manager adds its own roots: drop the harness's (never started) root of the parent folder.
     await h.root!.close();
     h.repo!.removeRoot(h.root!.id);
-    m = new WatchManager({
-      repo: h.repo!,
-      queue: h.engine!,
-      control: h.engine!,
-      dataDir: path.dirname(h.dbFile),
-      backend: 'parcel',
-    });
+    m = h.watchManager();
     return m;
   };
   const counts = () =>

@@ -13,6 +13,7 @@ import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
 import type { WatchRootEvent } from '../../../src-main/sync/events';
 import { normalizeWatchOptions } from '../../../src-main/sync/options';
 import { fmgrRemoteOps } from '../../../src-main/sync/remote-ops';
+import { WatchManager } from '../../../src-main/sync/watch-manager';
 import { WatchRoot, type WatchRootDeps } from '../../../src-main/sync/watch-root';
 import type { WatcherBackend } from '../../../src-main/sync/watcher';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
@@ -53,6 +54,17 @@ export class SyncHarness {
     });
     this.clients.push(c);
     return c;
+  }
+
+  /** A WatchManager over this run's database and engine, wired as the app wires it (parcel backend). */
+  watchManager(): WatchManager {
+    return new WatchManager({
+      repo: this.repo!,
+      queue: this.engine!,
+      control: this.engine!,
+      dataDir: path.dirname(this.dbFile),
+      backend: 'parcel',
+    });
   }
 
   async openRun(opts: {

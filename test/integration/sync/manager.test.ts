@@ -2,7 +2,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccountRepo } from '../../../src-main/store/account-repo';
-import { WatchManager } from '../../../src-main/sync/watch-manager';
+import type { WatchManager } from '../../../src-main/sync/watch-manager';
 import { SyncHarness } from './harness';
 
 describe('watch manager: plan, refusals, pause', () => {
@@ -22,13 +22,7 @@ describe('watch manager: plan, refusals, pause', () => {
   });
 
   const manager = () => {
-    m = new WatchManager({
-      repo: h.repo!,
-      queue: h.engine!,
-      control: h.engine!,
-      dataDir: path.dirname(h.dbFile),
-      backend: 'parcel',
-    });
+    m = h.watchManager();
     return m;
   };
   const accountId = () => new AccountRepo(h.db!).byName('Local')!.id;
