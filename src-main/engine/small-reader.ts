@@ -193,10 +193,7 @@ export class SmallFileReader {
         signal.addEventListener('abort', r.onAbort, { once: true });
       }
       this.queue.push(r);
-      if (!this.flushQueued) {
-        this.flushQueued = true;
-        setImmediate(this.flush);
-      }
+      this.flushSoon();
     });
   }
 
@@ -301,10 +298,14 @@ export class SmallFileReader {
     this.waiting.clear();
     if (again.length === 0 && this.queue.length === 0) return;
     this.queue = [...again, ...this.queue];
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      setImmediate(this.flush);
-    }
+    this.flushSoon();
+  }
+
+  /** One flush after this turn, however many reads were asked in it. */
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(this.flush);
   }
 
   private forget(r: Request): void {

@@ -119,8 +119,7 @@ class KindWindow {
       this.starting = true;
     }
     this.lastReplyMs = nowMs;
-    const changed = (): boolean => this.factor !== before;
-    if (nowMs - rttMs < this.changedAtMs) return changed();
+    if (nowMs - rttMs < this.changedAtMs) return this.factor !== before;
     if (this.periodStart === undefined) this.periodStart = nowMs - rttMs;
     this.replies++;
     if (full) this.fullReplies++;
@@ -128,9 +127,8 @@ class KindWindow {
     // The least round trip of this period and the one before (a window that forgets slowly).
     this.minRttMs = Math.min(this.prevMinRttMs, this.periodMinRtt);
     const span = nowMs - this.periodStart;
-    if (span < this.periodLength() || this.replies < 8) return changed();
-    this.endPeriod(span, nowMs);
-    return changed();
+    if (span >= this.periodLength() && this.replies >= 8) this.endPeriod(span, nowMs);
+    return this.factor !== before;
   }
 
   /** A measuring period: at least `periodMs` and 4 round trips. */
@@ -139,7 +137,7 @@ class KindWindow {
     return Math.max(this.o.periodMs, 4 * rtt);
   }
 
-  private endPeriod(spanMs: number, nowMs: number): boolean {
+  private endPeriod(spanMs: number, nowMs: number): void {
     const rate = (this.replies / spanMs) * 1000;
     const wasFull = this.fullReplies >= this.replies / 2;
     const minRtt = this.periodMinRtt;
@@ -150,7 +148,7 @@ class KindWindow {
     this.fullReplies = 0;
     this.periodMinRtt = Infinity;
     // The first period (connections opening) is measured, not compared.
-    if (++this.periods === 1) return false;
+    if (++this.periods === 1) return;
     const before = this.factor;
     if (this.hold > 0) {
       this.hold--;
@@ -173,7 +171,6 @@ class KindWindow {
     }
     if (this.factor > this.peakFactor) this.peakFactor = this.factor;
     if (this.factor !== before) this.changedAtMs = nowMs;
-    return this.factor !== before;
   }
 }
 
