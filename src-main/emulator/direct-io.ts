@@ -1,5 +1,6 @@
 import { closeSync, constants, openSync, rmSync, write, writeSync } from 'node:fs';
 import path from 'node:path';
+import { DIRECT_IO_ALIGN, O_DIRECT, isDirectIoRefusal, probeAlignedOffset } from '../base/direct-io';
 
 /**
  * Block files are written with O_DIRECT where the file system allows it: the bytes go from
@@ -8,13 +9,11 @@ import path from 'node:path';
  * the memory, the file position and the length aligned; positions and lengths are kept to
  * multiples of DIRECT_IO_ALIGN (whatever is not, the tail of a body or a chunk at an odd
  * offset, is written through the page cache as before), and each batch buffer is probed
- * once for the offset at which its memory is aligned, since JavaScript cannot see
- * addresses. A file system that refuses O_DIRECT (tmpfs) gets buffered writes throughout.
+ * once for the offset at which its memory is aligned (base/direct-io.ts). A file system
+ * that refuses O_DIRECT (tmpfs), or a platform without it, gets buffered writes throughout.
  * `BLOCKLIFT_EMULATOR_NO_DIRECT_IO=1` turns it off.
  */
 
-/** Position, length and memory alignment used for direct writes (covers 512-byte and 4 KiB sectors). */
-export const DIRECT_IO_ALIGN = 4096;
 /**
  * Size of the batches a chunk body is handed over in; buffers of this size are recycled.
  * One etag unit, the usual chunk: one write and one hand-over per 4 MiB chunk. 1 MiB
@@ -24,8 +23,6 @@ export const DIRECT_IO_ALIGN = 4096;
 export const BATCH_BUFFER_BYTES = 4 * 1024 * 1024;
 /** Spare buffers kept (32 MiB). */
 const MAX_SPARE_BUFFERS = 8;
-/** Memory alignment steps tried by the probe (allocators align to at least 16 bytes). */
-const PROBE_STEP = 16;
 
 /** True when BLOCKLIFT_EMULATOR_NO_DIRECT_IO asks for buffered writes only. */
 export function directIoDisabledByEnv(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -53,10 +50,10 @@ export class BatchBuffers {
 
   /** `probeDir`: a folder on the block files' file system, or null for buffered writes only. */
   constructor(probeDir: string | null) {
-    if (probeDir === null) return;
+    if (probeDir === null || O_DIRECT === undefined) return;
     const file = path.join(probeDir, `direct-io-probe-${process.pid}`);
     try {
-      this.probeFd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_DIRECT);
+      this.probeFd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | O_DIRECT);
     } catch {
       this.probeFd = null; // the file system refuses O_DIRECT
     } finally {
@@ -104,26 +101,19 @@ export class BatchBuffers {
 
   /** The first offset in `buffer` whose address O_DIRECT accepts, found by trying a direct write from each. */
   private alignedOffset(buffer: ArrayBuffer): number | null {
-    if (this.probeFd === null) return null;
+    const fd = this.probeFd;
+    if (fd === null) return null;
     const bytes = new Uint8Array(buffer);
-    // Up to 256 refused writes, each an exception: without a stack trace each costs a
-    // fraction of what it would (the trace's source positions were most of the probe).
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      for (let off = 0; off < DIRECT_IO_ALIGN; off += PROBE_STEP) {
-        try {
-          writeSync(this.probeFd, bytes, off, DIRECT_IO_ALIGN, 0);
-          return off;
-        } catch {
-          // EINVAL: not aligned here
-        }
+    const off = probeAlignedOffset((at) => {
+      try {
+        writeSync(fd, bytes, at, DIRECT_IO_ALIGN, 0);
+        return true;
+      } catch {
+        return false; // EINVAL: not aligned here
       }
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-    this.disableDirect();
-    return null;
+    });
+    if (off === null) this.disableDirect();
+    return off;
   }
 }
 
@@ -149,10 +139,10 @@ export class BlockFileWriter {
     const flags = create ? constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC : constants.O_WRONLY;
     if (buffers.direct) {
       try {
-        this.directFd = openSync(file, flags | constants.O_DIRECT);
+        this.directFd = openSync(file, flags | O_DIRECT!);
         return;
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EINVAL') throw e;
+        if (!isDirectIoRefusal(e)) throw e;
         buffers.disableDirect();
       }
     }
@@ -168,7 +158,7 @@ export class BlockFileWriter {
         try {
           done = await writeAll(this.directFd, batch.view, 0, directBytes, position);
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EINVAL') throw e;
+          if (!isDirectIoRefusal(e)) throw e;
           // Refused after all (another device, another rule): buffered from now on.
           this.buffers.disableDirect();
           done = 0;

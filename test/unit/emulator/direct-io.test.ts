@@ -3,13 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  BATCH_BUFFER_BYTES,
-  BatchBuffers,
-  BlockFileWriter,
-  DIRECT_IO_ALIGN,
-  directIoDisabledByEnv,
-} from '../../../src-main/emulator/direct-io';
+import { DIRECT_IO_ALIGN } from '../../../src-main/base/direct-io';
+import { BATCH_BUFFER_BYTES, BatchBuffers, BlockFileWriter, directIoDisabledByEnv } from '../../../src-main/emulator/direct-io';
 
 const dirs: string[] = [];
 function tempDir(base = os.tmpdir()): string {
