@@ -102,20 +102,21 @@ async function sendChunk(
 ): Promise<void> {
   const { client, limiter, crc } = r.deps;
   const offset = b.nextOffset;
-  const chunk = buf.subarray(0, len);
-  await r.file.readAt(chunk, b.fileOffset + offset);
+  const chunk = await r.file.readChunk(buf, len, b.fileOffset + offset);
   await limiter.take(len, stops.soft);
   at.call = 'token';
   at.tok = await r.tokens.current(stops.soft);
   at.call = offset === 0 ? 'mkblk' : 'bput';
   const track = crc.trackBlockCrc && offset > 0;
   // A restored block's CRC so far is read back from disk once (its spare buffer space).
-  if (track && b.crcSoFar === undefined)
+  if (track && b.crcSoFar === undefined) {
+    const spare = buf.subarray(chunk.byteOffset - buf.byteOffset + len);
     b.crcSoFar = await r.file.crc32Of(
       b.fileOffset,
       offset,
-      buf.length - len >= 64 * 1024 ? buf.subarray(len) : Buffer.allocUnsafe(1024 * 1024),
+      spare.length >= 64 * 1024 ? spare : Buffer.allocUnsafe(1024 * 1024),
     );
+  }
   const t0 = performance.now();
   const common = {
     token: at.tok.token,
