@@ -14,6 +14,8 @@
  * BENCH_LATENCY_MS=50 adds that latency to every request (the emulator's fault, as the latency
  * section of `npm run bench`); each round prints the child's peak RSS, and with BENCH_MEMORY=1
  * what memoryUsage() said at its highest sample (heap, external, array buffers).
+ * BENCH_CHILD_FLAGS="--trace-opt --trace-deopt" passes node/V8 flags to the uploader child
+ * and shows the child's other output on stderr.
  * BENCH_SMALL=500 uploads that many 64 KiB files per round instead of one file (the small
  * files of `npm run bench`'s latency section): figures are then CPU-milliseconds per file
  * (`client_cpu_ms_per_file`, the bench's `small64_client_cpu_ms_per_file_0ms`), the profile's
@@ -45,6 +47,8 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 /** Added to every request by the emulator's latency fault (as `npm run bench`'s latency section does). */
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 0);
 const BASE = process.env.BENCH_BASE ? path.resolve(process.env.BENCH_BASE) : undefined;
+/** BENCH_CHILD_FLAGS="--trace-deopt …": node/V8 flags for the uploader child; its other output lines then go to stderr. */
+const CHILD_FLAGS = (process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Boolean);
 /** BENCH_BY_CALLER=1: the largest leaves are named by their nearest src-main/ frame instead. */
 const BY_CALLER = process.env.BENCH_BY_CALLER === '1';
 /** BENCH_SMALL=N: N files of 64 KiB per round instead of one file of BENCH_MIB (BENCH_SMALL64, the name some committed outputs show, is the same). */
@@ -226,6 +230,7 @@ async function uploadOnce(
   root = ROOT,
 ): Promise<{ r: ChildResult; user: number; system: number; threads: string }> {
   const args = [
+    ...CHILD_FLAGS,
     ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
     await compiledChild(root),
     uploadUrl,
@@ -239,7 +244,10 @@ async function uploadOnce(
   let r: ChildResult | undefined;
   let stat = { user: 0, system: 0, threads: '' };
   for await (const line of createInterface({ input: child.stdout })) {
-    if (!line.startsWith('result ')) continue;
+    if (!line.startsWith('result ')) {
+      if (CHILD_FLAGS.length > 0) process.stderr.write(`child: ${line}\n`);
+      continue;
+    }
     r = JSON.parse(line.slice(7)) as ChildResult;
     // The child is still alive here (closing its database): whole-process figures so far.
     try {
