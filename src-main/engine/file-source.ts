@@ -121,8 +121,11 @@ export class FileSource {
         done = await this.readDirect(buf, off, length, position);
       } catch (e) {
         if (!isDirectIoRefusal(e)) throw readFailure(this.path, e);
-        // Refused after all (another device's alignment, a file system that only said yes
-        // at open): this file is read through the page cache from now on.
+        // Refused after all: the buffer was probed on another file's device, which takes
+        // memory this one does not (the next file to use the buffer probes it again), or
+        // the file system said yes only at open. This file is read through the page cache
+        // from now on.
+        alignedOffsets.delete(buf);
         await this.dropDirect();
         done = 0;
       }
@@ -151,11 +154,13 @@ export class FileSource {
   private async directOffset(buf: Buffer, length: number, position: number): Promise<number | null> {
     if (this.direct === null || length < MIN_DIRECT_READ_BYTES || position % DIRECT_IO_ALIGN !== 0) return null;
     if (this.direct === undefined) {
-      // The file's blocks ask at once: one open for all of them.
-      this.directOpening ??= open(this.path, constants.O_RDONLY | O_DIRECT!).then(
+      // The file's blocks ask at once: one open for all of them. Opened through the handle
+      // (/proc/self/fd), not the path: the same file even if another was renamed over it
+      // since, so every chunk comes from the one file the change checks are about.
+      this.directOpening ??= open(`/proc/self/fd/${this.handle.fd}`, constants.O_RDONLY | O_DIRECT!).then(
         (fh) => (this.direct === undefined ? (this.direct = fh) : (void fh.close().catch(() => undefined), null)),
         // EINVAL: the file system takes no O_DIRECT (tmpfs before Linux 6.6, some FUSE ones);
-        // anything else (gone, permissions) the read through `handle` will say.
+        // ENOENT: no /proc. Anything else, the reads through `handle` will say.
         () => (this.direct = null),
       );
       await this.directOpening;

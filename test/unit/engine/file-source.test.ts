@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -111,6 +122,16 @@ describe('FileSource.readChunk', () => {
     expect(openFds() - fdsBefore).toBe(directHere ? 2 : 1);
     await s.close();
     expect(openFds()).toBe(fdsBefore);
+  });
+
+  it('reads the file it opened, even after another file was renamed over its path', async () => {
+    const { file: own, bytes: ownBytes } = fileOf('renamed-over', 2 * MiB);
+    const s = await FileSource.open(own);
+    sources.push(s);
+    const { file: other } = fileOf('other', 2 * MiB);
+    renameSync(other, own); // an editor's save: a new file takes the name
+    const view = await s.readChunk(pool.take(MiB), MiB, MiB);
+    expect(view.equals(ownBytes.subarray(MiB, 2 * MiB))).toBe(true);
   });
 
   it('says the file changed when it is shorter than the chunk', async () => {
