@@ -30,6 +30,67 @@ export const ERROR_CATALOG = {
   'root-refused': { kind: 'conflict', en: '{path} cannot be watched: {reason}' },
   'root-exists': { kind: 'conflict', en: '{path} is already watched.' },
   'invalid-watch-options': { kind: 'input', en: 'A folder option is not valid: {detail}' },
+  // What a watched folder meets while it watches: its problem events (src-main/sync), each
+  // with the relative path it is about. {path} is that path, or the folder's own path.
+  'watch-failed': { kind: 'local', en: 'cannot watch {path}: {reason}' },
+  'permission-denied': { kind: 'local', en: 'permission denied reading folder {path}; its files are not uploaded' },
+  unreadable: { kind: 'local', en: 'cannot read {path}: {reason}' },
+  'symlink-loop': {
+    kind: 'local',
+    en: 'the link {path} points to itself or to a folder already watched (a loop or a second path to it); not followed',
+  },
+  'broken-symlink': { kind: 'local', en: 'the link {path} points to nothing' },
+  'invalid-name': { kind: 'local', en: 'the name of {path} is not valid UTF-8; rename it to upload it' },
+  'root-empty': {
+    kind: 'local',
+    en: '{path} is empty but {count} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed',
+  },
+  'delete-not-wired': {
+    kind: 'internal',
+    en: '{path} was deleted locally but remote deletes are not available here; {key} is kept',
+  },
+  'delete-failed': { kind: 'service', en: 'deleting {key} on the service failed: {reason}; will try again' },
+  'rename-copy-failed': { kind: 'service', en: 'server-side copy from {from} failed ({reason}); uploading instead' },
+  'rename-move-failed': { kind: 'service', en: 'server-side move from {from} failed ({reason}); uploading instead' },
+  'file-not-queued': {
+    kind: 'local',
+    en: '{path} was not queued: the queue database refused its row ({detail}); the other files went on. Save or rename the file to try again; if it fails again, report this message as a bug.',
+  },
+  // Files that stopped changing, and a folder's scan, held while the queue database refuses
+  // writes (tried again by themselves). A full disk here is not the app's `disk-full` (whose
+  // {path} names the disk's file, service/disk-full-problems.ts): these say what waits.
+  'queue-disk-full': {
+    kind: 'local',
+    en: '{count} file(s) wait: the disk holding the database is full; they are queued once space is freed',
+  },
+  'queue-busy': {
+    kind: 'local',
+    en: 'Files that stopped changing wait to be queued: another connection holds the queue database ({detail}); they are queued once it is free. If this lasts, quit the other Blocklift programs (serve, the CLI) that use the same data folder.',
+  },
+  'queue-io-error': {
+    kind: 'local',
+    en: "Files that stopped changing wait to be queued: the disk failed a read or write of the queue database ({detail}). Blocklift tries again by itself, less often as it goes on; if this lasts, check the disk holding Blocklift's data folder.",
+  },
+  'queue-damaged': {
+    kind: 'local',
+    en: "Files that stopped changing wait to be queued: the queue database is damaged ({detail}). Blocklift tries again by itself, less often as it goes on; if this lasts, quit Blocklift and restore its data folder's database from a backup.",
+  },
+  'queue-failed': {
+    kind: 'internal',
+    en: 'Files that stopped changing wait to be queued: they could not be queued ({detail}). Blocklift tries again by itself, less often as it goes on; if this lasts, restart Blocklift and report this message as a bug.',
+  },
+  'scan-disk-full': {
+    kind: 'local',
+    en: 'the scan of this folder waits: the disk holding the database is full; it goes on once space is freed',
+  },
+  'scan-queue-busy': {
+    kind: 'local',
+    en: 'The scan of this folder waits: another connection holds the queue database ({detail}); it goes on once the database is free. If this lasts, quit the other Blocklift programs (serve, the CLI) that use the same data folder.',
+  },
+  'scan-queue-io-error': {
+    kind: 'local',
+    en: "The scan of this folder waits: the disk failed a read or write of the queue database ({detail}). Blocklift tries again by itself, less often as it goes on; if this lasts, check the disk holding Blocklift's data folder.",
+  },
   // Settings and schedule.
   'invalid-schedule': { kind: 'input', en: 'The upload schedule is not valid: {detail}' },
   'invalid-setting': { kind: 'input', en: 'The setting {name} is not valid: {detail}' },
@@ -75,6 +136,17 @@ export const ERROR_CATALOG = {
 } as const satisfies Record<string, { kind: ErrorKind; en: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/** The names of a template's `{name}` placeholders, as a union of string literals. */
+type Placeholders<T extends string> = T extends `${string}{${infer P}}${infer Rest}` ? P | Placeholders<Rest> : never;
+
+/**
+ * The params the template of a code (or of every code of a union) needs: a caller that
+ * builds a message with `formatMessage` from these cannot leave a placeholder unfilled.
+ */
+export type ErrorParams<C extends ErrorCode> = {
+  [K in Placeholders<(typeof ERROR_CATALOG)[C]['en']>]: string | number;
+};
 
 export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
 

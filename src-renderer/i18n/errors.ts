@@ -33,6 +33,34 @@ export const errorsZhCN: Record<MessageCode, string> = {
   'root-refused': '无法监视 {{path}}：{{reason}}',
   'root-exists': '{{path}} 已在监视中。',
   'invalid-watch-options': '文件夹选项无效：{{detail}}',
+  'watch-failed': '无法监视 {{path}}：{{reason}}',
+  'permission-denied': '没有权限读取文件夹 {{path}}；其中的文件不会上传。',
+  unreadable: '无法读取 {{path}}：{{reason}}',
+  'symlink-loop': '链接 {{path}} 指向自身或已在监视中的文件夹（循环，或同一文件夹的第二条路径）；未跟随。',
+  'broken-symlink': '链接 {{path}} 的目标不存在。',
+  'invalid-name': '{{path}} 的名称不是有效的 UTF-8；请重命名后再上传。',
+  'root-empty':
+    '{{path}} 已为空，但曾从中上传过 {{count}} 个文件；在文件重新出现或停止监视该文件夹之前，不会删除远端对象。',
+  'delete-not-wired': '{{path}} 已在本地删除，但此处无法删除远端对象；{{key}} 予以保留。',
+  'delete-failed': '在服务上删除 {{key}} 失败：{{reason}}；稍后会重试。',
+  'rename-copy-failed': '在服务端从 {{from}} 复制失败（{{reason}}）；改为上传。',
+  'rename-move-failed': '在服务端从 {{from}} 移动失败（{{reason}}）；改为上传。',
+  'file-not-queued':
+    '{{path}} 未能加入队列：队列数据库拒绝了它的记录（{{detail}}）；其他文件不受影响。保存或重命名该文件即可重试；如果再次失败，请将此消息作为错误报告。',
+  'queue-disk-full': '{{count}} 个文件正在等待：数据库所在磁盘已满；释放空间后即加入队列。',
+  'queue-busy':
+    '已停止变化的文件正在等待加入队列：另一个连接占用着队列数据库（{{detail}}）；数据库空闲后即加入队列。如果持续如此，请退出使用同一数据文件夹的其他 Blocklift 程序（serve、命令行）。',
+  'queue-io-error':
+    '已停止变化的文件正在等待加入队列：磁盘读写队列数据库失败（{{detail}}）。Blocklift 会自动重试，间隔逐渐拉长；如果持续如此，请检查存放 Blocklift 数据文件夹的磁盘。',
+  'queue-damaged':
+    '已停止变化的文件正在等待加入队列：队列数据库已损坏（{{detail}}）。Blocklift 会自动重试，间隔逐渐拉长；如果持续如此，请退出 Blocklift 并从备份恢复其数据文件夹中的数据库。',
+  'queue-failed':
+    '已停止变化的文件正在等待加入队列：无法加入队列（{{detail}}）。Blocklift 会自动重试，间隔逐渐拉长；如果持续如此，请重启 Blocklift 并将此消息作为错误报告。',
+  'scan-disk-full': '此文件夹的扫描正在等待：数据库所在磁盘已满；释放空间后继续。',
+  'scan-queue-busy':
+    '此文件夹的扫描正在等待：另一个连接占用着队列数据库（{{detail}}）；数据库空闲后继续。如果持续如此，请退出使用同一数据文件夹的其他 Blocklift 程序（serve、命令行）。',
+  'scan-queue-io-error':
+    '此文件夹的扫描正在等待：磁盘读写队列数据库失败（{{detail}}）。Blocklift 会自动重试，间隔逐渐拉长；如果持续如此，请检查存放 Blocklift 数据文件夹的磁盘。',
   'invalid-schedule': '上传计划无效：{{detail}}',
   'invalid-setting': '设置项 {{name}} 无效：{{detail}}',
   'account-invalid': '账户无效：{{detail}}',
