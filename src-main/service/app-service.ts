@@ -162,7 +162,8 @@ export class AppService implements AppApi {
           this.coalescer.problem({
             code: e.event.code,
             message: e.event.message,
-            params: { relPath: e.event.relPath },
+            // The catalog template's params (the UI translates by code), and where it happened.
+            params: { ...e.event.params, relPath: e.event.relPath },
             at: Date.now(),
             rootId: e.event.rootId,
           });

@@ -1,3 +1,4 @@
+import type { ErrorCode } from './errors';
 import type { TransferSnapshot } from './models';
 import type { FmgrTaskView, VcaJobView } from './task-views';
 
@@ -37,7 +38,8 @@ export interface WatchScanCounts {
   missingFiles: number;
   /** Files still changing: they wait for the stability window. */
   waitingFiles: number;
-  problems: Array<{ relPath: string; code: string; message: string }>;
+  /** What the walk could not read or follow; `message` is the catalog's English, `params` its values. */
+  problems: Array<{ relPath: string; code: ErrorCode; message: string; params: Record<string, string | number> }>;
   rejected: Array<{ relPath: string; code: string; message: string }>;
 }
 
@@ -68,7 +70,15 @@ export type WatchEvent =
       vcaRequested?: boolean;
     }
   | { type: 'rejected'; rootId: number; relPath: string; code: string; message: string }
-  | { type: 'problem'; rootId: number; relPath: string; code: string; message: string }
+  | {
+      type: 'problem';
+      rootId: number;
+      relPath: string;
+      /** A code of the error catalog (shared/errors.ts); `message` is its English template filled with `params`. */
+      code: ErrorCode;
+      message: string;
+      params: Record<string, string | number>;
+    }
   | { type: 'state'; rootId: number; state: WatchRootState; reason: string | null };
 
 /**

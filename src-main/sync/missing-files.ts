@@ -1,6 +1,7 @@
 import type { SyncRepo } from '../store/sync-repo';
 import type { WatchRootEvent } from './events';
 import type { WatchRootOptions } from './options';
+import { problemEvent } from './problems';
 import type { RemoteOps } from './remote-ops';
 import type { RootIdentity } from './root-indexer';
 
@@ -53,13 +54,7 @@ export class MissingFiles {
     for (const r of rows) {
       if (options.localDelete === 'delete-remote' && r.remoteKey !== null && r.etag !== null) {
         if (!remote) {
-          this.d.emit({
-            type: 'problem',
-            rootId: root.id,
-            relPath: r.relPath,
-            code: 'delete-not-wired',
-            message: `${r.relPath} was deleted locally but remote deletes are not available here; ${r.remoteKey} is kept`,
-          });
+          this.d.emit(problemEvent(root.id, r.relPath, 'delete-not-wired', { path: r.relPath, key: r.remoteKey }));
         } else {
           try {
             await remote.deleteObject({ accountId: root.accountId, bucket: root.bucket, key: r.remoteKey });
@@ -73,13 +68,9 @@ export class MissingFiles {
               status: 'deleted',
             });
           } catch (e) {
-            this.d.emit({
-              type: 'problem',
-              rootId: root.id,
-              relPath: r.relPath,
-              code: 'delete-failed',
-              message: `deleting ${r.remoteKey} on the service failed: ${(e as Error).message}; will try again`,
-            });
+            this.d.emit(
+              problemEvent(root.id, r.relPath, 'delete-failed', { key: r.remoteKey, reason: (e as Error).message }),
+            );
             continue;
           }
         }

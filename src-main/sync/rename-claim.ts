@@ -4,6 +4,7 @@ import type { SyncRepo } from '../store/sync-repo';
 import type { WatchRootEvent } from './events';
 import { uploadedRow } from './index-rows';
 import type { WatchRootOptions } from './options';
+import { problemEvent } from './problems';
 import type { RemoteOps } from './remote-ops';
 import type { RootIdentity } from './root-indexer';
 import type { ScannedFile } from './scanner';
@@ -46,13 +47,8 @@ export async function claimRename(d: RenameClaimDeps, f: ScannedFile, newKey: st
         mode,
       });
     } catch (e) {
-      d.emit({
-        type: 'problem',
-        rootId: root.id,
-        relPath: f.relPath,
-        code: 'rename-failed',
-        message: `server-side ${mode} from ${old.remoteKey} failed (${(e as Error).message}); uploading instead`,
-      });
+      const code = mode === 'move' ? 'rename-move-failed' : 'rename-copy-failed';
+      d.emit(problemEvent(root.id, f.relPath, code, { from: old.remoteKey, reason: (e as Error).message }));
       return false;
     }
   }

@@ -5,6 +5,7 @@ import type { SyncRepo } from '../store/sync-repo';
 import type { WatchRootEvent } from './events';
 import type { WatchRootOptions } from './options';
 import type { PathFilter } from './path-filter';
+import { scanProblemEvent } from './problems';
 import { sameContent } from './reconcile';
 import { scanTree } from './scanner';
 import type { FileObservation } from './stability';
@@ -73,8 +74,7 @@ export class RootFiles {
           startRelDir: rel,
         })) {
           if (dir.linkedDir) await this.d.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
-          for (const p of dir.problems)
-            this.d.emit({ type: 'problem', rootId, relPath: p.relPath, code: p.code, message: p.message });
+          for (const p of dir.problems) this.d.emit(scanProblemEvent(rootId, p));
           for (const f of dir.files) observe.push({ relPath: f.relPath, obs: f });
         }
       } else if (s.isFile() && !filter.pathReason(rel)) {

@@ -14,6 +14,7 @@ import { claimRename } from './rename-claim';
 import type { ScannedFile } from './scanner';
 import type { WatchRootEvent } from './events';
 import { countToUpload, queuedRow, rejectedRow, settledRow, transferOutcome } from './index-rows';
+import { problemEvent } from './problems';
 import { isVideo } from './video';
 
 /**
@@ -185,15 +186,7 @@ export class RootIndexer {
   }
 
   private refused(relPath: string, e: unknown): void {
-    this.d.emit({
-      type: 'problem',
-      rootId: this.d.root.id,
-      relPath,
-      code: 'file-not-queued',
-      message:
-        `${relPath} was not queued: the queue database refused its row (${failureDetail(e)}); ` +
-        'the other files went on. Save or rename the file to try again; if it fails again, report this message as a bug.',
-    });
+    this.d.emit(problemEvent(this.d.root.id, relPath, 'file-not-queued', { path: relPath, detail: failureDetail(e) }));
   }
 
   /**

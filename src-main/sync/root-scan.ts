@@ -4,6 +4,7 @@ import type { WatchRootEvent } from './events';
 import type { MissingHold } from './missing-hold';
 import type { WatchRootOptions } from './options';
 import type { PathFilter } from './path-filter';
+import { problemEvent, scanProblemEvent } from './problems';
 import { emptyCounts, sameContent, type ScanCounts } from './reconcile';
 import type { MissingFiles } from './missing-files';
 import type { RootIndexer } from './root-indexer';
@@ -63,7 +64,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
     for (const p of dir.problems) {
       counts.problems.push(p);
       if (p.code === 'permission-denied' || p.code === 'unreadable') unreadable.push(p.relPath);
-      d.emit({ type: 'problem', rootId, relPath: p.relPath, code: p.code, message: p.message });
+      d.emit(scanProblemEvent(rootId, p));
     }
     if (dir.linkedDir) await d.watchLinked(dir.linkedDir.relDir, dir.linkedDir.realPath);
     const now = (d.now ?? Date.now)();
@@ -96,13 +97,7 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   const emptied = seen.size === 0 && gone.length > 0 && d.options.localDelete === 'delete-remote';
   if (emptied) {
     d.missingHold.emptyRoot(now);
-    d.emit({
-      type: 'problem',
-      rootId,
-      relPath: '',
-      code: 'root-empty',
-      message: `${d.root.path} is empty but ${gone.length} files were uploaded from it; remote objects are not deleted until files appear again or the root is removed`,
-    });
+    d.emit(problemEvent(rootId, '', 'root-empty', { path: d.root.path, count: gone.length }));
   } else if (fresh.length > 0) {
     // A file renamed while the app was closed (or asleep) and touched since is still
     // waiting: the rows gone in this scan stay claimable until the waiting files settle.

@@ -23,8 +23,8 @@ export interface RootWatchersDeps {
   onEvents(events: Array<{ type: WatchEvent['type']; relPath: string }>): void;
   /** A watcher failed (the root may be gone). */
   onError(): void;
-  /** A followed link's folder could not be watched. */
-  onWatchFailed(relDir: string, message: string): void;
+  /** A followed link's folder could not be watched: where, and why (the OS's words). */
+  onWatchFailed(relDir: string, reason: string): void;
 }
 
 /**
@@ -56,7 +56,7 @@ export class RootWatchers {
     try {
       this.watchers.push(await this.startWatcher(realPath, relDir));
     } catch (e) {
-      this.d.onWatchFailed(relDir, `cannot watch ${relDir}: ${(e as Error).message}`);
+      this.d.onWatchFailed(relDir, (e as Error).message);
     }
   }
 

@@ -2,6 +2,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { ERROR_CATALOG, formatMessage, type ErrorParams } from '../shared/errors';
 import type { PathFilter } from './path-filter';
 
 /**
@@ -19,12 +20,18 @@ export interface ScannedFile {
   mtimeMs: number;
 }
 
+/** Codes of the error catalog (shared/errors.ts): `message` is the English template filled with `params`. */
 export type ScanProblemCode = 'permission-denied' | 'unreadable' | 'symlink-loop' | 'broken-symlink' | 'invalid-name';
 
 export interface ScanProblem {
   relPath: string;
   code: ScanProblemCode;
   message: string;
+  params: Record<string, string | number>;
+}
+
+function scanProblem<C extends ScanProblemCode>(relPath: string, code: C, params: ErrorParams<C>): ScanProblem {
+  return { relPath, code, message: formatMessage(ERROR_CATALOG[code].en, params), params };
 }
 
 /** One folder's worth of results. */
@@ -165,13 +172,11 @@ async function readFolder(walk: Walk, folder: Folder): Promise<Dirent[] | 'gone'
     const code = errCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'gone';
     const denied = code === 'EACCES' || code === 'EPERM';
-    folder.out.problems.push({
-      relPath: relDir,
-      code: denied ? 'permission-denied' : 'unreadable',
-      message: denied
-        ? `permission denied reading folder ${relDir}; its files are not uploaded`
-        : `cannot read folder ${relDir}: ${(e as Error).message}`,
-    });
+    folder.out.problems.push(
+      denied
+        ? scanProblem(relDir, 'permission-denied', { path: relDir })
+        : scanProblem(relDir, 'unreadable', { path: relDir, reason: (e as Error).message }),
+    );
     return 'unreadable';
   }
 }
@@ -180,11 +185,7 @@ async function readFolder(walk: Walk, folder: Folder): Promise<Dirent[] | 'gone'
 async function visitEntry(walk: Walk, folder: Folder, d: Dirent): Promise<void> {
   const rel = join(folder.relDir, d.name);
   if (d.name.includes('\uFFFD')) {
-    folder.out.problems.push({
-      relPath: rel,
-      code: 'invalid-name',
-      message: `the name of ${rel} is not valid UTF-8; rename it to upload it`,
-    });
+    folder.out.problems.push(scanProblem(rel, 'invalid-name', { path: rel }));
     return;
   }
   const abs = path.join(walk.rootAbs, rel);
@@ -195,13 +196,9 @@ async function visitEntry(walk: Walk, folder: Folder, d: Dirent): Promise<void> 
   try {
     addFile(walk, folder, rel, await lstat(abs));
   } catch (e) {
-    const code = errCode(e);
-    if (code === 'ENOENT') return;
-    folder.out.problems.push({
-      relPath: rel,
-      code: code === 'EACCES' ? 'permission-denied' : 'unreadable',
-      message: `cannot read ${rel}: ${(e as Error).message}`,
-    });
+    if (errCode(e) === 'ENOENT') return;
+    // A file (permission denied too: the reason says so; `permission-denied` is a folder's).
+    folder.out.problems.push(scanProblem(rel, 'unreadable', { path: rel, reason: (e as Error).message }));
   }
 }
 
@@ -230,23 +227,16 @@ async function visitLink(walk: Walk, folder: Folder, rel: string, abs: string): 
   try {
     target = await stat(abs);
   } catch (e) {
-    const loop = errCode(e) === 'ELOOP';
-    folder.out.problems.push({
-      relPath: rel,
-      code: loop ? 'symlink-loop' : 'broken-symlink',
-      message: loop ? `the link ${rel} points to itself` : `the link ${rel} points to nothing`,
-    });
+    folder.out.problems.push(
+      scanProblem(rel, errCode(e) === 'ELOOP' ? 'symlink-loop' : 'broken-symlink', { path: rel }),
+    );
     return;
   }
   if (target.isFile()) return addFile(walk, folder, rel, target);
   if (!target.isDirectory() || opts.filter.dirReason(rel)) return;
   const id = `${target.dev}:${target.ino}`;
   if (folder.ancestors.includes(id) || walk.visited.has(id)) {
-    folder.out.problems.push({
-      relPath: rel,
-      code: 'symlink-loop',
-      message: `the link ${rel} leads to a folder already watched (a loop or a second path to it); not followed`,
-    });
+    folder.out.problems.push(scanProblem(rel, 'symlink-loop', { path: rel }));
     return;
   }
   walk.visited.add(id);
@@ -272,11 +262,7 @@ async function visitDir(walk: Walk, folder: Folder, rel: string, abs: string): P
     walk.stack.push({ relDir: rel, ancestors: [...folder.ancestors, id] });
   } catch (e) {
     if (errCode(e) !== 'ENOENT')
-      folder.out.problems.push({
-        relPath: rel,
-        code: 'unreadable',
-        message: `cannot read ${rel}: ${(e as Error).message}`,
-      });
+      folder.out.problems.push(scanProblem(rel, 'unreadable', { path: rel, reason: (e as Error).message }));
   }
 }
 

@@ -3,6 +3,7 @@ import { onUnexpectedError, runDetached } from '../base/unexpected-error';
 import { backoffMs, type Backoff } from '../common/backoff';
 import type { DiskFullWaits } from './disk-full-waits';
 import type { WatchRootEvent } from './events';
+import { problemEvent } from './problems';
 import { StabilityTracker, type FileObservation, type PendingFile } from './stability';
 
 export interface StableFilesDeps {
@@ -23,35 +24,26 @@ export interface StableFilesDeps {
 /** The waits between attempts of a batch the database refused for a reason other than a full disk. */
 export const QUEUE_RETRY: Backoff = { baseMs: 500, maxMs: 30_000 };
 
-/** What a person reads when files (or a scan: `wait`) cannot be queued yet, by the kind of failure. */
-export function heldMessage(
-  kind: SqliteFailure,
-  detail: string,
-  wait = 'Files that stopped changing wait to be queued',
-): { code: string; message: string } {
-  const retry = 'Blocklift tries again by itself, less often as it goes on';
+/**
+ * The problem code of files that stopped changing and cannot be queued yet, by the kind of
+ * failure (its catalog template says what to do; its one param is the failure's `detail`).
+ */
+export function heldFilesCode(kind: SqliteFailure): 'queue-busy' | 'queue-io-error' | 'queue-damaged' | 'queue-failed' {
   switch (kind) {
     case 'busy':
-      return {
-        code: 'queue-busy',
-        message: `${wait}: another connection holds the queue database (${detail}); they are queued once it is free. If this lasts, quit the other Blocklift programs (serve, the CLI) that use the same data folder.`,
-      };
+      return 'queue-busy';
     case 'io':
-      return {
-        code: 'queue-io-error',
-        message: `${wait}: the disk failed a read or write of the queue database (${detail}). ${retry}; if this lasts, check the disk holding Blocklift's data folder.`,
-      };
+      return 'queue-io-error';
     case 'corrupt':
-      return {
-        code: 'queue-damaged',
-        message: `${wait}: the queue database is damaged (${detail}). ${retry}; if this lasts, quit Blocklift and restore its data folder's database from a backup.`,
-      };
+      return 'queue-damaged';
     default:
-      return {
-        code: 'queue-failed',
-        message: `${wait}: they could not be queued (${detail}). ${retry}; if this lasts, restart Blocklift and report this message as a bug.`,
-      };
+      return 'queue-failed';
   }
+}
+
+/** The same for a folder's scan, held only by these two kinds (watch-root.ts). */
+export function heldScanCode(kind: 'busy' | 'io'): 'scan-queue-busy' | 'scan-queue-io-error' {
+  return kind === 'busy' ? 'scan-queue-busy' : 'scan-queue-io-error';
 }
 
 /**
@@ -130,13 +122,7 @@ export class StableFiles {
       if (kind === 'closed') return;
       if (kind !== 'disk-full') return this.hold(files, attempt, said, kind, e);
       if (said) this.count(said, -1);
-      this.d.emit({
-        type: 'problem',
-        rootId: this.d.rootId,
-        relPath: files[0]?.relPath ?? '',
-        code: 'disk-full',
-        message: `${files.length} file(s) wait: the disk holding the database is full; they are queued once space is freed`,
-      });
+      this.d.emit(problemEvent(this.d.rootId, files[0]?.relPath ?? '', 'queue-disk-full', { count: files.length }));
       this.d.diskFull.later(() => runDetached(this.admit(files), 'watch root: admit files held by a full disk'));
     }
   }
@@ -158,8 +144,9 @@ export class StableFiles {
     if (kind !== said) {
       if (said) this.count(said, -1);
       if (this.count(kind, +1) === 1) {
-        const { code, message } = heldMessage(kind, failureDetail(e));
-        this.d.emit({ type: 'problem', rootId: this.d.rootId, relPath: files[0]?.relPath ?? '', code, message });
+        this.d.emit(
+          problemEvent(this.d.rootId, files[0]?.relPath ?? '', heldFilesCode(kind), { detail: failureDetail(e) }),
+        );
       }
       if (kind === 'other') onUnexpectedError(e, 'watch root: queue stable files');
     }

@@ -10,6 +10,7 @@ import type { WatchRootOptions } from './options';
 import { MissingFiles } from './missing-files';
 import { MissingHold } from './missing-hold';
 import { PathFilter } from './path-filter';
+import { problemEvent } from './problems';
 import { fullScan } from './root-scan';
 import { RootWatchers } from './root-watchers';
 import { sameContent, type ScanCounts } from './reconcile';
@@ -21,7 +22,7 @@ import { RootFiles } from './root-files';
 import { RootPresence } from './root-presence';
 import { RootUnavailableError } from './scanner';
 import type { PendingFile } from './stability';
-import { heldMessage, QUEUE_RETRY, StableFiles } from './stable-files';
+import { heldScanCode, QUEUE_RETRY, StableFiles } from './stable-files';
 import type { startFolderWatcher, WatchEvent, WatcherBackend } from './watcher';
 
 /**
@@ -120,8 +121,8 @@ export class WatchRoot {
         this.drainEvents();
       },
       onError: () => background(this.presence.check(), 'watch root: check after a watcher error'),
-      onWatchFailed: (relDir, message) =>
-        this.emit({ type: 'problem', rootId: this.id, relPath: relDir, code: 'watch-failed', message }),
+      onWatchFailed: (relDir, reason) =>
+        this.emit(problemEvent(this.id, relDir, 'watch-failed', { path: relDir, reason })),
     });
     this.burst = new BurstCatchUp(
       () => background(this.catchUpAfterBurst(), 'watch root: catch up after a burst'),
@@ -312,13 +313,7 @@ export class WatchRoot {
     if (this.stateValue === 'closed') return;
     const held = this.diskFull.holdScan(() => background(this.retryHeldScan(), 'watch root: scan held by a full disk'));
     if (!held) return;
-    this.emit({
-      type: 'problem',
-      rootId: this.id,
-      relPath: '',
-      code: 'disk-full',
-      message: 'the scan of this folder waits: the disk holding the database is full; it goes on once space is freed',
-    });
+    this.emit(problemEvent(this.id, '', 'scan-disk-full', {}));
   }
 
   /**
@@ -341,8 +336,7 @@ export class WatchRoot {
     );
     if (held && kind !== this.scanSaid) {
       this.scanSaid = kind;
-      const { code, message } = heldMessage(kind, failureDetail(e), 'The scan of this folder waits');
-      this.emit({ type: 'problem', rootId: this.id, relPath: '', code, message });
+      this.emit(problemEvent(this.id, '', heldScanCode(kind), { detail: failureDetail(e) }));
     }
     return true;
   }

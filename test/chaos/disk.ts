@@ -112,12 +112,13 @@ async function fullDiskRun(ctx: ChaosContext, d: { data: string; watched: string
     const failedWhileFull = await failedTransfers(s);
     if (failedWhileFull.length) rec.fail(`transfers failed on a full disk instead of waiting: ${failedWhileFull}`);
     const full = problems(ui).filter((p) => p.code === 'disk-full');
-    const ofRoots = full.filter((p) => p.rootId !== undefined).length;
+    // A watched folder's files or scan held by the full database say so with codes of their own.
+    const ofRoots = problems(ui).filter((p) => p.code === 'queue-disk-full' || p.code === 'scan-disk-full').length;
     // Held transfers retry every ~2 s, but the full database cannot log it: the problems count.
     rec.retry('disk-full → hold (problem shown)', full.length);
     rec.note(
       `data disk filled with ${(filled / MiB).toFixed(1)} MiB; a watched file stopped at ${cut} bytes; ` +
-        `${full.length} disk-full problems reached the UI (${ofRoots} of watched folders)`,
+        `${full.length} disk-full problems reached the UI (and ${ofRoots} of watched folders waiting on it)`,
     );
     // Space returns: the filler goes, the watched disk grows, the cut file is written whole.
     await rm(filler);

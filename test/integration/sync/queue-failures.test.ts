@@ -89,14 +89,14 @@ describe('queueing stable files when the database refuses', () => {
     try {
       expect(await h.root!.start()).toBeUndefined();
       expect(h.root!.state).toBe('starting');
-      expect(problems(h, 'queue-busy').map((p) => p.message)).toEqual([
+      expect(problems(h, 'scan-queue-busy').map((p) => p.message)).toEqual([
         expect.stringMatching(
           /^The scan of this folder waits: another connection holds the queue database \(SQLITE_BUSY/,
         ),
       ]);
       await new Promise((r) => setTimeout(r, 1600)); // a retry or two, still held: said once
       expect(h.root!.state).toBe('starting');
-      expect(problems(h, 'queue-busy')).toHaveLength(1);
+      expect(problems(h, 'scan-queue-busy')).toHaveLength(1);
     } finally {
       other.exec('ROLLBACK');
       other.close();

@@ -252,7 +252,7 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
   // Issue 20 point 5: a full disk under the database during a full scan's writes (not the
   // watcher's) holds the scan like the other disk-full cases: a problem says so, the root
   // stays starting and scans again every ~2 s; once there is room every file is queued.
-  it('a full scan that meets a full disk is held with a disk-full problem and goes on once there is room', async () => {
+  it('a full scan that meets a full disk is held with a scan-disk-full problem and goes on once there is room', async () => {
     const names = Array.from({ length: 120 }, (_, i) => `held/a-rather-long-file-name-to-fill-index-pages-${i}.txt`);
     for (const n of names) {
       await write(h, n, `content of ${n}`);
@@ -263,7 +263,7 @@ describe.each(WATCHER_BACKENDS)('watch roots, further cases, %s backend', (backe
     h.db!.pragma(`max_page_count = ${h.db!.pragma('page_count', { simple: true }) as number}`);
     expect(await h.root!.start()).toBeUndefined();
     expect(h.root!.state).toBe('starting');
-    expect(h.events).toContainEqual(expect.objectContaining({ type: 'problem', code: 'disk-full', relPath: '' }));
+    expect(h.events).toContainEqual(expect.objectContaining({ type: 'problem', code: 'scan-disk-full', relPath: '' }));
     // Still held a retry later.
     await new Promise((r) => setTimeout(r, 2500));
     expect(h.root!.state).toBe('starting');
