@@ -16,12 +16,15 @@ import { fmgrRemoteOps } from '../../../src-main/sync/remote-ops';
 import { WatchManager } from '../../../src-main/sync/watch-manager';
 import { WatchRoot, type WatchRootDeps } from '../../../src-main/sync/watch-root';
 import type { WatcherBackend } from '../../../src-main/sync/watcher';
+import { catalogProblemFaults } from '../../helpers/catalog-problem';
 import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
 
 /**
  * A real app stack for sync tests: the emulator on 127.0.0.1:0, an app database file, the
  * real UploadEngine, a watch root over a temp folder. `openRun()` opens database, engine
  * and root; `closeRun()` closes them (a "restart" is closeRun + openRun on the same files).
+ * `dispose()` fails the test when a problem event the root emitted cannot be translated
+ * (catalogProblemFaults): every sync test checks the problems it provokes.
  */
 export class SyncHarness {
   emu!: TestEmulator;
@@ -33,6 +36,8 @@ export class SyncHarness {
   root: WatchRoot | undefined;
   repo: SyncRepo | undefined;
   events: WatchRootEvent[] = [];
+  /** What keeps each problem event seen so far from being translated (kept when a test clears `events`). */
+  problemFaults: string[] = [];
   transfers: TransferSnapshot[] = [];
   private clients: Array<{ close(): void }> = [];
 
@@ -130,7 +135,10 @@ export class SyncHarness {
       startWatcher: opts.startWatcher,
       burstQuietMs: opts.burstQuietMs,
     });
-    this.root.on((e) => this.events.push(e));
+    this.root.on((e) => {
+      this.events.push(e);
+      if (e.type === 'problem') this.problemFaults.push(...catalogProblemFaults(e));
+    });
     if (opts.startEngine !== false) this.engine.start();
     return this.root;
   }
@@ -167,5 +175,7 @@ export class SyncHarness {
     await this.closeRun();
     await this.emu.close();
     await rm(this.tmp, { recursive: true, force: true });
+    if (this.problemFaults.length)
+      throw new Error(`problem events a UI cannot translate:\n${this.problemFaults.join('\n')}`);
   }
 }
