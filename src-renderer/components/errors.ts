@@ -3,6 +3,7 @@
  * can fix it (a screen to open, or trying again).
  */
 import type { TFunction } from 'i18next';
+import { MAX_KEY_BYTES } from '../../src-main/shared/keys';
 import type { UiError } from '../bridge/bridge';
 import type { Notice, Screen } from '../store/app';
 
@@ -11,6 +12,15 @@ export function errorText(t: TFunction, error: UiError): string {
   const key = `errors.${error.code}`;
   // A code this version does not know (a newer service): its English message is better than nothing.
   return t(key, { ...params, defaultValue: error.message });
+}
+
+/**
+ * Why a watched folder's file was rejected (a row of WatchRootView's `rejected`): by its key
+ * code (shared/keys.ts KeyRejectCode). The rows keep no params, so the words leave out the
+ * row message's detail (the byte count, the character); an unknown code shows that message.
+ */
+export function keyRejectText(t: TFunction, rejected: { code: string; message: string }): string {
+  return t(`folders.keyRejects.${rejected.code}`, { limit: MAX_KEY_BYTES, defaultValue: rejected.message });
 }
 
 /** The screen whose form can fix the error, when there is one. */

@@ -2,6 +2,7 @@
  * The English strings (the reference catalog: every other language has the same keys, the
  * compiler checks it). i18next interpolation: {{name}}; plurals: key_one / key_other.
  */
+import type { KeyRejectCode } from '../../src-main/shared/keys';
 import { errorsEn } from './errors';
 
 export const en = {
@@ -269,6 +270,17 @@ export const en = {
     confirmRemove: 'Stop watching {{path}}? Uploaded files stay in the bucket.',
     edit: 'Options',
     rejectedTitle: 'Rejected files',
+    /** Why a file's key was refused, by its code (shared/keys.ts); the row's own message, with its detail, is the tooltip. */
+    keyRejects: {
+      empty: 'the key is empty',
+      'too-long': 'the key is longer than {{limit}} bytes of UTF-8; shorten the path or the prefix',
+      'control-character': 'the name contains a control character; rename the file',
+      'invalid-unicode': 'the name is not valid Unicode (a file name that is not UTF-8?); rename the file',
+      'leading-slash': 'the key starts with "/"; remove the leading slash from the prefix or template',
+      'empty-segment':
+        'the key has an empty path segment ("//"); check that the prefix and the template do not both add a "/"',
+      'dot-segment': 'the key has a "." or ".." path segment; change the prefix or template',
+    } satisfies Record<KeyRejectCode, string>,
     options: {
       title: 'Options of {{path}}',
       keyTemplate: 'Key template',

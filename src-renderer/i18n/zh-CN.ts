@@ -239,6 +239,15 @@ export const zhCN: Catalog = {
     confirmRemove: '停止监视 {{path}}？已上传的文件会保留在存储空间中。',
     edit: '选项',
     rejectedTitle: '被拒绝的文件',
+    keyRejects: {
+      empty: '键为空。',
+      'too-long': '键超过 {{limit}} 字节（UTF-8）；请缩短路径或前缀。',
+      'control-character': '名称包含控制字符；请重命名该文件。',
+      'invalid-unicode': '名称不是有效的 Unicode（文件名不是 UTF-8？）；请重命名该文件。',
+      'leading-slash': '键以 “/” 开头；请去掉前缀或模板开头的斜杠。',
+      'empty-segment': '键中有空的路径段（“//”）；请检查前缀和模板是否都加了 “/”。',
+      'dot-segment': '键中有 “.” 或 “..” 路径段；请修改前缀或模板。',
+    },
     options: {
       title: '{{path}} 的选项',
       keyTemplate: '键模板',

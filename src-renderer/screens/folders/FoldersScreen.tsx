@@ -8,6 +8,7 @@ import { Button, Card, Empty, Form, Input, Popconfirm, Space, Statistic, Table, 
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootView } from '../../../src-main/shared/contract';
+import { keyRejectText } from '../../components/errors';
 import { formatCount, formatRelative } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { FolderBrowser } from './FolderBrowser';
@@ -189,7 +190,14 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
           dataSource={root.rejected}
           columns={[
             { title: t('folders.path'), dataIndex: 'relPath' },
-            { title: t('transfers.detail.error'), dataIndex: 'message' },
+            {
+              title: t('transfers.detail.error'),
+              dataIndex: 'message',
+              // The row's English message, with its detail, on hover.
+              render: (message: string, r: WatchRootView['rejected'][number]) => (
+                <span title={message}>{keyRejectText(t, r)}</span>
+              ),
+            },
           ]}
         />
       )}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { ProblemView } from '../../../src-main/shared/contract';
+import { problemEvent } from '../../../src-main/sync/problems';
+import { errorText, keyRejectText } from '../../../src-renderer/components/errors';
+import { createI18n } from '../../../src-renderer/i18n/i18n';
+import { applyProblems, initial } from '../../../src-renderer/store/app';
+
+/** A watched folder's problem event as the UI receives it (service/app-service.ts `onCoreEvent`). */
+function asProblemView(e: ReturnType<typeof problemEvent>): ProblemView {
+  return { code: e.code, message: e.message, params: { ...e.params, relPath: e.relPath }, at: 1, rootId: e.rootId };
+}
+
+/** The words of the notice a problem becomes, in a language. */
+function noticeText(language: 'en' | 'zh-CN', p: ProblemView): string {
+  const notice = applyProblems(initial(), { problems: [p] }).notices[0]!;
+  if (notice.kind !== 'problem') throw new Error('not a problem notice');
+  return errorText(createI18n(language).t, notice.error);
+}
+
+describe('errorText of a watched folder’s problems', () => {
+  it('says them in Chinese from their code and params, and in English as the sync layer wrote them', () => {
+    const held = problemEvent(3, 'clips/a.mp4', 'queue-disk-full', { count: 12 });
+    expect(noticeText('zh-CN', asProblemView(held))).toBe(
+      '12 个文件正在等待：数据库所在磁盘已满；释放空间后即加入队列。',
+    );
+    expect(noticeText('en', asProblemView(held))).toBe(held.message);
+    expect(held.message).toBe(
+      '12 file(s) wait: the disk holding the database is full; they are queued once space is freed',
+    );
+
+    const link = problemEvent(3, 'photos/loop', 'symlink-loop', { path: 'photos/loop' });
+    expect(noticeText('zh-CN', asProblemView(link))).toBe(
+      '链接 photos/loop 指向自身或已在监视中的文件夹（循环，或同一文件夹的第二条路径）；未跟随。',
+    );
+    const failed = problemEvent(3, 'a.txt', 'delete-failed', { key: 'up/a.txt', reason: 'Fmgr delete failed: 612' });
+    expect(noticeText('zh-CN', asProblemView(failed))).toBe(
+      '在服务上删除 up/a.txt 失败：Fmgr delete failed: 612；稍后会重试。',
+    );
+  });
+
+  it('no raw placeholder: what a full disk under a watched folder showed before (the app’s disk-full without its path)', () => {
+    const before: ProblemView = {
+      code: 'disk-full',
+      message: '3 file(s) wait: the disk holding the database is full; they are queued once space is freed',
+      params: { relPath: 'a.txt' },
+      at: 1,
+      rootId: 3,
+    };
+    // The catalog's disk-full needs {path}: the notice read "{{path}} 所在磁盘已满…" in both languages.
+    expect(noticeText('zh-CN', before)).toContain('{{path}}');
+    const now = asProblemView(problemEvent(3, 'a.txt', 'queue-disk-full', { count: 3 }));
+    for (const language of ['en', 'zh-CN'] as const) expect(noticeText(language, now)).not.toMatch(/\{\{?\w+\}/);
+  });
+});
+
+describe('keyRejectText: a rejected file of the Folders screen', () => {
+  it('says why by its code in Chinese; an unknown code keeps the row’s message', () => {
+    const zh = createI18n('zh-CN').t;
+    const row = {
+      relPath: 'bad\u0007.jpg',
+      code: 'control-character',
+      message: 'the name contains control character U+0007; rename the file',
+    };
+    expect(keyRejectText(zh, row)).toBe('名称包含控制字符；请重命名该文件。');
+    expect(keyRejectText(zh, { relPath: 'x', code: 'too-long', message: 'the key is 800 bytes…' })).toBe(
+      '键超过 750 字节（UTF-8）；请缩短路径或前缀。',
+    );
+    expect(keyRejectText(zh, { relPath: 'x', code: 'from-a-newer-version', message: 'its own words' })).toBe(
+      'its own words',
+    );
+    expect(keyRejectText(createI18n('en').t, row)).toBe('the name contains a control character; rename the file');
+  });
+});
