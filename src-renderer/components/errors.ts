@@ -15,11 +15,14 @@ export function errorText(t: TFunction, error: UiError): string {
 }
 
 /**
- * Why a watched folder's file was rejected (a row of WatchRootView's `rejected`): by its key
- * code (shared/keys.ts KeyRejectCode). The rows keep no params, so the words leave out the
- * row message's detail (the byte count, the character); an unknown code shows that message.
+ * Why a watched folder's file was rejected (a row of WatchRootView's `rejected`). The row's
+ * own message is English and has the detail (the byte count, the character): in English it
+ * is shown as it is. In another language the words come from its key code (shared/keys.ts
+ * KeyRejectCode), without the detail, since the rows keep no params; an unknown code shows
+ * the row's message.
  */
-export function keyRejectText(t: TFunction, rejected: { code: string; message: string }): string {
+export function keyRejectText(t: TFunction, language: string, rejected: { code: string; message: string }): string {
+  if (language === 'en' || language.startsWith('en-')) return rejected.message;
   return t(`folders.keyRejects.${rejected.code}`, { limit: MAX_KEY_BYTES, defaultValue: rejected.message });
 }
 

@@ -270,7 +270,11 @@ export const en = {
     confirmRemove: 'Stop watching {{path}}? Uploaded files stay in the bucket.',
     edit: 'Options',
     rejectedTitle: 'Rejected files',
-    /** Why a file's key was refused, by its code (shared/keys.ts); the row's own message, with its detail, is the tooltip. */
+    /**
+     * Why a file's key was refused, by its code (shared/keys.ts), for the other languages to
+     * translate: in English the Folders screen shows the row's own message, which has the
+     * detail (components/errors.ts keyRejectText).
+     */
     keyRejects: {
       empty: 'the key is empty',
       'too-long': 'the key is longer than {{limit}} bytes of UTF-8; shorten the path or the prefix',

@@ -195,7 +195,7 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
               dataIndex: 'message',
               // The row's English message, with its detail, on hover.
               render: (message: string, r: WatchRootView['rejected'][number]) => (
-                <span title={message}>{keyRejectText(t, r)}</span>
+                <span title={message}>{keyRejectText(t, lng, r)}</span>
               ),
             },
           ]}

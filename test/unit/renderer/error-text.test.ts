@@ -79,11 +79,19 @@ describe('keyRejectText: a rejected file of the Folders screen', () => {
       code: 'control-character',
       message: 'the name contains control character U+0007; rename the file',
     };
-    expect(keyRejectText(zh, row)).toBe('名称包含控制字符；请重命名该文件。');
-    expect(keyRejectText(zh, { code: 'too-long', message: 'the key is 800 bytes…' })).toBe(
+    expect(keyRejectText(zh, 'zh-CN', row)).toBe('名称包含控制字符；请重命名该文件。');
+    expect(keyRejectText(zh, 'zh-CN', { code: 'too-long', message: 'the key is 800 bytes…' })).toBe(
       '键超过 750 字节（UTF-8）；请缩短路径或前缀。',
     );
-    expect(keyRejectText(zh, { code: 'from-a-newer-version', message: 'its own words' })).toBe('its own words');
-    expect(keyRejectText(tIn('en'), row)).toBe('the name contains a control character; rename the file');
+    expect(keyRejectText(zh, 'zh-CN', { code: 'from-a-newer-version', message: 'its own words' })).toBe(
+      'its own words',
+    );
+  });
+  it('in English shows the row’s own message, with its detail', () => {
+    const row = {
+      code: 'control-character',
+      message: 'the name contains control character U+0007; rename the file',
+    };
+    expect(keyRejectText(tIn('en'), 'en', row)).toBe(row.message);
   });
 });
