@@ -1,0 +1,73 @@
+/**
+ * A watched folder's problems in the UI's language, in Chromium against the real
+ * `blocklift serve` (embedded emulator): a folder holding a file whose name has a control
+ * character (its key is refused: a rejected file) and a link to nothing (with links
+ * followed, a problem event). With the UI in Chinese, the notice says the problem
+ * and the Folders screen says why the file was rejected in Chinese, built from the error
+ * catalog's code and params, not the English message. Screenshot: folders-problems-zh.
+ */
+import { mkdirSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Settings, WatchRootView } from '../../src-main/shared/contract';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { shot, openServedApp, startServe, type ServeApp } from './serve-app';
+
+let home: string;
+let trip: string;
+let app: ServeApp;
+let browser: Chromium;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  home = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-home-')));
+  trip = path.join(home, 'Trip');
+  await mkdir(trip);
+  const old = new Date(Date.now() - 3600_000); // older than the stability window: ready at once
+  for (const name of ['ok.txt', 'bell\u0007.txt']) {
+    await writeFile(path.join(trip, name), 'x'.repeat(100));
+    await utimes(path.join(trip, name), old, old);
+  }
+  await symlink(path.join(trip, 'nowhere'), path.join(trip, 'stale-link'));
+  app = await startServe({ home });
+  ({ browser, page } = await openServedApp(app, { width: 1300, height: 850 }, pageErrors));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  if (home) await rm(home, { recursive: true, force: true });
+});
+
+describe('a watched folder’s problems in Chinese (real serve, Chromium)', () => {
+  it('says the dead link and the rejected file in Chinese, from their codes', async () => {
+    const s = await app.api<Settings>('settings.set', { language: 'zh-CN' });
+    expect(s.language).toBe('zh-CN');
+    await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    // Links followed (the default skips them), so the dead one is met and reported.
+    await app.api('roots.add', { path: trip, bucket: 'local', prefix: 'trip/', options: { symlinks: 'follow' } });
+    await expect
+      .poll(async () => (await app.api<WatchRootView[]>('roots.list'))[0]?.rejected.map((r) => r.code), {
+        timeout: 30_000,
+      })
+      .toEqual(['control-character']);
+
+    // The dead link's problem, as a notice: the catalog's template in Chinese with its path.
+    const notice = page.getByText('链接 stale-link 的目标不存在。');
+    await notice.first().waitFor({ timeout: 30_000 });
+
+    await page.getByRole('tab', { name: '文件夹' }).click();
+    const rejected = page.getByText('名称包含控制字符；请重命名该文件。');
+    await rejected.waitFor();
+    // The English message, with the character's code, is the tooltip.
+    expect(await rejected.getAttribute('title')).toContain('U+0007');
+    expect(await page.getByText('points to nothing').count()).toBe(0);
+    await shot(page, 'folders-problems-zh');
+    expect(pageErrors).toEqual([]);
+  });
+});
