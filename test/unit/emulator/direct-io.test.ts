@@ -4,7 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DIRECT_IO_ALIGN } from '../../../src-main/base/direct-io';
-import { BATCH_BUFFER_BYTES, BatchBuffers, BlockFileWriter, directIoDisabledByEnv } from '../../../src-main/emulator/direct-io';
+import {
+  BATCH_BUFFER_BYTES,
+  BatchBuffers,
+  BlockFileWriter,
+  directIoDisabledByEnv,
+} from '../../../src-main/emulator/direct-io';
 
 const dirs: string[] = [];
 function tempDir(base = os.tmpdir()): string {
