@@ -19,17 +19,30 @@ export const O_DIRECT: number | undefined = (constants as { O_DIRECT?: number })
 const PROBE_STEP = 16;
 
 /**
- * The first offset below DIRECT_IO_ALIGN (in steps of 16 bytes) at which `accepts(offset)`
- * returns true, or null when none does. `accepts` makes one direct call from that offset of
- * the buffer and returns false when the kernel refuses it (EINVAL); any other error is
- * its caller's. Up to 256 refused calls, each an exception: they are made without stack
- * traces, which were most of their cost.
+ * The offsets below DIRECT_IO_ALIGN a probe tries, in steps of 16 bytes, likeliest first:
+ * 0 (memory already aligned), then DIRECT_IO_ALIGN − 16 (a large buffer from glibc's malloc
+ * is its own mapping, a page plus 16 bytes of header: 4080 bytes in is a page boundary), then
+ * the others.
+ */
+export function* alignmentCandidates(): Generator<number> {
+  yield 0;
+  yield DIRECT_IO_ALIGN - PROBE_STEP;
+  for (let off = PROBE_STEP; off < DIRECT_IO_ALIGN - PROBE_STEP; off += PROBE_STEP) yield off;
+}
+
+/**
+ * The first of `alignmentCandidates()` at which `accepts(offset)` returns true, or null when
+ * none does. `accepts` makes one direct call from that offset of the buffer and returns false
+ * when the kernel refuses it (EINVAL); any other error is its caller's. Up to 256 refused
+ * calls, each an exception: they are made without stack traces, which were most of their
+ * cost. Synchronous, for the emulator's writes; the engine's reads probe asynchronously
+ * (engine/file-source.ts) over the same candidates.
  */
 export function probeAlignedOffset(accepts: (offset: number) => boolean): number | null {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    for (let off = 0; off < DIRECT_IO_ALIGN; off += PROBE_STEP) if (accepts(off)) return off;
+    for (const off of alignmentCandidates()) if (accepts(off)) return off;
   } finally {
     Error.stackTraceLimit = limit;
   }

@@ -1,7 +1,7 @@
-import { constants, readSync, type Stats } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, stat, statfs, type FileHandle } from 'node:fs/promises';
 import { crc32 } from '../base/crc32';
-import { DIRECT_IO_ALIGN, O_DIRECT, alignUp, isDirectIoRefusal, probeAlignedOffset } from '../base/direct-io';
+import { DIRECT_IO_ALIGN, O_DIRECT, alignUp, alignmentCandidates, isDirectIoRefusal } from '../base/direct-io';
 import { TransferFailure } from './errors';
 
 /** What a person can do about a file that would not open. */
@@ -39,6 +39,19 @@ export function keptChangingWhileRead(p: string): TransferFailure {
 /** Chunks shorter than this are read through the page cache (a direct read saves little on them). */
 export const MIN_DIRECT_READ_BYTES = 64 * 1024;
 
+/**
+ * The file systems whose files are read with O_DIRECT (statfs `f_type`): local block file
+ * systems whose direct reads go to the disk. Elsewhere O_DIRECT saves nothing or means
+ * something else: btrfs and tmpfs serve a misaligned direct read from memory without a word,
+ * and on NFS or SMB it changes how the client caches the file (other programs' reads of it
+ * included). Those files are read through the page cache.
+ */
+export const DIRECT_READ_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0xef53, 'ext2/3/4'],
+  [0x58465342, 'xfs'],
+  [0xf2f52010, 'f2fs'],
+]);
+
 /** True when BLOCKLIFT_NO_DIRECT_IO asks for reads through the page cache only. */
 export function directReadsDisabledByEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   const v = env.BLOCKLIFT_NO_DIRECT_IO;
@@ -46,10 +59,10 @@ export function directReadsDisabledByEnv(env: NodeJS.ProcessEnv = process.env): 
 }
 
 /**
- * Per read buffer (BufferPool's, reused), the offset into it at which O_DIRECT accepts the
- * memory, probed once; null when no offset was accepted.
+ * Per read buffer (BufferPool's, reused) and device, the offset into the buffer at which
+ * O_DIRECT accepts its memory, probed once (devices differ in the alignment they need).
  */
-const alignedOffsets = new WeakMap<Buffer, number | null>();
+const alignedOffsets = new WeakMap<Buffer, Map<number, number>>();
 
 /**
  * The local file of a transfer, open for reading. Every failure is a TransferFailure with a
@@ -58,19 +71,21 @@ const alignedOffsets = new WeakMap<Buffer, number | null>();
  */
 export class FileSource {
   /**
-   * A second descriptor of the file opened with O_DIRECT, for chunk reads (`readChunk`):
-   * undefined until the first one, null when the platform, the file system or
-   * BLOCKLIFT_NO_DIRECT_IO says no.
+   * A second descriptor of the file opened with O_DIRECT, for chunk reads (`readChunk`), and
+   * its device: undefined until the first chunk, null when the platform, the file system or
+   * BLOCKLIFT_NO_DIRECT_IO says no. Kept open until `close()` even once direct reads stop
+   * (`directOff`), so a read of another block still using it never meets a closed descriptor.
    */
-  private direct: FileHandle | null | undefined;
-  private directOpening: Promise<unknown> | undefined;
+  private direct: { fh: FileHandle; dev: number } | null | undefined;
+  private directOpening: Promise<void> | undefined;
+  /** Direct reads of this file stopped (one failed, or no buffer offset was accepted). */
+  private directOff = false;
+  private closed = false;
 
   private constructor(
     readonly path: string,
     readonly handle: FileHandle,
-  ) {
-    if (O_DIRECT === undefined || directReadsDisabledByEnv()) this.direct = null;
-  }
+  ) {}
 
   static async open(p: string): Promise<FileSource> {
     try {
@@ -106,27 +121,29 @@ export class FileSource {
    * them. Where it can, the read is direct (O_DIRECT): the disk's bytes land in `buf` without
    * the kernel's copy through the page cache, which is about a tenth of the uploader's CPU
    * per GiB (src-main/engine/README.md), and a 200 GB file read once does not push everything
-   * else out of the page cache. That needs `position` on a 4 KiB boundary, `buf` at least
-   * DIRECT_IO_ALIGN bytes longer than `length` rounded up to 4 KiB (BufferPool's are), and a
-   * file system that takes O_DIRECT; the view then starts at the offset of `buf` whose address
-   * the kernel accepts. Otherwise, and for whatever a direct read leaves, the read goes
-   * through the page cache, from the start of `buf`. Failures as `readAt`.
+   * else out of the page cache. That needs Linux, a file system of DIRECT_READ_FILE_SYSTEMS,
+   * `position` on a 4 KiB boundary, `length` of MIN_DIRECT_READ_BYTES or more, and `buf` at
+   * least DIRECT_IO_ALIGN bytes longer than `length` rounded up to 4 KiB (BufferPool's are);
+   * the view then starts at the offset of `buf` whose address the kernel accepts. Otherwise,
+   * and for whatever a direct read leaves, the read goes through the page cache into the same
+   * view. Direct reads are only a saving: when one fails, for whatever reason, this file is
+   * read through the page cache from then on, and that read says what is wrong, if anything
+   * is. Failures as `readAt`.
    */
   async readChunk(buf: Buffer, length: number, position: number): Promise<Buffer> {
-    const off = await this.directOffset(buf, length, position);
-    const view = buf.subarray(off ?? 0, (off ?? 0) + length);
+    const d = await this.directFor(buf, length, position);
+    const off = d?.off ?? 0;
+    const view = buf.subarray(off, off + length);
     let done = 0;
-    if (off !== null) {
+    if (d) {
       try {
-        done = await this.readDirect(buf, off, length, position);
-      } catch (e) {
-        if (!isDirectIoRefusal(e)) throw readFailure(this.path, e);
-        // Refused after all: the buffer was probed on another file's device, which takes
-        // memory this one does not (the next file to use the buffer probes it again), or
-        // the file system said yes only at open. This file is read through the page cache
-        // from now on.
-        alignedOffsets.delete(buf);
-        await this.dropDirect();
+        done = await readDirect(d.fh, buf, off, length, position);
+      } catch {
+        // Refused (the buffer's offset suits another device, or the file system said yes
+        // only at open), or failed (a write-back of the file's dirty pages, an I/O error):
+        // the page cache from now on, from the start of this chunk.
+        alignedOffsets.get(buf)?.delete(d.dev);
+        this.directOff = true;
         done = 0;
       }
     }
@@ -134,71 +151,65 @@ export class FileSource {
     return view;
   }
 
-  /**
-   * Direct reads into `buf` from `off` until `length` bytes are in or a read ends short of
-   * a 4 KiB boundary (the rest is then read through the page cache). Each read asks for a
-   * whole number of 4 KiB pages: at the file's end the kernel returns what there is.
-   */
-  private async readDirect(buf: Buffer, off: number, length: number, position: number): Promise<number> {
-    const fh = this.direct!;
-    let done = 0;
-    while (done < length && done % DIRECT_IO_ALIGN === 0) {
-      const { bytesRead } = await fh.read(buf, off + done, alignUp(length - done), position + done);
-      if (bytesRead === 0) break; // shorter than expected: readAt says file-changed
-      done = Math.min(length, done + bytesRead);
-    }
-    return done;
-  }
-
-  /** The offset of `buf` to read directly into, or null when this read goes through the page cache. */
-  private async directOffset(buf: Buffer, length: number, position: number): Promise<number | null> {
-    if (this.direct === null || length < MIN_DIRECT_READ_BYTES || position % DIRECT_IO_ALIGN !== 0) return null;
-    if (this.direct === undefined) {
-      // The file's blocks ask at once: one open for all of them. Opened through the handle
-      // (/proc/self/fd), not the path: the same file even if another was renamed over it
-      // since, so every chunk comes from the one file the change checks are about.
-      this.directOpening ??= open(`/proc/self/fd/${this.handle.fd}`, constants.O_RDONLY | O_DIRECT!).then(
-        (fh) => (this.direct === undefined ? (this.direct = fh) : (void fh.close().catch(() => undefined), null)),
-        // EINVAL: the file system takes no O_DIRECT (tmpfs before Linux 6.6, some FUSE ones);
-        // ENOENT: no /proc. Anything else, the reads through `handle` will say.
-        () => (this.direct = null),
-      );
-      await this.directOpening;
-      if (!this.direct) return null;
-    }
-    let off = alignedOffsets.get(buf);
+  /** The direct descriptor and the offset of `buf` to read into, or null when this read goes through the page cache. */
+  private async directFor(
+    buf: Buffer,
+    length: number,
+    position: number,
+  ): Promise<{ fh: FileHandle; off: number; dev: number } | null> {
+    if (this.direct === null || this.directOff) return null;
+    if (length < MIN_DIRECT_READ_BYTES || position % DIRECT_IO_ALIGN !== 0) return null;
+    // The file's blocks ask at once: one open for all of them.
+    if (this.direct === undefined) await (this.directOpening ??= this.openDirect());
+    const d = this.direct;
+    if (!d || this.directOff) return null;
+    let off = alignedOffsets.get(buf)?.get(d.dev);
     if (off === undefined) {
-      off = this.probe(buf);
-      alignedOffsets.set(buf, off);
+      const probed = await probeBuffer(d.fh, buf);
+      if (probed === null) {
+        this.directOff = true; // no offset accepted: this file system refuses direct reads
+        return null;
+      }
+      off = probed;
+      const byDevice = alignedOffsets.get(buf) ?? new Map<number, number>();
+      byDevice.set(d.dev, off);
+      alignedOffsets.set(buf, byDevice);
     }
-    return off !== null && off + alignUp(length) <= buf.length ? off : null;
+    return off + alignUp(length) <= buf.length ? { fh: d.fh, off, dev: d.dev } : null;
   }
 
   /**
-   * The offset of `buf` whose address O_DIRECT accepts: one direct read of the file's first
-   * 4 KiB (the file is at least MIN_DIRECT_READ_BYTES long) from each candidate until one is
-   * accepted. Synchronous: the refused ones fail before any I/O; the accepted one is a single
-   * 4 KiB read, once per buffer of the pool.
+   * Opens the direct descriptor, when the file's file system is one of
+   * DIRECT_READ_FILE_SYSTEMS. Opened through the handle (/proc/self/fd), not the path: the
+   * same file even if another was renamed over it since, so every chunk comes from the one
+   * file the change checks are about. Any failure (no /proc, EINVAL: no O_DIRECT there, a
+   * permission changed since the first open) leaves the page cache.
    */
-  private probe(buf: Buffer): number | null {
-    const fd = this.direct!.fd;
-    return probeAlignedOffset((at) => {
-      if (at + DIRECT_IO_ALIGN > buf.length) return false;
-      try {
-        return readSync(fd, buf, at, DIRECT_IO_ALIGN, 0) > 0;
-      } catch (e) {
-        if (isDirectIoRefusal(e)) return false;
-        throw readFailure(this.path, e);
+  private async openDirect(): Promise<void> {
+    if (O_DIRECT === undefined || directReadsDisabledByEnv()) {
+      this.direct = null;
+      return;
+    }
+    try {
+      const same = `/proc/self/fd/${this.handle.fd}`;
+      if (!DIRECT_READ_FILE_SYSTEMS.has((await statfs(same)).type)) {
+        this.direct = null;
+        return;
       }
-    });
-  }
-
-  /** No more direct reads of this file; closes the descriptor (also one still opening). */
-  private async dropDirect(): Promise<void> {
-    const fh = this.direct;
-    this.direct = null;
-    await fh?.close().catch(() => undefined);
-    await this.directOpening;
+      const fh = await open(same, constants.O_RDONLY | O_DIRECT);
+      const { dev } = await fh.stat().catch(async (e: unknown) => {
+        await fh.close().catch(() => undefined);
+        throw e;
+      });
+      if (this.closed) {
+        await fh.close().catch(() => undefined);
+        this.direct = null;
+        return;
+      }
+      this.direct = { fh, dev };
+    } catch {
+      this.direct = null;
+    }
   }
 
   /** CRC-32 of `length` bytes from `position`, read through `scratch`. */
@@ -227,9 +238,52 @@ export class FileSource {
   }
 
   async close(): Promise<void> {
-    await this.dropDirect();
+    this.closed = true;
+    await this.directOpening;
+    const d = this.direct;
+    this.direct = null;
+    await d?.fh.close().catch(() => undefined);
     await this.handle.close().catch(() => undefined);
   }
+}
+
+/**
+ * Direct reads into `buf` from `off` until `length` bytes are in or a read ends short of a
+ * 4 KiB boundary (the caller reads the rest through the page cache). Each read asks for a
+ * whole number of 4 KiB pages: at the file's end the kernel returns what there is, and
+ * whatever lands past `length` is outside the caller's view. Returns the bytes read.
+ * open(2) warns that a fork() while a direct read fills private memory could leave the
+ * bytes in the wrong process on old kernels: this process forks (the emulator host, a
+ * helper program), but never writes a buffer while its read is in flight, and kernels since
+ * 5.8 pin the pages against copy-on-write.
+ */
+async function readDirect(fh: FileHandle, buf: Buffer, off: number, length: number, position: number): Promise<number> {
+  let done = 0;
+  while (done < length && done % DIRECT_IO_ALIGN === 0) {
+    const { bytesRead } = await fh.read(buf, off + done, alignUp(length - done), position + done);
+    if (bytesRead === 0) break; // shorter than expected: the page-cache read says file-changed
+    done = Math.min(length, done + bytesRead);
+  }
+  return done;
+}
+
+/**
+ * The offset of `buf` whose address O_DIRECT accepts on the device of `fh`: one direct read
+ * of the file's first 4 KiB (the file is at least MIN_DIRECT_READ_BYTES long) from each of
+ * `alignmentCandidates()` until one is accepted; the usual buffer is accepted at the first
+ * or the second (base/direct-io.ts). Through the thread pool, like every read of the engine.
+ * Null when none is accepted, or when the read fails otherwise or finds the file empty.
+ */
+async function probeBuffer(fh: FileHandle, buf: Buffer): Promise<number | null> {
+  for (const at of alignmentCandidates()) {
+    if (at + DIRECT_IO_ALIGN > buf.length) continue;
+    try {
+      return (await fh.read(buf, at, DIRECT_IO_ALIGN, 0)).bytesRead > 0 ? at : null;
+    } catch (e) {
+      if (!isDirectIoRefusal(e)) return null;
+    }
+  }
+  return null;
 }
 
 /** Largest file read whole by the engine's reader thread (small-reader.ts); larger ones go through FileSource. */

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  constants,
   fsyncSync,
   mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
+  statfsSync,
+  writeFileSync,
   writeSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +18,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DIRECT_IO_ALIGN, O_DIRECT } from '../../../src-main/base/direct-io';
 import { BufferPool } from '../../../src-main/engine/buffers';
-import { FileSource, MIN_DIRECT_READ_BYTES } from '../../../src-main/engine/file-source';
+import { DIRECT_READ_FILE_SYSTEMS, FileSource, MIN_DIRECT_READ_BYTES } from '../../../src-main/engine/file-source';
 
 const MiB = 1024 * 1024;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'blocklift-file-source-'));
@@ -42,21 +44,25 @@ function storageReadBytes(): number {
   return Number(/^read_bytes: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 }
 
-const openFds = () => readdirSync('/proc/self/fd').length;
-
-/** Whether the temp folder's file system takes O_DIRECT at all (tmpfs before Linux 6.6 does not). */
-const directHere = ((): boolean => {
-  if (O_DIRECT === undefined) return false;
-  const probe = path.join(dir, 'probe');
-  try {
-    closeSync(openSync(probe, constants.O_WRONLY | constants.O_CREAT | O_DIRECT));
-    return true;
-  } catch {
-    return false;
-  } finally {
-    rmSync(probe, { force: true });
+/**
+ * This process's descriptors open on `file` (unit tests share one process: other files'
+ * descriptors are not counted).
+ */
+function fdsOn(file: string): number {
+  let n = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === file) n++;
+    } catch {
+      // closed meanwhile
+    }
   }
-})();
+  return n;
+}
+
+/** Whether chunks of files in the temp folder are read directly here (Linux, one of the file systems listed for it). */
+const directHere = O_DIRECT !== undefined && DIRECT_READ_FILE_SYSTEMS.has(statfsSync(dir).type);
+const NO_DIRECT_HERE = `the temp folder is on ${statfsSync(dir).type.toString(16)}, not a file system the engine reads directly (or this platform has no O_DIRECT)`;
 
 const SIZE = 2 * MiB + 1234; // not a whole number of 4 KiB pages
 const { file, bytes } = fileOf('data', SIZE);
@@ -91,7 +97,7 @@ describe('FileSource.readChunk', () => {
   });
 
   it('reads a chunk from the disk, not through the page cache', async (ctx) => {
-    if (!directHere) ctx.skip('the temp folder’s file system (or this platform) takes no O_DIRECT');
+    if (!directHere) ctx.skip(NO_DIRECT_HERE);
     const s = await source();
     const buf = pool.take(MiB);
     const before = storageReadBytes();
@@ -99,32 +105,32 @@ describe('FileSource.readChunk', () => {
     expect(view.equals(bytes.subarray(MiB, 2 * MiB))).toBe(true);
     // The file is in the page cache: only a direct read fetches it from the disk again.
     expect(storageReadBytes() - before).toBeGreaterThanOrEqual(MiB);
+    expect(fdsOn(file)).toBe(2); // the file's handle and its direct descriptor
   });
 
   it('reads through the page cache when BLOCKLIFT_NO_DIRECT_IO=1', async (ctx) => {
-    if (process.platform !== 'linux') ctx.skip('counts its disk reads in /proc/self/io, which only Linux has');
+    if (!directHere) ctx.skip(NO_DIRECT_HERE);
     process.env.BLOCKLIFT_NO_DIRECT_IO = '1';
     const s = await source();
-    const before = storageReadBytes();
     const view = await s.readChunk(pool.take(MiB), MiB, MiB);
     expect(view.equals(bytes.subarray(MiB, 2 * MiB))).toBe(true);
     expect(view.byteOffset).toBe(0);
-    expect(storageReadBytes() - before).toBeLessThan(MiB);
+    expect(fdsOn(file)).toBe(1); // no direct descriptor
   });
 
   it('opens one direct descriptor for reads that start together, and close() closes it', async (ctx) => {
-    if (process.platform !== 'linux') ctx.skip('counts its descriptors in /proc/self/fd, which only Linux has');
-    const fdsBefore = openFds();
+    if (process.platform !== 'linux') ctx.skip('counts descriptors in /proc/self/fd, which only Linux has');
     const s = await FileSource.open(file);
     const bufs = Array.from({ length: 8 }, () => pool.take(MiB / 4));
     const views = await Promise.all(bufs.map((b, i) => s.readChunk(b, MiB / 4, i * (MiB / 4))));
     views.forEach((v, i) => expect(v.equals(bytes.subarray(i * (MiB / 4), (i + 1) * (MiB / 4)))).toBe(true));
-    expect(openFds() - fdsBefore).toBe(directHere ? 2 : 1);
+    expect(fdsOn(file)).toBe(directHere ? 2 : 1);
     await s.close();
-    expect(openFds()).toBe(fdsBefore);
+    expect(fdsOn(file)).toBe(0);
   });
 
-  it('reads the file it opened, even after another file was renamed over its path', async () => {
+  it('reads the file it opened, even after another file was renamed over its path', async (ctx) => {
+    if (!directHere) ctx.skip(NO_DIRECT_HERE);
     const { file: own, bytes: ownBytes } = fileOf('renamed-over', 2 * MiB);
     const s = await FileSource.open(own);
     sources.push(s);
@@ -132,6 +138,36 @@ describe('FileSource.readChunk', () => {
     renameSync(other, own); // an editor's save: a new file takes the name
     const view = await s.readChunk(pool.take(MiB), MiB, MiB);
     expect(view.equals(ownBytes.subarray(MiB, 2 * MiB))).toBe(true);
+  });
+
+  it('says the file changed when a direct read finds it ends on a page boundary before the chunk does', async () => {
+    const { file: short } = fileOf('ends-on-a-page', 2 * MiB);
+    const s = await FileSource.open(short);
+    sources.push(s);
+    // Direct: 512 KiB come, then the end of the file (a read of 0 bytes) where 1 MiB was due.
+    await expect(s.readChunk(pool.take(MiB), MiB, 1.5 * MiB)).rejects.toMatchObject({ code: 'file-changed' });
+  });
+
+  it('reads a file on a file system outside the list through the page cache (tmpfs: /dev/shm)', async (ctx) => {
+    let shm: string;
+    try {
+      if (DIRECT_READ_FILE_SYSTEMS.has(statfsSync('/dev/shm').type)) throw new Error('listed');
+      shm = mkdtempSync('/dev/shm/blocklift-file-source-');
+    } catch {
+      return ctx.skip('no /dev/shm outside the list of file systems read directly');
+    }
+    try {
+      const f = path.join(shm, 'data');
+      writeFileSync(f, bytes);
+      const s = await FileSource.open(f);
+      const view = await s.readChunk(pool.take(MiB), MiB, 0);
+      expect(view.equals(bytes.subarray(0, MiB))).toBe(true);
+      expect(view.byteOffset).toBe(0);
+      expect(fdsOn(f)).toBe(1); // no second, direct descriptor
+      await s.close();
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
   });
 
   it('says the file changed when it is shorter than the chunk', async () => {
