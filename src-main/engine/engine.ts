@@ -70,8 +70,9 @@ export class UploadEngine implements TransferQueue, TransferControl {
       now: this.now,
       closed: () => this.closed,
     };
-    // A wider window admits more small files at once.
+    // A wider window admits more small files at once; it is full when these run.
     this.resources.scheduler.onChange(() => this.pumpSoon());
+    this.resources.scheduler.runningFiles = () => this.running.size;
   }
 
   /** Tuning while uploads run, nothing restarted (UploadResources.reconfigure); a higher limit starts queued transfers now. */
@@ -301,7 +302,6 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const tracker = new ProgressTracker(0, rec.size);
     const entry = { ctrl, hard, tracker, done: Promise.resolve(), small };
     this.running.set(rec.id, entry);
-    this.resources.scheduler.runningFiles = this.running.size;
     if (!small) this.largeRunning++;
     let released = false;
     /** Frees the run's slot; true only for the call that did. */
@@ -309,7 +309,6 @@ export class UploadEngine implements TransferQueue, TransferControl {
       if (released) return false;
       released = true;
       this.running.delete(rec.id);
-      this.resources.scheduler.runningFiles = this.running.size;
       if (!small) this.largeRunning--;
       return true;
     };

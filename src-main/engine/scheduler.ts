@@ -132,12 +132,12 @@ export class Scheduler {
   private readonly listeners = new Set<() => void>();
   private readonly inFlight: Record<RequestKind, number> = { block: 0, form: 0 };
   /**
-   * Files the engine runs now, large and small (engine.ts keeps it). The small files' window
-   * is full when these reach `filesAtOnce`: the engine admits no more then, so work waits for
-   * the window. (Form requests in flight alone stay under it: each admitted file also spends
-   * time reading, hashing and recording before and after its request.)
+   * Files the engine runs now, large and small (engine.ts gives its count). The small files'
+   * window is full when these reach `filesAtOnce`: the engine admits no more then, so work
+   * waits for the window. (Form requests in flight alone stay under it: each admitted file also
+   * spends time reading, hashing and recording before and after its request.)
    */
-  runningFiles = 0;
+  runningFiles: () => number = () => 0;
 
   constructor(limits: Partial<SchedulerLimits> = {}, opts: { adaptive?: boolean | WindowOptions } = {}) {
     this.limits = checkLimits({ ...DEFAULT_LIMITS, ...limits });
@@ -204,7 +204,7 @@ export class Scheduler {
       if (done) return;
       done = true;
       const full =
-        kind === 'form' ? this.runningFiles >= this.filesAtOnce : this.inFlight[kind] >= this.blockCapacity();
+        kind === 'form' ? this.runningFiles() >= this.filesAtOnce : this.inFlight[kind] >= this.blockCapacity();
       this.inFlight[kind]--;
       if (!replied || !this.window) return;
       const t = now();
