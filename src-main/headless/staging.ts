@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { isDiskFull } from '../base/disk-full';
 import { failure, type DoorBackend } from '../service/door-backend';
 import type { AddTransfersInput, TransferTarget } from '../shared/contract';
-import { ERROR_CATALOG, formatMessage } from '../shared/errors';
+import { catalogMessage } from '../shared/errors';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../shared/wire';
 
 /** Transfer states after which a staged copy is no longer needed. */
@@ -117,7 +117,7 @@ export function registerStagingRoutes(app: FastifyInstance, staged: StagedFiles)
         // 507 Insufficient Storage: the browser keeps the file and can send it again later.
         req.raw.resume();
         const params = { path: staged.dir };
-        return reply.code(507).send(failure('disk-full', formatMessage(ERROR_CATALOG['disk-full'].en, params), params));
+        return reply.code(507).send(failure('disk-full', catalogMessage('disk-full', params), params));
       }
       return { ok: true, value: { staged: true } };
     });

@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, formatMessage } from '../shared/errors';
+import { catalogMessage } from '../shared/errors';
 import type { CoreProblem } from '../shared/events';
 import type { TransferProgress } from '../shared/events';
 
@@ -47,7 +47,7 @@ export class DiskFullProblems {
     const params = { path: this.dbFile };
     this.problem({
       code: 'disk-full',
-      message: formatMessage(ERROR_CATALOG['disk-full'].en, params),
+      message: catalogMessage('disk-full', params),
       params,
       ...(transferId !== undefined ? { transferId } : {}),
     });

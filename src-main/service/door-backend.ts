@@ -1,5 +1,5 @@
 import type { AppApi, AppError, AppEventMessage, Result } from '../shared/contract';
-import { ERROR_CATALOG, formatMessage, type ErrorCode } from '../shared/errors';
+import { catalogMessage, type ErrorCode } from '../shared/errors';
 
 /**
  * What a door (the Electron IPC handlers, the headless HTTP/WebSocket router) serves: the
@@ -35,5 +35,5 @@ export function failure(code: AppError['code'], message: string, params: AppErro
 
 /** A door's own refusal (before any verb runs) as the envelope, its message from the catalog. */
 export function refusal(code: ErrorCode, params: AppError['params'] = {}): Result<never> {
-  return failure(code, formatMessage(ERROR_CATALOG[code].en, params), params);
+  return failure(code, catalogMessage(code, params), params);
 }

@@ -154,6 +154,14 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.prototype.hasOwnProperty.call(ERROR_CATALOG, code);
 }
 
+/** The English message of a catalog code, its template filled with `params` (formatMessage). */
+export function catalogMessage(
+  code: ErrorCode,
+  params: Readonly<Record<string, string | number | boolean | null>>,
+): string {
+  return formatMessage(ERROR_CATALOG[code].en, params);
+}
+
 /** Fills a template's `{name}` placeholders; a missing param stays visible as `{name}`. */
 export function formatMessage(
   template: string,

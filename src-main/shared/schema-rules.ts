@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AppError } from './contract';
-import { ERROR_CATALOG, formatMessage, isErrorCode, type ErrorCode } from './errors';
+import { catalogMessage, isErrorCode, type ErrorCode } from './errors';
 
 /**
  * How the contract's schemas (schemas.ts, fmgr-ops.ts) say what is wrong: a domain rule is a
@@ -82,10 +82,10 @@ export function appErrorOfIssues(issues: readonly z.core.$ZodIssue[]): AppError 
   const coded = first && codeOfIssue(first);
   if (coded) {
     const { code, ...params } = coded;
-    return { code, message: formatMessage(ERROR_CATALOG[code].en, params), params };
+    return { code, message: catalogMessage(code, params), params };
   }
   const params = { detail: issuesDetail(issues) };
-  return { code: 'invalid-input', message: formatMessage(ERROR_CATALOG['invalid-input'].en, params), params };
+  return { code: 'invalid-input', message: catalogMessage('invalid-input', params), params };
 }
 
 /** The words of the first issue (for a form's field or a command-line flag). */

@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, formatMessage, type ErrorCode, type ErrorParams } from '../shared/errors';
+import { catalogMessage, type ErrorCode, type ErrorParams } from '../shared/errors';
 import type { WatchRootEvent } from './events';
 import type { ScanProblem } from './scanner';
 
@@ -16,7 +16,7 @@ export function problemEvent<C extends ErrorCode>(
   code: C,
   params: ErrorParams<C>,
 ): ProblemEvent {
-  return { type: 'problem', rootId, relPath, code, message: formatMessage(ERROR_CATALOG[code].en, params), params };
+  return { type: 'problem', rootId, relPath, code, message: catalogMessage(code, params), params };
 }
 
 /** What the walk could not read or follow (scanner.ts builds it from the catalog the same way), as an event. */

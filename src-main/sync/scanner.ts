@@ -2,7 +2,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { ERROR_CATALOG, formatMessage, type ErrorParams } from '../shared/errors';
+import { catalogMessage, type ErrorParams } from '../shared/errors';
 import type { PathFilter } from './path-filter';
 
 /**
@@ -31,7 +31,7 @@ export interface ScanProblem {
 }
 
 function scanProblem<C extends ScanProblemCode>(relPath: string, code: C, params: ErrorParams<C>): ScanProblem {
-  return { relPath, code, message: formatMessage(ERROR_CATALOG[code].en, params), params };
+  return { relPath, code, message: catalogMessage(code, params), params };
 }
 
 /** One folder's worth of results. */

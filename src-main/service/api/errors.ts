@@ -4,7 +4,7 @@ import { PlanError } from '../../engine/plan';
 import { ServiceError } from '../../protocol/errors';
 import { FopsSyntaxError } from '../../protocol/fops';
 import type { AppError } from '../../shared/contract';
-import { ERROR_CATALOG, formatMessage, type ErrorCode } from '../../shared/errors';
+import { catalogMessage, type ErrorCode } from '../../shared/errors';
 import { appErrorOfIssues } from '../../shared/schema-rules';
 import { ReviewInputError } from '../../store/tasks/vca-repo';
 import { WatchOptionsError } from '../../sync/options';
@@ -28,12 +28,12 @@ export class AppServiceError extends Error {
     readonly params: Params = {},
     message?: string,
   ) {
-    super(message ?? formatMessage(ERROR_CATALOG[code].en, params));
+    super(message ?? catalogMessage(code, params));
   }
 }
 
 export function appError(code: ErrorCode, params: Params = {}, message?: string): AppError {
-  return { code, message: message ?? formatMessage(ERROR_CATALOG[code].en, params), params };
+  return { code, message: message ?? catalogMessage(code, params), params };
 }
 
 export function notFound(what: string, id: number | string): AppServiceError {
