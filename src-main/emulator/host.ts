@@ -20,6 +20,7 @@ import type {
   ToEmulator,
 } from './host-protocol';
 import type { UploadCounts } from './upload-counts';
+import { EMULATOR_NODE_FLAGS } from './node-flags';
 
 /**
  * An emulator off the caller's event loop: `startEmulator` (server.ts) run in a worker
@@ -142,7 +143,7 @@ function childChannel(logger: Logger): Channel {
   const entry = entryFile();
   const child: ChildProcess = fork(entry, [], {
     // Inspector or profiling flags of the app are not the emulator's.
-    execArgv: fromSources ? ['--import', pathToFileURL(tsxFiles().loader).href] : [],
+    execArgv: [...EMULATOR_NODE_FLAGS, ...(fromSources ? ['--import', pathToFileURL(tsxFiles().loader).href] : [])],
     // Electron's binary runs as plain Node for it.
     env: process.versions.electron ? { ...process.env, ELECTRON_RUN_AS_NODE: '1' } : process.env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

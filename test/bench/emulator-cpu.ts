@@ -1,7 +1,8 @@
 /**
  * CPU the emulator spends per GiB uploaded (issue 12): `node bin/run-ts.mjs
  * test/bench/emulator-cpu.ts` (BENCH_MIB=1024, BENCH_CONCURRENCY=2, BENCH_CHUNK_MIB=4).
- * Starts `blocklift emulator` in its own process, uploads BENCH_MIB of random bytes from
+ * Starts `blocklift emulator` in its own process (with the V8 flags the app gives its
+ * embedded one, emulator/node-flags.ts; BENCH_NODE_ARGS adds more), uploads BENCH_MIB of random bytes from
  * this process with a minimal node:http client (4 MiB blocks, each block in chunks of
  * BENCH_CHUNK_MIB: mkblk then bput, blocks BENCH_CONCURRENCY at a time, then mkfile), and
  * reads the emulator's user+system CPU (the whole process, and its request thread) from
@@ -16,6 +17,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { EMULATOR_NODE_FLAGS } from '../../src-main/emulator/node-flags';
 
 const MiB = 1024 * 1024;
 const TOTAL = Number(process.env.BENCH_MIB ?? 1024) * MiB;
@@ -71,6 +73,8 @@ async function main(): Promise<void> {
   const child = spawn(
     process.execPath,
     [
+      // As the app starts its embedded emulator (emulator/node-flags.ts).
+      ...EMULATOR_NODE_FLAGS,
       ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       'bin/blocklift.mjs',
       'emulator',

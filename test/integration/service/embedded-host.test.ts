@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../../../src-main/base/logger';
 import type { HostMode } from '../../../src-main/emulator/host';
+import { EMULATOR_NODE_FLAGS } from '../../../src-main/emulator/node-flags';
 import { AppCore } from '../../../src-main/service/app-core';
 import { LOCAL_ACCOUNT_NAME } from '../../../src-main/service/embedded';
 import { CoreWorld, FAST_EMULATOR, isType } from './harness';
@@ -98,6 +99,17 @@ describe.each<HostMode>(['worker', 'child'])('the embedded emulator off the app 
       const stat = readFileSync(`/proc/${where.pid}/stat`, 'utf8');
       expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])).toBe(where.priority);
     }
+  });
+
+  it("as a child process, runs with the emulator's V8 flags (emulator/node-flags.ts)", async (ctx) => {
+    if (hostMode !== 'child') ctx.skip("a worker thread shares the app's process and its V8 flags");
+    if (process.platform !== 'linux') ctx.skip("reads the child's command line in /proc, which only Linux has");
+    w = await CoreWorld.create();
+    const core = await open([]);
+    const where = await core.embedded!.emulator.where();
+    const argv = readFileSync(`/proc/${where.pid}/cmdline`, 'utf8').split('\0');
+    expect(EMULATOR_NODE_FLAGS.length).toBeGreaterThan(0);
+    for (const flag of EMULATOR_NODE_FLAGS) expect(argv).toContain(flag);
   });
 
   it('after a crash: logged, restarted on the same port and data, an upload works', async () => {
