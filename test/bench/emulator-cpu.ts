@@ -91,7 +91,10 @@ async function main(): Promise<void> {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const info = await new Promise<{ uploadUrl: string }>((resolve) =>
-    createInterface({ input: child.stdout! }).once('line', (l) => resolve(JSON.parse(l) as { uploadUrl: string })),
+    // Other lines (BENCH_NODE_ARGS=--trace-gc prints to stdout) go to stderr.
+    createInterface({ input: child.stdout! }).on('line', (l) =>
+      l.startsWith('{') ? resolve(JSON.parse(l) as { uploadUrl: string }) : process.stderr.write(`${l}\n`),
+    ),
   );
   const policy = b64(JSON.stringify({ scope: 'local:cpu.bin', deadline: Date.now() + 3_600_000, overwrite: 1 }));
   const token = `UpToken ak:${b64(createHmac('sha1', 'sk').update(policy).digest('hex'))}:${policy}`;
@@ -152,6 +155,8 @@ async function main(): Promise<void> {
   const mainSystem = mainAfter.system - mainBefore.system;
   const mainCpu = mainUser + mainSystem;
   const byThread = threadDelta(threadsBefore, threadCpu(child.pid!));
+  // The emulator's peak resident set (VmHWM), before it stops.
+  const peakRssMiB = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child.pid!}/status`, 'utf8'))![1]) / 1024;
   const gib = (blocks * BLOCK) / (1024 * MiB);
   agent.destroy();
   child.kill('SIGTERM');
@@ -168,6 +173,7 @@ async function main(): Promise<void> {
       requestThreadSystemCpuSecondsPerGiB: Number((mainSystem / gib).toFixed(2)),
       wallSeconds: Number(wallS.toFixed(2)),
       mibPerSecond: Number(((gib * 1024) / wallS).toFixed(0)),
+      peakRssMiB: Number(peakRssMiB.toFixed(1)),
       cpuSecondsPerGiBByThread: Object.fromEntries(
         Object.entries(byThread).map(([name, s]) => [name, Number((s / gib).toFixed(2))]),
       ),
