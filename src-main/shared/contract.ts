@@ -141,8 +141,14 @@ export interface WatchRootView {
   prefix: string;
   options: WatchRootOptionsInput;
   state: WatchRootState;
-  /** Why it is paused or unavailable, in words (e.g. "the folder is missing"). */
+  /** Why it is paused or unavailable, in English (e.g. "the folder … is not there"). */
   reason: string | null;
+  /**
+   * The same as a code of the error catalog with its template's params, for a UI to say it in
+   * its language; null beside a reason stored by a version before it (then show `reason`).
+   */
+  reasonCode: ErrorCode | (string & {}) | null;
+  reasonParams: Record<string, string | number> | null;
   pausedBy: PauseReason | null;
   counts: WatchRootCounts;
   /** Files the running scan has queued so far; null when no scan runs. */

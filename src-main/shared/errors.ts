@@ -30,6 +30,16 @@ export const ERROR_CATALOG = {
   'root-refused': { kind: 'conflict', en: '{path} cannot be watched: {reason}' },
   'root-exists': { kind: 'conflict', en: '{path} is already watched.' },
   'invalid-watch-options': { kind: 'input', en: 'A folder option is not valid: {detail}' },
+  // Why a watched folder is unavailable or paused: its state's reason (sync/watch-root.ts),
+  // shown on its card. {path} is the folder's own path, {reason} the system's words.
+  'root-missing': {
+    kind: 'local',
+    en: 'the folder {path} is not there (unplugged drive or removed?); watching resumes when it returns',
+  },
+  'root-not-a-folder': { kind: 'local', en: '{path} is not a folder' },
+  'root-permission-denied': { kind: 'local', en: 'permission denied reading {path}' },
+  'root-unreadable': { kind: 'local', en: 'cannot read {path}: {reason}' },
+  'root-paused': { kind: 'local', en: 'paused by the user' },
   // What a watched folder meets while it watches: its problem events (src-main/sync), each
   // with the relative path it is about. {path} is that path, or the folder's own path.
   'watch-failed': { kind: 'local', en: 'cannot watch {path}: {reason}' },

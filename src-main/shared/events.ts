@@ -79,7 +79,16 @@ export type WatchEvent =
       message: string;
       params: Record<string, string | number>;
     }
-  | { type: 'state'; rootId: number; state: WatchRootState; reason: string | null };
+  | {
+      type: 'state';
+      rootId: number;
+      state: WatchRootState;
+      /** Why it is paused or unavailable, in English (the CLI and the log); null otherwise. */
+      reason: string | null;
+      /** The same as a code of the error catalog with its template's params, for a UI to translate; null with `reason`. */
+      reasonCode: ErrorCode | null;
+      reasonParams: Record<string, string | number> | null;
+    };
 
 /**
  * Something the core did on its own that did not work (a VCA job it could not create for

@@ -16,7 +16,11 @@ export interface WatchRootRecord {
   /** The stored options object; sync/options.ts normalizes it. */
   options: Record<string, unknown>;
   paused: boolean;
+  /** Why the folder is unavailable, in English; null while it is not (or paused). */
   unavailableReason: string | null;
+  /** The same by the error catalog's code and params (migration 11); null in rows written before it. */
+  unavailableCode: string | null;
+  unavailableParams: Record<string, string | number> | null;
   lastScanAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -57,6 +61,8 @@ interface RootRow {
   options_json: string;
   paused: number;
   unavailable_reason: string | null;
+  unavailable_code: string | null;
+  unavailable_params_json: string | null;
   last_scan_at: number | null;
   created_at: number;
   updated_at: number;
@@ -90,10 +96,24 @@ function rootFromRow(r: RootRow): WatchRootRecord {
     options: options as Record<string, unknown>,
     paused: r.paused === 1,
     unavailableReason: r.unavailable_reason,
+    unavailableCode: r.unavailable_code,
+    unavailableParams: r.unavailable_params_json === null ? null : paramsOf(r),
     lastScanAt: r.last_scan_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
+}
+
+/** The params of a root's unavailable reason: a JSON object of strings and numbers. */
+function paramsOf(r: RootRow): Record<string, string | number> {
+  const params: unknown = JSON.parse(r.unavailable_params_json!);
+  const ok =
+    typeof params === 'object' &&
+    params !== null &&
+    !Array.isArray(params) &&
+    Object.values(params).every((v) => typeof v === 'string' || typeof v === 'number');
+  if (!ok) throw new SyncRepoError('bad-row', `watch root ${r.id}: unavailable_params_json is not an object of values`);
+  return params as Record<string, string | number>;
 }
 
 function fileFromRow(r: FileRow): SyncFileRecord {
@@ -192,6 +212,8 @@ export class SyncRepo {
       options: Record<string, unknown>;
       paused: boolean;
       unavailableReason: string | null;
+      unavailableCode: string | null;
+      unavailableParams: Record<string, string | number> | null;
       lastScanAt: number;
     }>,
   ): WatchRootRecord {
@@ -207,6 +229,9 @@ export class SyncRepo {
     if (patch.options !== undefined) put('options_json', JSON.stringify(patch.options));
     if (patch.paused !== undefined) put('paused', patch.paused ? 1 : 0);
     if (patch.unavailableReason !== undefined) put('unavailable_reason', patch.unavailableReason);
+    if (patch.unavailableCode !== undefined) put('unavailable_code', patch.unavailableCode);
+    if (patch.unavailableParams !== undefined)
+      put('unavailable_params_json', patch.unavailableParams === null ? null : JSON.stringify(patch.unavailableParams));
     if (patch.lastScanAt !== undefined) put('last_scan_at', patch.lastScanAt);
     put('updated_at', this.now());
     const info = this.db.prepare(`UPDATE watch_roots SET ${sets.join(', ')} WHERE id = ?`).run(...vals, id);

@@ -23,3 +23,17 @@ export function problemEvent<C extends ErrorCode>(
 export function scanProblemEvent(rootId: number, p: ScanProblem): ProblemEvent {
   return { type: 'problem', rootId, relPath: p.relPath, code: p.code, message: p.message, params: p.params };
 }
+
+/**
+ * Why a root is paused or unavailable (its state event's reason): a catalog code, its
+ * English message and params, built like a problem. A RootUnavailableError is one.
+ */
+export interface RootReason {
+  code: ErrorCode;
+  message: string;
+  params: Record<string, string | number>;
+}
+
+export function rootReason<C extends ErrorCode>(code: C, params: ErrorParams<C>): RootReason {
+  return { code, message: catalogMessage(code, params), params };
+}

@@ -1,15 +1,16 @@
 import { stat } from 'node:fs/promises';
 import { runDetached } from '../base/unexpected-error';
 import type { WatchRootState } from './events';
-import { rootUnavailable } from './scanner';
+import type { RootReason } from './problems';
+import { RootUnavailableError, rootUnavailable } from './scanner';
 
 export interface RootPresenceDeps {
   rootPath: string;
   /** How often the folder's presence is checked; default 1000 ms. */
   everyMs?: number;
   state(): WatchRootState;
-  /** The folder went away (or is not a folder any more) while watched. */
-  lost(reason: string): Promise<void>;
+  /** The folder went away (or is not a folder any more) while watched: why, by its catalog code. */
+  lost(reason: RootReason): Promise<void>;
   /** The folder is back while the root was unavailable. */
   back(): Promise<unknown>;
   /** Every period while the root watches (missing files settle then). */
@@ -46,12 +47,12 @@ export class RootPresence {
     if (this.checking || state === 'closed' || state === 'paused' || state === 'starting') return;
     this.checking = true;
     try {
-      let problem: string | null = null;
+      let problem: RootUnavailableError | null = null;
       try {
         const s = await stat(this.d.rootPath);
-        if (!s.isDirectory()) problem = `${this.d.rootPath} is not a folder any more`;
+        if (!s.isDirectory()) problem = new RootUnavailableError('root-not-a-folder', { path: this.d.rootPath });
       } catch (e) {
-        problem = rootUnavailable(this.d.rootPath, e).message;
+        problem = rootUnavailable(this.d.rootPath, e);
       }
       if (problem && this.d.state() === 'watching') await this.d.lost(problem);
       else if (!problem && this.d.state() === 'unavailable') await this.d.back();

@@ -42,7 +42,7 @@ export class RootWatchers {
     const { rootPath } = this.d;
     try {
       const s = await stat(rootPath);
-      if (!s.isDirectory()) throw new RootUnavailableError('root-not-a-folder', `${rootPath} is not a folder`);
+      if (!s.isDirectory()) throw new RootUnavailableError('root-not-a-folder', { path: rootPath });
     } catch (e) {
       throw e instanceof RootUnavailableError ? e : rootUnavailable(rootPath, e);
     }

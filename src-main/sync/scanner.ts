@@ -54,15 +54,17 @@ export interface ScanOptions {
   signal?: AbortSignal;
 }
 
+/** Codes of the error catalog (shared/errors.ts) for a root that cannot be read: its state's reason. */
 export type RootUnavailableCode = 'root-missing' | 'root-not-a-folder' | 'root-permission-denied' | 'root-unreadable';
 
-export class RootUnavailableError extends Error {
+/** The root itself cannot be read: `message` is the catalog's English template of `code` filled with `params`. */
+export class RootUnavailableError<C extends RootUnavailableCode = RootUnavailableCode> extends Error {
   override readonly name = 'RootUnavailableError';
   constructor(
-    readonly code: RootUnavailableCode,
-    message: string,
+    readonly code: C,
+    readonly params: ErrorParams<C>,
   ) {
-    super(message);
+    super(catalogMessage(code, params));
   }
 }
 
@@ -74,15 +76,10 @@ function errCode(e: unknown): string | undefined {
 
 export function rootUnavailable(root: string, e: unknown): RootUnavailableError {
   const code = errCode(e);
-  if (code === 'ENOENT')
-    return new RootUnavailableError(
-      'root-missing',
-      `the folder ${root} is not there (unplugged drive or removed?); watching resumes when it returns`,
-    );
-  if (code === 'ENOTDIR') return new RootUnavailableError('root-not-a-folder', `${root} is not a folder`);
-  if (code === 'EACCES' || code === 'EPERM')
-    return new RootUnavailableError('root-permission-denied', `permission denied reading ${root}`);
-  return new RootUnavailableError('root-unreadable', `cannot read ${root}: ${(e as Error)?.message ?? String(e)}`);
+  if (code === 'ENOENT') return new RootUnavailableError('root-missing', { path: root });
+  if (code === 'ENOTDIR') return new RootUnavailableError('root-not-a-folder', { path: root });
+  if (code === 'EACCES' || code === 'EPERM') return new RootUnavailableError('root-permission-denied', { path: root });
+  return new RootUnavailableError('root-unreadable', { path: root, reason: (e as Error)?.message ?? String(e) });
 }
 
 const join = (relDir: string, name: string) => (relDir === '' ? name : `${relDir}/${name}`);
@@ -114,7 +111,7 @@ export async function* scanTree(opts: ScanOptions): AsyncGenerator<DirScan> {
   } catch (e) {
     throw rootUnavailable(rootAbs, e);
   }
-  if (!rootStat.isDirectory()) throw new RootUnavailableError('root-not-a-folder', `${rootAbs} is not a folder`);
+  if (!rootStat.isDirectory()) throw new RootUnavailableError('root-not-a-folder', { path: rootAbs });
   const rootId = `${rootStat.dev}:${rootStat.ino}`;
   const walk: Walk = {
     opts,

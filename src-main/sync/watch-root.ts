@@ -10,7 +10,7 @@ import type { WatchRootOptions } from './options';
 import { MissingFiles } from './missing-files';
 import { MissingHold } from './missing-hold';
 import { PathFilter } from './path-filter';
-import { problemEvent } from './problems';
+import { problemEvent, rootReason, type RootReason } from './problems';
 import { fullScan } from './root-scan';
 import { RootWatchers } from './root-watchers';
 import { sameContent, type ScanCounts } from './reconcile';
@@ -78,7 +78,7 @@ export interface WatchRootDeps {
  */
 export class WatchRoot {
   private stateValue: WatchRootState = 'starting';
-  private reasonValue: string | null = null;
+  private reasonValue: RootReason | null = null;
   private readonly events = new Emitter<WatchRootEvent>('watch root listener');
   private readonly filter: PathFilter;
   private readonly indexer: RootIndexer;
@@ -212,7 +212,12 @@ export class WatchRoot {
   get state(): WatchRootState {
     return this.stateValue;
   }
+  /** Why it is paused or unavailable, in English; null otherwise. */
   get reason(): string | null {
+    return this.reasonValue?.message ?? null;
+  }
+  /** The same by its catalog code and params (what a UI translates). */
+  get stateReason(): RootReason | null {
     return this.reasonValue;
   }
   /** Files waiting for the stability window. */
@@ -233,16 +238,27 @@ export class WatchRoot {
     this.events.emit(e);
   }
 
-  private setState(state: WatchRootState, reason: string | null): void {
-    if (this.stateValue === state && this.reasonValue === reason) return;
+  private setState(state: WatchRootState, reason: RootReason | null): void {
+    if (this.stateValue === state && this.reasonValue?.message === reason?.message) return;
     this.stateValue = state;
     this.reasonValue = reason;
+    // An unavailable root's reason is kept with its code, so its card says it again after a restart.
+    const stored = state === 'unavailable' ? reason : null;
     if (state !== 'closed')
       this.d.repo.updateRoot(this.id, {
-        unavailableReason: state === 'unavailable' ? reason : null,
+        unavailableReason: stored?.message ?? null,
+        unavailableCode: stored?.code ?? null,
+        unavailableParams: stored?.params ?? null,
         paused: state === 'paused',
       });
-    this.emit({ type: 'state', rootId: this.id, state, reason });
+    this.emit({
+      type: 'state',
+      rootId: this.id,
+      state,
+      reason: reason?.message ?? null,
+      reasonCode: reason?.code ?? null,
+      reasonParams: reason?.params ?? null,
+    });
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -280,7 +296,7 @@ export class WatchRoot {
     } catch (e) {
       if (this.closing.signal.aborted) return undefined; // closed while scanning: the next start scans again
       if (e instanceof RootUnavailableError) {
-        await this.goUnavailable(e.message);
+        await this.goUnavailable(e);
         return undefined;
       }
       if (!this.holdFailedScan(e)) throw e;
@@ -348,7 +364,7 @@ export class WatchRoot {
     } catch (e) {
       if (this.closing.signal.aborted) return;
       if (e instanceof RootUnavailableError) {
-        await this.goUnavailable(e.message);
+        await this.goUnavailable(e);
         return;
       }
       if (!this.holdFailedScan(e)) throw e;
@@ -364,7 +380,7 @@ export class WatchRoot {
       await this.stopWatching();
       this.forEachQueued((id) => this.d.control?.pause(id));
     });
-    this.setState('paused', 'paused by the user');
+    this.setState('paused', rootReason('root-paused', {}));
   }
 
   async resume(): Promise<ScanCounts | undefined> {
@@ -450,7 +466,7 @@ export class WatchRoot {
       });
     } catch (e) {
       if (this.closing.signal.aborted) return;
-      if (e instanceof RootUnavailableError) return this.goUnavailable(e.message);
+      if (e instanceof RootUnavailableError) return this.goUnavailable(e);
       if (!this.holdFailedScan(e)) throw e;
     }
   }
@@ -499,7 +515,7 @@ export class WatchRoot {
 
   // ---- presence of the folder ----
 
-  private async goUnavailable(reason: string): Promise<void> {
+  private async goUnavailable(reason: RootReason): Promise<void> {
     await this.serial(() => this.stopWatching());
     this.setState('unavailable', reason);
     this.presence.arm();

@@ -3,6 +3,7 @@
  * can fix it (a screen to open, or trying again).
  */
 import type { TFunction } from 'i18next';
+import type { WatchRootView } from '../../src-main/shared/contract';
 import { MAX_KEY_BYTES } from '../../src-main/shared/keys';
 import type { UiError } from '../bridge/bridge';
 import type { Notice, Screen } from '../store/app';
@@ -24,6 +25,24 @@ export function errorText(t: TFunction, error: UiError): string {
 export function keyRejectText(t: TFunction, language: string, rejected: { code: string; message: string }): string {
   if (language === 'en' || language.startsWith('en-')) return rejected.message;
   return t(`folders.keyRejects.${rejected.code}`, { limit: MAX_KEY_BYTES, defaultValue: rejected.message });
+}
+
+/**
+ * Why a watched folder is paused or unavailable (WatchRootView's reason), in the UI's
+ * language: its catalog code with its params (errorText). A reason stored by an older version
+ * has no code: its English text is shown as it is.
+ */
+export function rootReasonText(
+  t: TFunction,
+  root: Pick<WatchRootView, 'reason' | 'reasonCode' | 'reasonParams'>,
+): string | null {
+  if (root.reason === null) return null;
+  if (root.reasonCode === null) return root.reason;
+  return errorText(t, {
+    code: root.reasonCode as UiError['code'],
+    message: root.reason,
+    params: root.reasonParams ?? {},
+  });
 }
 
 /** The screen whose form can fix the error, when there is one. */

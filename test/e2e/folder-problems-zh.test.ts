@@ -5,9 +5,11 @@
  * followed, a problem event). With the UI in Chinese, the notice says the problem
  * and the Folders screen says why the file was rejected in Chinese, built from the error
  * catalog's code and params, not the English message. Screenshot: folders-problems-zh.
+ * Then the folder goes away (moved, as an unplugged drive): its card says why it is
+ * unavailable in Chinese, the English on hover. Screenshot: folders-unavailable-zh.
  */
 import { mkdirSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -68,6 +70,23 @@ describe('a watched folder’s problems in Chinese (real serve, Chromium)', () =
     expect(await rejected.getAttribute('title')).toContain('U+0007');
     expect(await page.getByText('points to nothing').count()).toBe(0);
     await shot(page, 'folders-problems-zh');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('says in Chinese why the folder is unavailable once it is gone, from its code', async () => {
+    await rename(trip, `${trip}-away`);
+    await expect
+      .poll(async () => (await app.api<WatchRootView[]>('roots.list'))[0], { timeout: 30_000 })
+      .toMatchObject({ state: 'unavailable', reasonCode: 'root-missing', reasonParams: { path: trip } });
+
+    const reason = page.getByText(`文件夹 ${trip} 不存在（驱动器已拔出或文件夹已移除？）；它回来后会继续监视。`);
+    await reason.waitFor({ timeout: 30_000 });
+    // The English, as the CLI and the log say it, is the tooltip.
+    expect(await reason.getAttribute('title')).toBe(
+      `the folder ${trip} is not there (unplugged drive or removed?); watching resumes when it returns`,
+    );
+    expect(await page.getByText('is not there', { exact: false }).count()).toBe(0);
+    await shot(page, 'folders-unavailable-zh');
     expect(pageErrors).toEqual([]);
   });
 });

@@ -96,6 +96,16 @@ export interface RootScanInfo {
   ignoredFiles: number;
 }
 
+/** Why the root is paused or unavailable: the live root's reason, else the one stored with the row. */
+function reasonOf(
+  live: WatchRoot | undefined,
+  rec: WatchRootRecord,
+): Pick<WatchRootView, 'reason' | 'reasonCode' | 'reasonParams'> {
+  const why = live?.stateReason;
+  if (why) return { reason: why.message, reasonCode: why.code, reasonParams: why.params };
+  return { reason: rec.unavailableReason, reasonCode: rec.unavailableCode, reasonParams: rec.unavailableParams };
+}
+
 export function rootView(
   rec: WatchRootRecord,
   live: WatchRoot | undefined,
@@ -123,7 +133,7 @@ export function rootView(
     prefix: rec.prefix,
     options,
     state,
-    reason: live?.reason ?? rec.unavailableReason,
+    ...reasonOf(live, rec),
     pausedBy: state === 'paused' ? 'user' : null,
     counts: {
       indexed,

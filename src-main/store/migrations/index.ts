@@ -9,6 +9,7 @@ import { migration007SecretChanged } from './007_secret_changed';
 import { migration008SameBytes } from './008_same_bytes';
 import { migration009TaskForTransfer } from './009_task_for_transfer';
 import { migration010StoredObjects } from './010_stored_objects';
+import { migration011RootReasonCode } from './011_root_reason_code';
 
 /**
  * Every schema step of the app database, in order. Add one line per migration file; never
@@ -25,4 +26,5 @@ export const MIGRATIONS: Migration[] = [
   migration008SameBytes,
   migration009TaskForTransfer,
   migration010StoredObjects,
+  migration011RootReasonCode,
 ];

@@ -8,7 +8,7 @@ import { Button, Card, Empty, Form, Input, Popconfirm, Space, Statistic, Table, 
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootView } from '../../../src-main/shared/contract';
-import { keyRejectText } from '../../components/errors';
+import { keyRejectText, rootReasonText } from '../../components/errors';
 import { formatCount, formatRelative } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { FolderBrowser } from './FolderBrowser';
@@ -128,6 +128,7 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
     ? t('folders.states.scanning', { files: formatCount(root.scanning.files, lng) })
     : t(`folders.states.${root.state}`);
   const why = root.pausedBy ? t(`folders.pausedBy.${root.pausedBy}`) : null;
+  const reason = rootReasonText(t, root);
   return (
     <Card
       size="small"
@@ -168,7 +169,12 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
         </Space>
       }
     >
-      {root.reason && <Typography.Paragraph type="danger">{root.reason}</Typography.Paragraph>}
+      {reason && (
+        // The English reason on hover, as the rejected files' messages.
+        <Typography.Paragraph type="danger" title={root.reason ?? undefined}>
+          {reason}
+        </Typography.Paragraph>
+      )}
       <Typography.Paragraph type="secondary">
         {root.bucket}/{root.prefix} ·{' '}
         {root.lastScanAt

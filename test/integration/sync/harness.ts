@@ -23,8 +23,9 @@ import { startTestEmulator, type TestEmulator } from '../../helpers/emulator';
  * A real app stack for sync tests: the emulator on 127.0.0.1:0, an app database file, the
  * real UploadEngine, a watch root over a temp folder. `openRun()` opens database, engine
  * and root; `closeRun()` closes them (a "restart" is closeRun + openRun on the same files).
- * `dispose()` fails the test when a problem event the root emitted cannot be translated
- * (catalogProblemFaults): every sync test checks the problems it provokes.
+ * `dispose()` fails the test when a problem event the root emitted, or the reason of a state
+ * it went to, cannot be translated (catalogProblemFaults): every sync test checks the
+ * problems it provokes.
  */
 export class SyncHarness {
   emu!: TestEmulator;
@@ -138,6 +139,15 @@ export class SyncHarness {
     this.root.on((e) => {
       this.events.push(e);
       if (e.type === 'problem') this.problemFaults.push(...catalogProblemFaults(e));
+      // Why a root is unavailable or paused is said in the UI's language the same way.
+      if (e.type === 'state' && e.reason !== null)
+        this.problemFaults.push(
+          ...catalogProblemFaults({
+            code: e.reasonCode ?? '(no code)',
+            message: e.reason,
+            params: e.reasonParams ?? {},
+          }),
+        );
     });
     if (opts.startEngine !== false) this.engine.start();
     return this.root;

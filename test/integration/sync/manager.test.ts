@@ -100,6 +100,7 @@ describe('watch manager: plan, refusals, pause', () => {
     await mgr2.startAll();
     const again = mgr2.get(root.id)!;
     expect(again.state).toBe('paused');
+    expect(again.stateReason).toEqual({ code: 'root-paused', message: 'paused by the user', params: {} });
     await mgr2.resumeRoot(root.id);
     expect(again.state).toBe('watching');
     await again.whenSettled();

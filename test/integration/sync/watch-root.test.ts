@@ -271,6 +271,7 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(h.root!.state).toBe('unavailable');
     expect(h.root!.reason).toMatch(/not there/);
     expect(h.repo!.getRoot(h.root!.id)?.unavailableReason).toMatch(/not there/);
+    expect(h.root!.stateReason).toMatchObject({ code: 'root-missing', params: { path: h.folder } });
     await writeFile(path.join(moved, 'two.txt'), '2');
     await old({ folder: moved } as SyncHarness, 'two.txt');
     await rename(moved, h.folder);

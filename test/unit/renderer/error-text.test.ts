@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ProblemView } from '../../../src-main/shared/contract';
-import { problemEvent } from '../../../src-main/sync/problems';
-import { errorText, keyRejectText } from '../../../src-renderer/components/errors';
+import { problemEvent, rootReason, type RootReason } from '../../../src-main/sync/problems';
+import { rootUnavailable } from '../../../src-main/sync/scanner';
+import { errorText, keyRejectText, rootReasonText } from '../../../src-renderer/components/errors';
 import i18next, { type TFunction } from 'i18next';
 import { en } from '../../../src-renderer/i18n/en';
 import { zhCN } from '../../../src-renderer/i18n/zh-CN';
@@ -93,5 +94,56 @@ describe('keyRejectText: a rejected file of the Folders screen', () => {
       message: 'the name contains control character U+0007; rename the file',
     };
     expect(keyRejectText(tIn('en'), 'en', row)).toBe(row.message);
+  });
+});
+
+describe('rootReasonText: why a watched folder is unavailable or paused, on its card', () => {
+  /** A root view's reason fields as service/use-cases/views.ts fills them from the root's reason. */
+  const view = (r: RootReason) => ({ reason: r.message, reasonCode: r.code, reasonParams: r.params });
+  const errno = (code: string, message: string) => Object.assign(new Error(message), { code });
+  const folder = '/media/usb/Clips';
+  const cases: Array<[RootReason, string, string]> = [
+    [
+      rootUnavailable(folder, errno('ENOENT', `ENOENT: no such file or directory, stat '${folder}'`)),
+      `the folder ${folder} is not there (unplugged drive or removed?); watching resumes when it returns`,
+      `文件夹 ${folder} 不存在（驱动器已拔出或文件夹已移除？）；它回来后会继续监视。`,
+    ],
+    [
+      rootUnavailable(folder, errno('ENOTDIR', 'ENOTDIR: not a directory')),
+      `${folder} is not a folder`,
+      `${folder} 不是文件夹。`,
+    ],
+    [
+      rootUnavailable(folder, errno('EACCES', 'EACCES: permission denied')),
+      `permission denied reading ${folder}`,
+      `没有权限读取 ${folder}。`,
+    ],
+    [
+      rootUnavailable(folder, errno('EIO', 'EIO: i/o error, scandir')),
+      `cannot read ${folder}: EIO: i/o error, scandir`,
+      `无法读取 ${folder}：EIO: i/o error, scandir`,
+    ],
+    [rootReason('root-paused', {}), 'paused by the user', '由用户暂停。'],
+  ];
+
+  it('says each in Chinese from its code and params (the system’s words stay as they are), and in English as the sync layer wrote it', () => {
+    expect(cases.map(([r]) => r.code)).toEqual([
+      'root-missing',
+      'root-not-a-folder',
+      'root-permission-denied',
+      'root-unreadable',
+      'root-paused',
+    ]);
+    for (const [r, en, zh] of cases) {
+      expect(r.message).toBe(en);
+      expect(rootReasonText(tIn('en'), view(r))).toBe(en);
+      expect(rootReasonText(tIn('zh-CN'), view(r))).toBe(zh);
+    }
+  });
+
+  it('a reason stored by an older version has no code: its text is shown; none at all: nothing', () => {
+    const old = { reason: 'the folder /x is not there', reasonCode: null, reasonParams: null };
+    expect(rootReasonText(tIn('zh-CN'), old)).toBe('the folder /x is not there');
+    expect(rootReasonText(tIn('zh-CN'), { reason: null, reasonCode: null, reasonParams: null })).toBeNull();
   });
 });

@@ -17,6 +17,8 @@ const root = (id: number, state: WatchRootView['state'] = 'watching'): WatchRoot
   options: {},
   state,
   reason: null,
+  reasonCode: null,
+  reasonParams: null,
   pausedBy: null,
   counts: { indexed: 0, waiting: 0, uploaded: 0, ignored: 0, rejected: 0, failed: 0, inFlight: 0 },
   scanning: null,

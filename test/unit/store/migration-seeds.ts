@@ -178,6 +178,16 @@ export const SEEDERS: Record<number, Seeder> = {
       VALUES (1, 'bucket-a', 'cleared/file.bin', 1024, 'lhCleared', NULL, ${T0_MS + 1000});
     `);
   },
+  11: (db) => {
+    // migration 11 keeps why a watched folder is unavailable by its catalog code and params
+    db.exec(`
+      INSERT INTO watch_roots (id, path, account_id, bucket, prefix, unavailable_reason, unavailable_code, unavailable_params_json,
+                               created_at, updated_at)
+      VALUES (11, '/media/usb/Clips', 1, 'bucket-a', 'clips/',
+              'the folder /media/usb/Clips is not there (unplugged drive or removed?); watching resumes when it returns',
+              'root-missing', '{"path":"/media/usb/Clips"}', ${T0_MS + 1100}, ${T0_MS + 1101});
+    `);
+  },
 };
 
 /**

@@ -14,6 +14,7 @@ import {
 import { MIGRATIONS } from '../../../src-main/store/migrations/index';
 import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
 import { AccountRepo } from '../../../src-main/store/account-repo';
+import { SyncRepo } from '../../../src-main/store/sync-repo';
 import { BACKFILLS, SEEDERS } from './migration-seeds';
 
 /*
@@ -204,6 +205,20 @@ describe('app database migrations', () => {
             tokenUrl: 'https://tokens.example.com/t',
             accessKey: null,
           });
+        }
+        if (k >= 3) {
+          // a folder's reason stored before migration 11 has no code: the UI shows its text
+          const repo = new SyncRepo(db);
+          expect(repo.getRoot(1)).toMatchObject({
+            unavailableReason: 'folder missing',
+            unavailableCode: null,
+            unavailableParams: null,
+          });
+          if (k >= 11)
+            expect(repo.getRoot(11)).toMatchObject({
+              unavailableCode: 'root-missing',
+              unavailableParams: { path: '/media/usb/Clips' },
+            });
         }
       } finally {
         db.close();

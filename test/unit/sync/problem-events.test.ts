@@ -1,17 +1,20 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setUnexpectedErrorHandler } from '../../../src-main/common/unexpected-error';
+import { UploadEngine } from '../../../src-main/engine/engine';
 import { etagOfFile } from '../../../src-main/protocol/etag';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import type { Db } from '../../../src-main/store/db';
 import { SyncRepo, type SyncFileRecord } from '../../../src-main/store/sync-repo';
+import { SqliteTransferStore } from '../../../src-main/store/transfer-repo';
 import { DiskFullWaits } from '../../../src-main/sync/disk-full-waits';
 import type { WatchRootEvent } from '../../../src-main/sync/events';
 import { MissingFiles } from '../../../src-main/sync/missing-files';
+import { normalizeWatchOptions } from '../../../src-main/sync/options';
 import { PathFilter } from '../../../src-main/sync/path-filter';
 import { problemEvent, scanProblemEvent, type ProblemEvent } from '../../../src-main/sync/problems';
 import type { RemoteOps } from '../../../src-main/sync/remote-ops';
@@ -19,6 +22,7 @@ import { claimRename } from '../../../src-main/sync/rename-claim';
 import type { RootIdentity } from '../../../src-main/sync/root-indexer';
 import { scanTree, type DirScan } from '../../../src-main/sync/scanner';
 import { StableFiles } from '../../../src-main/sync/stable-files';
+import { WatchRoot } from '../../../src-main/sync/watch-root';
 import { catalogProblemFaults } from '../../helpers/catalog-problem';
 import { withoutRootReadRights } from '../../helpers/unprivileged';
 
@@ -29,7 +33,8 @@ import { withoutRootReadRights } from '../../helpers/unprivileged';
  * event's params, and its English message that template filled. The real emitters are
  * driven here; those that need the whole root (a refused row, an empty root, a held scan)
  * are checked by the integration harness on every problem its tests provoke
- * (test/integration/sync/harness.ts).
+ * (test/integration/sync/harness.ts). Why a root is unavailable or paused (its state event's
+ * reason) is held to the same rule.
  */
 
 const problemsOf = (events: WatchRootEvent[]) => events.filter((e): e is ProblemEvent => e.type === 'problem');
@@ -194,6 +199,84 @@ describe('problem events of watched folders', () => {
         ]);
         expect(problems.flatMap(catalogProblemFaults)).toEqual([]);
         expect(problems[0]!.params).toMatchObject({ key: 'up/gone.txt' });
+      }
+    });
+
+    it('a watched folder removed while watched, and paused by the user: its state says why by code', async () => {
+      const folder = path.join(dir, 'tree');
+      await mkdir(folder);
+      const engine = new UploadEngine({
+        store: new SqliteTransferStore(db!),
+        account: () => {
+          throw new Error('not started: nothing uploads here');
+        },
+      });
+      const watched = new WatchRoot({
+        record: repo.getRoot(root.id)!,
+        options: normalizeWatchOptions({}),
+        repo,
+        queue: engine,
+        control: engine,
+        // @parcel/watcher's addon loads in one thread of a process only, and watcher.test.ts
+        // may hold it in another of this project's threads: the root's presence is what counts here.
+        backend: 'chokidar',
+        housekeepingMs: 50,
+      });
+      const states: Array<Extract<WatchRootEvent, { type: 'state' }>> = [];
+      watched.on((e) => {
+        if (e.type === 'state') states.push(e);
+      });
+      const until = async (state: string) => {
+        for (let i = 0; i < 200 && watched.state !== state; i++) await new Promise((r) => setTimeout(r, 25));
+        expect(watched.state).toBe(state);
+      };
+      const reasonOf = (e: (typeof states)[number]) => ({
+        code: e.reasonCode ?? '(no code)',
+        message: e.reason ?? '',
+        params: e.reasonParams ?? {},
+      });
+      try {
+        await watched.start();
+        expect(watched.state).toBe('watching');
+        expect(states.at(-1)).toMatchObject({ state: 'watching', reason: null, reasonCode: null, reasonParams: null });
+
+        // The folder goes away (renamed: gone from its path, as an unplugged drive).
+        await rename(folder, `${folder}-away`);
+        await until('unavailable');
+        const gone = states.at(-1)!;
+        expect(gone).toMatchObject({
+          state: 'unavailable',
+          reasonCode: 'root-missing',
+          reasonParams: { path: folder },
+        });
+        expect(gone.reason).toBe(
+          `the folder ${folder} is not there (unplugged drive or removed?); watching resumes when it returns`,
+        );
+        expect(catalogProblemFaults(reasonOf(gone))).toEqual([]);
+        // Stored with its code: a restart shows it again.
+        expect(repo.getRoot(root.id)).toMatchObject({
+          unavailableReason: gone.reason,
+          unavailableCode: 'root-missing',
+          unavailableParams: { path: folder },
+        });
+
+        await rename(`${folder}-away`, folder);
+        await until('watching');
+        expect(repo.getRoot(root.id)).toMatchObject({ unavailableReason: null, unavailableCode: null });
+
+        await watched.pause();
+        const paused = states.at(-1)!;
+        expect(paused).toMatchObject({
+          state: 'paused',
+          reason: 'paused by the user',
+          reasonCode: 'root-paused',
+          reasonParams: {},
+        });
+        expect(catalogProblemFaults(reasonOf(paused))).toEqual([]);
+        expect(watched.stateReason).toEqual({ code: 'root-paused', message: 'paused by the user', params: {} });
+      } finally {
+        await watched.close();
+        await engine.close();
       }
     });
 

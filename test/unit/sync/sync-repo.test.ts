@@ -58,6 +58,23 @@ describe('SyncRepo', () => {
       paused: true,
       unavailableReason: 'gone',
     });
+    // why it is unavailable, by its catalog code and params too (read back after a restart)
+    expect(
+      repo.updateRoot(r.id, {
+        unavailableReason: 'the folder /data/photos is not there',
+        unavailableCode: 'root-missing',
+        unavailableParams: { path: '/data/photos' },
+      }),
+    ).toMatchObject({ unavailableCode: 'root-missing', unavailableParams: { path: '/data/photos' } });
+    db.prepare(`UPDATE watch_roots SET unavailable_params_json = '["x"]' WHERE id = ?`).run(r.id);
+    expect(() => repo.getRoot(r.id)).toThrow(expect.objectContaining({ code: 'bad-row' }));
+    expect(
+      repo.updateRoot(r.id, { unavailableReason: null, unavailableCode: null, unavailableParams: null }),
+    ).toMatchObject({
+      unavailableReason: null,
+      unavailableCode: null,
+      unavailableParams: null,
+    });
     expect(repo.findRootByPath('/data/photos')?.id).toBe(r.id);
     expect(() => repo.updateRoot(999, { paused: true })).toThrow(expect.objectContaining({ code: 'no-such-root' }));
     repo.putFiles(r.id, [row('a')]);
