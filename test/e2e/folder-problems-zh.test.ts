@@ -7,6 +7,7 @@
  * catalog's code and params, not the English message. Screenshot: folders-problems-zh.
  * Then the folder goes away (moved, as an unplugged drive): its card says why it is
  * unavailable in Chinese, the English on hover. Screenshot: folders-unavailable-zh.
+ * Back and paused by the user: the card says so once, next to its title.
  */
 import { mkdirSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -87,6 +88,19 @@ describe('a watched folder’s problems in Chinese (real serve, Chromium)', () =
     );
     expect(await page.getByText('is not there', { exact: false }).count()).toBe(0);
     await shot(page, 'folders-unavailable-zh');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('once back and paused by the user, says so once, next to its title', async () => {
+    await rename(`${trip}-away`, trip);
+    await expect
+      .poll(async () => (await app.api<WatchRootView[]>('roots.list'))[0]?.state, { timeout: 30_000 })
+      .toBe('watching');
+    const [root] = await app.api<WatchRootView[]>('roots.list');
+    await app.api('roots.pause', { id: root!.id });
+    await page.getByText('由你暂停').waitFor({ timeout: 30_000 });
+    // Not again as a reason under the title (the catalog's "由用户暂停。").
+    expect(await page.getByText('由用户暂停').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });

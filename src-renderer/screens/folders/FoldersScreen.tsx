@@ -128,7 +128,8 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
     ? t('folders.states.scanning', { files: formatCount(root.scanning.files, lng) })
     : t(`folders.states.${root.state}`);
   const why = root.pausedBy ? t(`folders.pausedBy.${root.pausedBy}`) : null;
-  const reason = rootReasonText(t, root);
+  // A paused folder's reason is `why`, next to its title; the card does not say it twice.
+  const reason = why ? null : rootReasonText(t, root);
   return (
     <Card
       size="small"
