@@ -1,4 +1,4 @@
-import { appendFile, mkdir, mkdtemp, realpath, rm, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, link, mkdir, mkdtemp, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -66,6 +66,35 @@ describe.each(WATCHER_BACKENDS)('folder watcher, %s backend', (backend) => {
     await new Promise((r) => setTimeout(r, 200));
     await writeFile(path.join(dir, 'fresh/deeper/x.bin'), 'x');
     await until(() => seen('create', 'fresh/deeper/x.bin'), 'create fresh/deeper/x.bin');
+  });
+
+  it('reports what is made in a folder moved in while the watcher is still taking that folder in', async () => {
+    // chokidar lists a new folder before it watches it (sync/watcher-chokidar.ts): with 5,000
+    // entries to take in (hard links: quick to make), that gap is still open when the folder's
+    // create arrives; on this test's 2-core machine 2,000 were enough to lose what came next.
+    const outside = await mkdtemp(path.join(os.tmpdir(), `bl-watch-${backend}-out-`));
+    try {
+      await mkdir(path.join(outside, 'moved'));
+      await writeFile(path.join(outside, 'one'), 'x');
+      for (let i = 0; i < 5000; i += 500)
+        await Promise.all(
+          Array.from({ length: 500 }, (_, k) =>
+            link(path.join(outside, 'one'), path.join(outside, 'moved', `f${i + k}`)),
+          ),
+        );
+      await start();
+      await rename(path.join(outside, 'moved'), path.join(dir, 'moved'));
+      await until(() => seen('create', 'moved'), 'create moved/');
+      await mkdir(path.join(dir, 'moved/late'));
+      await writeFile(path.join(dir, 'moved/late.txt'), 'x');
+      await until(() => seen('create', 'moved/late.txt'), 'create moved/late.txt');
+      await until(() => seen('create', 'moved/late'), 'create moved/late/');
+      // The folder made in the gap is watched too: a file written into it later is reported.
+      await writeFile(path.join(dir, 'moved/late/x.bin'), 'x');
+      await until(() => seen('create', 'moved/late/x.bin'), 'create moved/late/x.bin');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it('holds OS watches only while open, and does not watch ignored folders', async () => {
