@@ -1,4 +1,5 @@
-import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { formatLogLine, type Logger, type LogFields } from '../base/logger';
 import type { AppEventMessage } from '../shared/contract';
@@ -6,6 +7,14 @@ import type { AppEventMessage } from '../shared/contract';
 /** The log folder inside the data folder, and the current file's name. */
 export const LOG_DIR = 'logs';
 export const LOG_FILE = 'blocklift.log';
+
+/**
+ * The oldest generation is renamed to `blocklift.log.deleting-<pid>-<time>-<n>` (a name no
+ * file has, so the rename deletes nothing) and deleted off the thread; a name of this form
+ * left by a crash is deleted at the next start or rotation.
+ */
+const DELETING = `${LOG_FILE}.deleting-`;
+let deletingSeq = 0;
 
 export interface RotatingLogOptions {
   /** The data folder; the log is <dataDir>/logs/blocklift.log. */
@@ -23,6 +32,11 @@ export interface RotatingLogOptions {
  * `<ISO time> <level> <message>`. Writes are synchronous and small (a line), so a crash
  * loses nothing written; a write that fails (disk full, folder removed) is dropped, never
  * thrown at the caller. Callers never pass secrets (problems and door events carry none).
+ *
+ * Rotation runs inside a write, on the caller's thread (serve's main thread), so it only
+ * renames there: deleting the oldest file can wait on the disk (31 ms seen on a disk mounted
+ * with `discard`), so that file is renamed out of the way and deleted asynchronously
+ * (`settled()` resolves once every such delete has ended).
  */
 export class RotatingLog {
   readonly file: string;
@@ -30,15 +44,23 @@ export class RotatingLog {
   private readonly keep: number;
   private readonly now: () => Date;
   private size: number;
+  private readonly dir: string;
+  private readonly deleting = new Set<Promise<void>>();
 
   constructor(opts: RotatingLogOptions) {
-    const dir = path.join(opts.dataDir, LOG_DIR);
-    mkdirSync(dir, { recursive: true });
-    this.file = path.join(dir, LOG_FILE);
+    this.dir = path.join(opts.dataDir, LOG_DIR);
+    mkdirSync(this.dir, { recursive: true });
+    this.file = path.join(this.dir, LOG_FILE);
     this.maxBytes = opts.maxBytes ?? 1024 * 1024;
     this.keep = opts.keep ?? 3;
     this.now = opts.now ?? (() => new Date());
     this.size = fileSize(this.file);
+    this.deleteRenamed(); // left by a crash during a delete
+  }
+
+  /** Resolves once every delete started so far (rotations, leftovers) has ended; it never rejects. */
+  async settled(): Promise<void> {
+    while (this.deleting.size) await Promise.all(this.deleting);
   }
 
   write(level: 'info' | 'warn' | 'error', message: string): void {
@@ -78,13 +100,39 @@ export class RotatingLog {
     });
   }
 
+  /**
+   * Renames only (cheap, and the order of files and lines is kept at every step); the oldest
+   * generation is then deleted off the thread, with any leftover of its kind.
+   */
   private rotate(): void {
-    rmSync(`${this.file}.${this.keep}`, { force: true });
+    renameIfExists(
+      `${this.file}.${this.keep}`,
+      path.join(this.dir, `${DELETING}${process.pid}-${Date.now()}-${++deletingSeq}`),
+    );
     for (let i = this.keep - 1; i >= 1; i--) {
       renameIfExists(`${this.file}.${i}`, `${this.file}.${i + 1}`);
     }
     renameIfExists(this.file, `${this.file}.1`);
     this.size = 0;
+    this.deleteRenamed();
+  }
+
+  /** Deletes every renamed-out generation in the folder asynchronously; a failure leaves it for the next time. */
+  private deleteRenamed(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.startsWith(DELETING));
+    } catch {
+      return; // the folder is gone: the next write fails and is dropped
+    }
+    for (const n of names) {
+      const done = rm(path.join(this.dir, n), { force: true }).then(
+        () => undefined,
+        () => undefined,
+      );
+      this.deleting.add(done);
+      void done.then(() => this.deleting.delete(done));
+    }
   }
 }
 

@@ -15,6 +15,11 @@ import { EventBatcher, type FolderWatcher, type FolderWatcherOptions } from './w
  * watches its whole subtree; watches are shared per folder, so no handle is doubled).
  * Helpers are dropped when their folder is deleted. Events may then arrive twice; events
  * are hints and the consumer stats the path, so a duplicate costs nothing.
+ *
+ * A helper watches only once its subscription resolves: a file written into its folder
+ * before that (`mkdir -p a/b && cp f a/b`) is reported by no watch, and the consumer's walk
+ * of `a` may have listed `b` before the file was there. So a helper, once it watches, reports
+ * its folder as created: the consumer walks it again and finds what came before.
  */
 export async function startParcelWatcher(opts: FolderWatcherOptions): Promise<FolderWatcher> {
   const batcher = new EventBatcher(opts.onEvents);
@@ -36,6 +41,7 @@ export async function startParcelWatcher(opts: FolderWatcherOptions): Promise<Fo
       try {
         helpers.set(sub, await watcher.subscribe(sub, onParcel, { ignore }));
         if (closed) await helpers.get(sub)?.unsubscribe();
+        else batcher.push({ type: 'create', absPath: sub });
       } catch {
         // removed between the listing and the subscription
       }
