@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { appendFile, link, mkdir, mkdtemp, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,7 +69,8 @@ describe.each(WATCHER_BACKENDS)('folder watcher, %s backend', (backend) => {
     await mkdir(path.join(dir, 'fresh/deeper'), { recursive: true });
     await until(() => seen('create', 'fresh'), 'create fresh/');
     // A file in a folder created after the start is reported too, however soon it is written.
-    await writeFile(path.join(dir, 'fresh/deeper/x.bin'), 'x');
+    // Written synchronously: no event arrives meanwhile, so those from `written` on came after.
+    writeFileSync(path.join(dir, 'fresh/deeper/x.bin'), 'x');
     const written = events.length;
     await until(
       () => seen('create', 'fresh/deeper/x.bin') || reportedSince(written, 'fresh/deeper/x.bin'),
@@ -116,7 +118,7 @@ describe.each(WATCHER_BACKENDS)('folder watcher, %s backend', (backend) => {
       await start();
       await rename(path.join(outside, 'many'), path.join(dir, 'many'));
       await until(() => seen('create', 'many'), 'create many/');
-      await writeFile(path.join(dir, 'many/s999/x.bin'), 'x');
+      writeFileSync(path.join(dir, 'many/s999/x.bin'), 'x'); // synchronously, as above
       const written = events.length;
       await until(
         () => seen('create', 'many/s999/x.bin') || reportedSince(written, 'many/s999/x.bin'),
