@@ -36,6 +36,12 @@ export class FileUpload {
     private rec: TransferRecord,
     private readonly deps: UploadDeps,
     private readonly hooks: UploadHooks,
+    /**
+     * `maybeSmall: false`: the admission's stat found the file larger than a form upload, so
+     * it is not offered to the small-file reader (whose thread would start only to answer
+     * "too big": about 25 ms of CPU). Its own stat below still decides.
+     */
+    private readonly admitted: { maybeSmall: boolean } = { maybeSmall: true },
   ) {
     this.sizer = deps.sizerFor(rec.blockSize);
     this.tokens = new UploadToken(
@@ -52,11 +58,13 @@ export class FileUpload {
     const copied = await copyIfStored({ deps: this.deps, rec: this.rec, hooks: this.hooks }, signal);
     if (copied) return copied;
     // Read whole off the main thread (small-reader.ts); undefined when larger.
-    const small = await this.deps.reader.read(
-      this.rec.localPath,
-      Math.min(SMALL_FILE_MAX_BYTES, this.deps.formUploadMaxBytes),
-      signal.soft,
-    );
+    const small = this.admitted.maybeSmall
+      ? await this.deps.reader.read(
+          this.rec.localPath,
+          Math.min(SMALL_FILE_MAX_BYTES, this.deps.formUploadMaxBytes),
+          signal.soft,
+        )
+      : undefined;
     if (small) return await this.formUpload(small, signal);
     try {
       this.file = await FileSource.open(this.rec.localPath);

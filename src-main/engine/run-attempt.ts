@@ -30,20 +30,27 @@ export async function runAttempt(
   ports: AttemptPorts,
   ctrl: AbortController,
   hard: AbortController,
+  /** The admission's stat found the file small (engine.ts `isSmall`); false spares it the small-file reader. */
+  small: boolean,
 ): Promise<RunEnd> {
   try {
     ports.setState(rec.id, { state: 'uploading', lastError: null, warning: null });
     let phase: TransferState = 'uploading';
-    const upload = new FileUpload(rec, deps(), {
-      phase: (state) => {
-        if (state === phase) return;
-        phase = state;
-        ports.setState(rec.id, { state });
+    const upload = new FileUpload(
+      rec,
+      deps(),
+      {
+        phase: (state) => {
+          if (state === phase) return;
+          phase = state;
+          ports.setState(rec.id, { state });
+        },
+        progress: ports.progress,
+        retried: ports.retried,
+        log: ports.log,
       },
-      progress: ports.progress,
-      retried: ports.retried,
-      log: ports.log,
-    });
+      { maybeSmall: small },
+    );
     return { outcome: await upload.run({ soft: ctrl.signal, hard: hard.signal }) };
   } catch (e) {
     if (ctrl.signal.aborted && ctrl.signal.reason instanceof StopRequest) return { stopTo: ctrl.signal.reason.to };

@@ -23,6 +23,8 @@ export interface RunHandles {
   readonly ctrl: AbortController;
   readonly hard: AbortController;
   readonly tracker: ProgressTracker;
+  /** Whether the admission's stat found the file small enough for a form upload (engine.ts `isSmall`). */
+  readonly small: boolean;
 }
 
 /**
@@ -84,7 +86,7 @@ async function holdOnDiskFull(
 }
 
 /** One try of a transfer's upload (run-attempt.ts), wired to the engine's writes and events. */
-function attempt(ctx: RunContext, rec: TransferRecord, { ctrl, hard, tracker }: RunHandles): Promise<RunEnd> {
+function attempt(ctx: RunContext, rec: TransferRecord, { ctrl, hard, tracker, small }: RunHandles): Promise<RunEnd> {
   const { store, news } = ctx;
   return runAttempt(
     rec,
@@ -106,6 +108,7 @@ function attempt(ctx: RunContext, rec: TransferRecord, { ctrl, hard, tracker }: 
     },
     ctrl,
     hard,
+    small,
   );
 }
 

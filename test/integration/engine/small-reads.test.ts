@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SmallFileReader } from '../../../src-main/engine/small-reader';
 import { etagOfBuffer, sha1, startRig, type Rig } from './harness';
 
 let rig: Rig | undefined;
@@ -64,5 +65,29 @@ describe('engine: small files are read off the main thread', () => {
       expect(s.etag).toBe(etagOfBuffer(data.get(name)!));
       expect(sha1(await r.download(name))).toBe(sha1(data.get(name)!));
     }
+  });
+
+  it('does not offer a file larger than a form upload to the reader, whose thread would start only to say "too big"', async () => {
+    rig = await startRig();
+    const r = rig;
+    const big = await r.file('big.bin', 5 * 1024 * 1024 + 123); // over the 4 MiB form upload
+    const small = await r.file('small.bin', 70_000);
+    const asked = vi.spyOn(SmallFileReader.prototype, 'read');
+    const ids = r.engine.enqueue(
+      ['big.bin', 'small.bin'].map((name) => ({
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: name,
+        localPath: path.join(r.dir, name),
+        source: 'manual' as const,
+      })),
+    );
+    const [bigEnd, smallEnd] = [await r.settled(ids[0]!, 120_000), await r.settled(ids[1]!, 120_000)];
+    expect(asked.mock.calls.map((c) => path.basename(c[0]))).toEqual(['small.bin']);
+    expect(bigEnd.state, JSON.stringify(bigEnd)).toBe('done');
+    expect(bigEnd.etag).toBe(etagOfBuffer(big));
+    expect(sha1(await r.download('big.bin'))).toBe(sha1(big));
+    expect(smallEnd.state, JSON.stringify(smallEnd)).toBe('done');
+    expect(sha1(await r.download('small.bin'))).toBe(sha1(small));
   });
 });
