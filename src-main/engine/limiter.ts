@@ -4,11 +4,15 @@
  * order, and resolves when its reservation starts; so over any window longer than one
  * chunk the bytes let through stay within `rate × window + burst`. A limit of null lets
  * everything through at once. `setRate` applies to reservations still waiting: they are
- * re-planned from now at the new rate.
+ * re-planned from now at the new rate. A wait that aborts (a transfer paused or canceled)
+ * gives its reserved time back: the reservations behind it move up, so pausing and resuming
+ * quickly does not leave the link reserved for chunks that were never sent.
  */
 
 interface Waiter {
   bytes: number;
+  /** When its reservation starts (ms, the limiter's clock). */
+  startMs: number;
   resolve: () => void;
   reject: (e: unknown) => void;
   timer: NodeJS.Timeout | undefined;
@@ -51,16 +55,30 @@ export class BandwidthLimiter {
     if (this.bytesPerSecond === null || bytes <= 0) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const w: Waiter = { bytes, resolve, reject, timer: undefined, signal, onAbort: () => undefined };
+      const w: Waiter = { bytes, startMs: 0, resolve, reject, timer: undefined, signal, onAbort: () => undefined };
       w.onAbort = () => {
         clearTimeout(w.timer);
         const i = this.waiters.indexOf(w);
-        if (i >= 0) this.waiters.splice(i, 1);
+        if (i >= 0) this.giveBack(i);
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', w.onAbort, { once: true });
       this.schedule(w);
     });
+  }
+
+  /**
+   * Removes the waiting reservation at `i` and plans the ones behind it again from where it
+   * started (the waiters are in reservation order, each starting where the one before ends).
+   */
+  private giveBack(i: number): void {
+    const [gone] = this.waiters.splice(i, 1);
+    const behind = this.waiters.splice(i);
+    this.cursorMs = gone!.startMs;
+    for (const w of behind) {
+      clearTimeout(w.timer);
+      this.schedule(w);
+    }
   }
 
   private schedule(w: Waiter): void {
@@ -76,6 +94,7 @@ export class BandwidthLimiter {
     }
     const now = this.now();
     const start = Math.max(this.cursorMs, now - this.burstMs);
+    w.startMs = start;
     this.cursorMs = start + (w.bytes * 1000) / this.bytesPerSecond;
     const waitMs = start - now;
     if (waitMs <= 0) {

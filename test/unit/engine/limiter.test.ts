@@ -154,4 +154,42 @@ describe('BandwidthLimiter rate, on a controlled clock', () => {
       expect(rate).toBeLessThanOrEqual(limit);
     }
   });
+
+  it('waits that abort give their time back: the one behind them starts when it would have without them', async () => {
+    const l = new BandwidthLimiter(LIMIT, { burstMs: 0 });
+    await l.take(CHUNK); // the link is busy for 64 ms
+    const paused = new AbortController();
+    // Four chunks of a transfer that is then paused: 64 ms each, reserved behind the first.
+    const gone = Array.from({ length: 4 }, () => l.take(CHUNK, paused.signal).catch(() => 'aborted'));
+    let grantedAt: number | undefined;
+    const next = l.take(CHUNK).then(() => (grantedAt = performance.now()));
+    paused.abort(new Error('paused'));
+    expect(await Promise.all(gone)).toEqual(['aborted', 'aborted', 'aborted', 'aborted']);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await next;
+    // Right after the first chunk's 64 ms, not after the 5 × 64 ms the aborted ones had reserved.
+    expect(grantedAt).toBe(64);
+    l.close();
+  });
+
+  it('pausing and resuming fifteen times in a row costs the senders no more than the chunks they sent', async () => {
+    const l = new BandwidthLimiter(LIMIT, { burstMs: 0 });
+    const run = greedySenders(l, 3, 20);
+    await vi.advanceTimersByTimeAsync(1_000);
+    // A transfer paused and resumed quickly: each time, its waiting chunks' reservations are aborted.
+    for (let i = 0; i < 15; i++) {
+      const ac = new AbortController();
+      const waits = Array.from({ length: 4 }, () => l.take(CHUNK, ac.signal).catch(() => undefined));
+      await vi.advanceTimersByTimeAsync(5);
+      ac.abort(new Error('paused'));
+      await Promise.all(waits);
+    }
+    const from = performance.now();
+    await vi.advanceTimersByTimeAsync(5_000);
+    await run.stop();
+    // The senders go on at the limit at once: no reserved time of the aborted waits is left to wait out.
+    const firstAfter = run.grants.find((g) => g.t >= from)!;
+    expect(firstAfter.t - from).toBeLessThanOrEqual(64);
+    expect(rateOf(run.grants, from, from + 5_000)).toBeGreaterThanOrEqual(LIMIT * 0.9);
+  });
 });
