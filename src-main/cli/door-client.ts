@@ -4,6 +4,7 @@ import type { ApiMethod, AppApi, AppError, AppEventMessage, Result } from '../sh
 import { API_WS_PATH } from '../shared/wire';
 import { liveDoor, type DoorInfo } from '../service/door-file';
 import { apiOfCalls } from './api-of-calls';
+import { CliError } from './cli-error';
 
 /**
  * The command line as a client of a running app's headless door (`blocklift serve`): the
@@ -29,17 +30,37 @@ const CONNECT_TIMEOUT_MS = 15_000;
 
 /**
  * The running app of this data folder and database, connected; undefined when none runs
- * (no door file, its process is gone, or its door does not answer: a stale file is ignored).
+ * (no door file, its process is gone, or its port refuses or is not a Blocklift door: a
+ * stale file is ignored). Throws a CliError when the app's process lives and its door takes
+ * the connection but does not answer within `timeoutMs`.
  */
-export async function connectRunningApp(dataDir: string, dbFile: string): Promise<DoorClient | undefined> {
+export async function connectRunningApp(
+  dataDir: string,
+  dbFile: string,
+  timeoutMs = CONNECT_TIMEOUT_MS,
+): Promise<DoorClient | undefined> {
   const door = liveDoor(dataDir, dbFile);
   if (!door) return undefined;
   try {
-    return await connectDoor(door);
-  } catch {
-    return undefined;
+    return await connectDoor(door, timeoutMs);
+  } catch (e) {
+    // Something listens on its port and its process lives, but it does not answer: the app
+    // is stuck (or stopped with SIGSTOP). It still holds the queue, so working here instead
+    // would fail on that, or ask for credentials the app has: say what is going on.
+    if (e instanceof DoorSilent)
+      throw new CliError(
+        `the Blocklift app running on this data folder (process ${door.pid}, ${door.url}) did not answer within ${Math.round(
+          timeoutMs / 1000,
+        )} s: it may be stuck. Try again in a moment, or stop that process and run the command again.`,
+        1,
+        'app-not-answering',
+      );
+    return undefined; // refused, or not a Blocklift door: a stale door file
   }
 }
+
+/** A door that accepted the connection but sent no greeting in time. */
+class DoorSilent extends Error {}
 
 /** Opens the WebSocket of a door with its token and waits for its hello; rejects when it does not answer. */
 export function connectDoor(
@@ -49,13 +70,14 @@ export function connectDoor(
   const ws = new WebSocket(`${door.url.replace(/^http/, 'ws')}${API_WS_PATH}`, {
     headers: { authorization: `Bearer ${door.token}` },
     origin: door.url,
-    handshakeTimeout: timeoutMs,
+    // Longer than the timer below, which is what decides that a door is silent.
+    handshakeTimeout: timeoutMs + 5_000,
   });
   const core = new DoorRpcCore();
   return new Promise<DoorClient>((resolve, reject) => {
     const timer = setTimeout(() => {
       ws.terminate();
-      reject(new Error(`the app at ${door.url} did not answer`));
+      reject(new DoorSilent(`the app at ${door.url} did not answer`));
     }, timeoutMs);
     ws.once('error', (e) => {
       clearTimeout(timer);
