@@ -62,6 +62,10 @@ function serveSocket(socket: WebSocket, opts: ApiRouteOptions): void {
       wanted = new Set(msg.events.filter((n) => APP_EVENT_NAMES.includes(n)));
       return;
     }
+    if (msg.type === 'ping') {
+      send(socket, { type: 'pong', id: msg.id });
+      return;
+    }
     void callFromDoor(opts.backend, msg.method, msg.input).then((result) =>
       send(socket, { type: 'reply', id: msg.id, result }),
     );
@@ -70,7 +74,8 @@ function serveSocket(socket: WebSocket, opts: ApiRouteOptions): void {
 
 /** A client frame as read: a call's method is still unchecked (the backend answers 'unknown-method'). */
 export type ParsedClientMessage =
-  { type: 'call'; id: number; method: unknown; input: unknown } | Extract<ClientMessage, { type: 'subscribe' }>;
+  | { type: 'call'; id: number; method: unknown; input: unknown }
+  | Extract<ClientMessage, { type: 'subscribe' | 'ping' }>;
 
 /** A frame the door understands, or undefined. */
 export function parseClientMessage(text: string): ParsedClientMessage | undefined {
@@ -86,5 +91,6 @@ export function parseClientMessage(text: string): ParsedClientMessage | undefine
     return { type: 'call', id: m.id, method: m.method, input: m.input };
   if (m.type === 'subscribe' && Array.isArray(m.events) && m.events.every((e) => typeof e === 'string'))
     return { type: 'subscribe', events: m.events as AppEventName[] };
+  if (m.type === 'ping' && typeof m.id === 'number' && Number.isFinite(m.id)) return { type: 'ping', id: m.id };
   return undefined;
 }

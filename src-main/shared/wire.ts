@@ -17,12 +17,15 @@ export const TOKEN_COOKIE = 'blocklift_token';
 export type ClientMessage =
   | { type: 'call'; id: number; method: ApiMethod; input: unknown }
   /** Which events to receive (default: all). */
-  | { type: 'subscribe'; events: AppEventName[] };
+  | { type: 'subscribe'; events: AppEventName[] }
+  /** Are you there? The door answers `pong` with the same id at once (the page's liveness check). */
+  | { type: 'ping'; id: number };
 
 /** Door → renderer, one JSON text frame each. */
 export type ServerMessage =
   | { type: 'hello'; version: string; door: 'electron' | 'headless' }
   | { type: 'reply'; id: number; result: Result<unknown> }
+  | { type: 'pong'; id: number }
   | { [N in AppEventName]: { type: 'event'; name: N; payload: AppEvents[N] } }[AppEventName];
 
 /** Electron door: the preload exposes this object as `window[PRELOAD_GLOBAL]`, and nothing else. */

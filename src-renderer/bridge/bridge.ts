@@ -41,7 +41,11 @@ export interface StagedFile {
   relPath: string;
 }
 
-export type BridgeConnection = 'connecting' | 'open' | 'closed';
+/**
+ * `stalled`: connected, but the app has sent nothing, not even the answer to a liveness
+ * check, for a while (it is stuck or stopped); calls made meanwhile wait for it.
+ */
+export type BridgeConnection = 'connecting' | 'open' | 'stalled' | 'closed';
 
 /** Codes the renderer itself produces (the transport), beside the service's catalog. */
 export type BridgeErrorCode = 'bridge-closed';

@@ -6,6 +6,12 @@
  * BridgeError('bridge-closed') (the door may or may not have run it, so it is not resent);
  * the bridge then reconnects with a growing delay (0.5 s doubling to 10 s, common/door-rpc.ts) and subscribes
  * again to every event it was listening to.
+ *
+ * A door that stops answering without closing the socket (its process stuck, or stopped with
+ * SIGSTOP: the kernel keeps the connection) is found by a liveness check: after PING_EVERY_MS
+ * without a frame the bridge sends a `ping`, which the door answers at once; when nothing at
+ * all arrives for STALLED_AFTER_MS the connection is `stalled` (the page says the app is not
+ * answering) until the next frame. Calls made meanwhile wait for their replies as before.
  */
 import { DoorRpcCore, reconnectDelay } from '../../src-main/common/door-rpc';
 import type { ApiMethod, AppEventName } from '../../src-main/shared/contract';
@@ -28,7 +34,16 @@ export interface WebSocketBridgeOptions {
   open?: (url: string) => SocketLike;
   /** Delay before reconnect attempt n (0-based), in ms (default: the door clients' reconnectDelay). */
   backoff?: (attempt: number) => number;
+  /** Silence after which a ping is sent (default PING_EVERY_MS). */
+  pingEveryMs?: number;
+  /** Silence after which the connection counts as stalled (default STALLED_AFTER_MS). */
+  stalledAfterMs?: number;
 }
+
+/** A quiet connection is asked whether the door is there after this long. */
+export const PING_EVERY_MS = 4_000;
+/** Nothing from the door for this long (a ping unanswered for 6 s or more): it is not answering. */
+export const STALLED_AFTER_MS = 10_000;
 
 /**
  * The bridge over the door's RPC client core (src-main/common/door-rpc.ts, which keeps the
@@ -47,6 +62,27 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
   let socket: SocketLike | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let disposed = false;
+  const pingEveryMs = options.pingEveryMs ?? PING_EVERY_MS;
+  const stalledAfterMs = options.stalledAfterMs ?? STALLED_AFTER_MS;
+  /** When the last frame came from the door (ms, performance.now()). */
+  let heardAt = 0;
+  let pingId = 0;
+  let liveness: ReturnType<typeof setInterval> | null = null;
+  const stopLiveness = (): void => {
+    if (liveness) clearInterval(liveness);
+    liveness = null;
+  };
+  /** When the last ping went out (one per PING_EVERY_MS of quiet). */
+  let pingedAt = 0;
+  const checkLiveness = (ws: SocketLike): void => {
+    const now = performance.now();
+    const quiet = now - heardAt;
+    if (quiet >= stalledAfterMs) setState('stalled');
+    if (quiet >= pingEveryMs && now - pingedAt >= pingEveryMs) {
+      pingedAt = now;
+      ws.send(JSON.stringify({ type: 'ping', id: ++pingId } satisfies ClientMessage));
+    }
+  };
 
   const setState = (next: BridgeConnection): void => {
     if (next === state) return;
@@ -60,7 +96,7 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
   };
 
   const send = (message: ClientMessage): void => {
-    if (socket && state === 'open') write(socket, message);
+    if (socket && (state === 'open' || state === 'stalled')) write(socket, message);
     else if (message.type === 'call') queue.push(message);
   };
 
@@ -72,17 +108,26 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
     socket = ws;
     ws.onopen = () => {
       attempt = 0;
+      heardAt = performance.now();
       setState('open');
+      stopLiveness();
+      // Checked at a fraction of the ping interval, so a ping goes out soon after it is due.
+      liveness = setInterval(() => checkLiveness(ws), Math.max(50, Math.min(pingEveryMs, stalledAfterMs) / 4));
       if (subscribed.size > 0) write(ws, { type: 'subscribe', events: [...subscribed] });
       const waiting = queue;
       queue = [];
       for (const message of waiting) write(ws, message);
     };
-    ws.onmessage = (ev) => core.receive(ev.data);
+    ws.onmessage = (ev) => {
+      heardAt = performance.now();
+      if (state === 'stalled') setState('open');
+      core.receive(ev.data);
+    };
     ws.onerror = () => undefined; // onclose follows and decides.
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = null;
+      stopLiveness();
       // Calls still queued were never sent: they stay queued for the next connection.
       core.connectionLost({ error: new BridgeError('bridge-closed', 'The connection to Blocklift closed.') });
       setState('closed');
@@ -102,7 +147,7 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
     on: (name, listener) => {
       if (!subscribed.has(name)) {
         subscribed.add(name);
-        if (state === 'open') send({ type: 'subscribe', events: [...subscribed] });
+        if (state === 'open' || state === 'stalled') send({ type: 'subscribe', events: [...subscribed] });
       }
       return core.events.on(name, listener as (payload: unknown) => void);
     },
@@ -115,6 +160,7 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
     dispose: () => {
       disposed = true;
       if (timer) clearTimeout(timer);
+      stopLiveness();
       socket?.close();
       core.connectionLost({ error: new BridgeError('bridge-closed', 'The bridge was disposed.') }, true);
       queue = [];

@@ -125,7 +125,17 @@ function Frame({ screens }: { screens: Record<Screen, () => ReactNode> }) {
       <FirstRun />
       {/* Beside the tab bar, not in it: the tab list may only hold tabs (axe aria-required-children). */}
       <div className="frame-extra">
-        <Tag color={connection === 'open' ? 'success' : connection === 'closed' ? 'error' : 'processing'}>
+        <Tag
+          color={
+            connection === 'open'
+              ? 'success'
+              : connection === 'closed'
+                ? 'error'
+                : connection === 'stalled'
+                  ? 'warning'
+                  : 'processing'
+          }
+        >
           {t(`app.connection.${connection}`)}
         </Tag>
         <Button size="small" onClick={() => setSheet(true)} aria-keyshortcuts="?">

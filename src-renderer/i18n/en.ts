@@ -10,7 +10,12 @@ export const en = {
     name: 'Blocklift',
     nav: 'Screens',
     screens: { transfers: 'Transfers', folders: 'Folders', tasks: 'Tasks', vca: 'Video review', settings: 'Settings' },
-    connection: { connecting: 'Connecting…', open: 'Connected', closed: 'Disconnected, reconnecting…' },
+    connection: {
+      connecting: 'Connecting…',
+      open: 'Connected',
+      stalled: 'Not answering: what you do waits for it',
+      closed: 'Disconnected, reconnecting…',
+    },
     dismiss: 'Dismiss',
     retry: 'Try again',
     openSettings: 'Open Settings',

@@ -7,7 +7,12 @@ export const zhCN: Catalog = {
     name: 'Blocklift',
     nav: '页面',
     screens: { transfers: '传输', folders: '文件夹', tasks: '任务', vca: '视频审核', settings: '设置' },
-    connection: { connecting: '正在连接…', open: '已连接', closed: '连接断开，正在重连…' },
+    connection: {
+      connecting: '正在连接…',
+      open: '已连接',
+      stalled: '无响应：你的操作在等待它',
+      closed: '连接断开，正在重连…',
+    },
     dismiss: '关闭',
     retry: '重试',
     openSettings: '打开设置',

@@ -25,7 +25,7 @@ export async function connectWs(doorUrl: string, token: string): Promise<DoorCli
       } else if (msg.type === 'reply') {
         pending.get(msg.id)?.(msg.result);
         pending.delete(msg.id);
-      } else {
+      } else if (msg.type === 'event') {
         events.push({ name: msg.name, payload: msg.payload } as AppEventMessage);
         for (const l of listeners) l();
       }

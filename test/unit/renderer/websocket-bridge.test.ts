@@ -1,8 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientMessage, ServerMessage } from '../../../src-main/shared/wire';
 import { BridgeError } from '../../../src-renderer/bridge/bridge';
 import { reconnectDelay } from '../../../src-main/common/door-rpc';
-import { webSocketBridge, type SocketLike } from '../../../src-renderer/bridge/websocket';
+import {
+  PING_EVERY_MS,
+  STALLED_AFTER_MS,
+  webSocketBridge,
+  type SocketLike,
+} from '../../../src-renderer/bridge/websocket';
 
 /** A socket the test opens, answers and closes by hand (what a browser WebSocket would do). */
 class TestSocket implements SocketLike {
@@ -91,5 +96,55 @@ describe('WebSocket bridge', () => {
 
   it('waits longer between attempts, up to 10 s', () => {
     expect([0, 1, 2, 3, 10].map(reconnectDelay)).toEqual([500, 1000, 2000, 4000, 10_000]);
+  });
+});
+
+/** On vitest's fake clock: the liveness check's timers and performance.now() move only when the test says. */
+describe('WebSocket bridge: a door that stops answering', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('pings a quiet door, says stalled when nothing comes back, and open again at its next frame', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+    const { bridge, sockets } = setup();
+    const s = sockets[0]!;
+    const states: string[] = [];
+    bridge.onConnection((c) => states.push(c));
+    s.open();
+    const pings = () => s.sent.filter((m) => m.type === 'ping');
+    // A door that answers: a ping after PING_EVERY_MS of quiet, its pong keeps the page open.
+    await vi.advanceTimersByTimeAsync(PING_EVERY_MS + 1_000);
+    expect(pings().length).toBe(1);
+    s.receive({ type: 'pong', id: (pings()[0] as { id: number }).id });
+    await vi.advanceTimersByTimeAsync(STALLED_AFTER_MS - 1_000);
+    expect(states).toEqual(['open']);
+    // Now it stops answering (SIGSTOP): stalled once STALLED_AFTER_MS pass with nothing.
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(states).toEqual(['open', 'stalled']);
+    expect(bridge.connection()).toBe('stalled');
+    // A call made meanwhile goes out at once, and waits for its reply.
+    const call = bridge.call('app.status', undefined);
+    const sent = s.sent.filter((m) => m.type === 'call') as Array<Extract<ClientMessage, { type: 'call' }>>;
+    expect(sent.map((m) => m.method)).toEqual(['app.status']);
+    // It comes back (SIGCONT): its next frame, whatever it is, makes the connection open again.
+    s.receive({ type: 'reply', id: sent[0]!.id, result: { ok: true, value: { version: 'x' } } });
+    await expect(call).resolves.toMatchObject({ ok: true });
+    expect(states).toEqual(['open', 'stalled', 'open']);
+    bridge.dispose();
+  });
+
+  it('a door that keeps sending events is never pinged nor stalled', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance'] });
+    const { bridge, sockets } = setup();
+    const s = sockets[0]!;
+    s.open();
+    for (let i = 0; i < 30; i++) {
+      await vi.advanceTimersByTimeAsync(1_000);
+      s.receive({ type: 'event', name: 'batchFinished', payload: { done: i, failed: 0, skipped: 0, canceled: 0 } });
+    }
+    expect(s.sent.filter((m) => m.type === 'ping')).toEqual([]);
+    expect(bridge.connection()).toBe('open');
+    bridge.dispose();
   });
 });
