@@ -3,7 +3,7 @@ import { printable } from '../service/expand-paths';
 import type { RootActivityView, RootPlan, TransferView } from '../shared/contract';
 import type { WatchEvent } from '../shared/events';
 import type { VcaJobView } from '../shared/task-views';
-import { formatBytes, formatSpeed } from '../common/units';
+import { fileCount, formatBytes, formatSpeed } from '../common/units';
 import type { CliApp } from './app-client';
 import { RetryNotices, clockTime } from './retry-notices';
 
@@ -15,14 +15,14 @@ export function printPlan(plan: RootPlan, json: boolean, out: NodeJS.WritableStr
     return;
   }
   const lines = [
-    `new        ${plan.newFiles} files, ${formatBytes(plan.newBytes)}`,
-    `changed    ${plan.changedFiles} files, ${formatBytes(plan.changedBytes)}`,
-    `retry      ${plan.retryFiles} files, ${formatBytes(plan.retryBytes)}`,
-    `unchanged  ${plan.unchangedFiles} files, ${formatBytes(plan.unchangedBytes)}`,
-    `ignored    ${plan.ignoredFiles} files, ${formatBytes(plan.ignoredBytes)}`,
-    `renamed    ${plan.renamedFiles} files (server-side, no upload)`,
-    `rejected   ${plan.rejectedFiles} files (names the service cannot take)`,
-    `to upload  ${plan.filesToUpload} files, ${formatBytes(plan.bytesToUpload)}` +
+    `new        ${fileCount(plan.newFiles)}, ${formatBytes(plan.newBytes)}`,
+    `changed    ${fileCount(plan.changedFiles)}, ${formatBytes(plan.changedBytes)}`,
+    `retry      ${fileCount(plan.retryFiles)}, ${formatBytes(plan.retryBytes)}`,
+    `unchanged  ${fileCount(plan.unchangedFiles)}, ${formatBytes(plan.unchangedBytes)}`,
+    `ignored    ${fileCount(plan.ignoredFiles)}, ${formatBytes(plan.ignoredBytes)}`,
+    `renamed    ${fileCount(plan.renamedFiles)} (server-side, no upload)`,
+    `rejected   ${fileCount(plan.rejectedFiles)} (names the service cannot take)`,
+    `to upload  ${fileCount(plan.filesToUpload)}, ${formatBytes(plan.bytesToUpload)}` +
       (plan.estimatedSeconds === null
         ? ''
         : `, about ${Math.ceil(plan.estimatedSeconds)} s at ${formatSpeed(plan.assumedBytesPerSecond)} (${plan.speedSource === 'measured' ? 'measured from recent transfers of this database' : 'assumed; no transfers measured yet'})`),

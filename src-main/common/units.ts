@@ -60,3 +60,8 @@ export function formatEta(seconds: number | null, locale = 'en'): string | null 
 }
 const EN_UNITS = { day: 'd', hour: 'h', minute: 'min', second: 's' } as const;
 const ZH_UNITS = { day: '天', hour: '小时', minute: '分钟', second: '秒' } as const;
+
+/** "0 files", "1 file", "2,000 files": the command line's counts (its messages are English). */
+export function fileCount(n: number): string {
+  return `${numberFormat('en', 0).format(n)} ${n === 1 ? 'file' : 'files'}`;
+}

@@ -46,6 +46,23 @@ interface Line {
 }
 
 describe('blocklift upload: outcomes', () => {
+  it('a second run of files already uploaded says so in plain words, counted right', async () => {
+    await mkdir(path.join(dir, 'twice'), { recursive: true });
+    await writeFile(path.join(dir, 'twice', 'a.txt'), 'a');
+    await writeFile(path.join(dir, 'twice', 'b.txt'), 'b');
+    const args = ['twice', '--bucket', emu.bucket, '--prefix', 'twice/', '--db', 'twice.db'];
+    const first = await upload(args);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/^2 of 2 files uploaded or skipped$/m);
+    const again = await upload(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^nothing to send, 2 files already uploaded$/m);
+    expect(again.stderr).not.toMatch(/0 of 0|file\(s\)/);
+    await writeFile(path.join(dir, 'twice', 'c.txt'), 'c');
+    const third = await upload(args);
+    expect(third.stderr).toMatch(/^1 of 1 file uploaded or skipped, 2 files already uploaded$/m);
+  });
+
   it('--overwrite writes the object even when the database holds the file as done (after a rename, after a remote delete); without it the line says "already uploaded, unchanged"', async () => {
     await writeFile(path.join(dir, 'ow.txt'), 'mine');
     emu.objects.putBuffer(emu.bucket, 'ow.txt', Buffer.from('theirs'), {});

@@ -12,6 +12,7 @@ import { collect, wholeNumber } from '../option-parsers';
 import { valueOf } from '../service-result';
 import { CliError } from '../cli-error';
 import { checked } from '../input-check';
+import { fileCount } from '../../common/units';
 
 /**
  * `blocklift upload <path...> --bucket <b>`: files and directory trees through the app's
@@ -232,9 +233,14 @@ function summary(
   const failed = [...results.values()].filter((s) => s.state === 'failed' || s.state === 'canceled').length;
   const leftOut = added.skipped.filter((k) => k.code !== 'symlink-skipped').length;
   if (!flags.acc.json) {
+    const already = added.alreadyUploaded.length;
     const parts = [
-      `${results.size - failed} of ${results.size} file(s) uploaded or skipped`,
-      added.alreadyUploaded.length ? `${added.alreadyUploaded.length} already uploaded` : '',
+      results.size > 0
+        ? `${results.size - failed} of ${fileCount(results.size)} uploaded or skipped`
+        : already > 0
+          ? 'nothing to send'
+          : 'no files uploaded',
+      already ? `${fileCount(already)} already uploaded` : '',
       failed ? `${failed} failed` : '',
       leftOut ? `${leftOut} could not be read or used (listed above)` : '',
     ];
