@@ -77,9 +77,25 @@ describe('the served app in Chromium', () => {
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // Nothing the page asks for is missing (a browser asks for /favicon.ico when the page names no icon).
+    const refused: string[] = [];
+    page.on('response', (r) => {
+      if (r.status() >= 400) refused.push(`${r.status()} ${new URL(r.url()).pathname}`);
+    });
     await page.goto(serve.loginUrl);
     expect(new URL(page.url()).searchParams.has('token')).toBe(false);
     await page.getByText('e2e-hello.txt').first().waitFor({ timeout: 30_000 });
+    await page.waitForLoadState('networkidle');
+    expect(refused).toEqual([]);
+    // The page names its icon (else the browser asks for /favicon.ico, which the door does not
+    // have: an error in the console on every load), and the door serves it.
+    const icon = await page.evaluate(async () => {
+      const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href;
+      if (!href) return 'no icon named';
+      const r = await fetch(href);
+      return `${r.status} ${r.headers.get('content-type')}`;
+    });
+    expect(icon).toBe('200 image/png');
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({
       path: path.join(SCREENSHOT_DIR, 'first-screen.png'),
