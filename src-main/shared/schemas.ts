@@ -313,11 +313,21 @@ export const SCHEDULE = z
   })
   .strict();
 
+/** The bounds of the concurrency settings (the Settings screen offers the same). */
+export const CONCURRENCY_BOUNDS = { files: { min: 1, max: 64 }, blocksPerFile: { min: 1, max: 64 } } as const;
+
 export const SETTINGS = z
   .object({
     /** Files uploading at once, and blocks in flight per file. */
     concurrency: z
-      .object({ files: z.number().int().min(1).max(64), blocksPerFile: z.number().int().min(1).max(64) })
+      .object({
+        files: z.number().int().min(CONCURRENCY_BOUNDS.files.min).max(CONCURRENCY_BOUNDS.files.max),
+        blocksPerFile: z
+          .number()
+          .int()
+          .min(CONCURRENCY_BOUNDS.blocksPerFile.min)
+          .max(CONCURRENCY_BOUNDS.blocksPerFile.max),
+      })
       .strict(),
     /** The user's limit in bytes per second; null: none. The effective limit is the smaller of this and the schedule's. */
     bandwidthLimit: bytes.nullable(),

@@ -485,6 +485,7 @@ export const en = {
     testFail: '{{what}}: {{message}}',
     transfers: 'Uploading',
     filesAtOnce: 'Files at once',
+    range: 'From {{min}} to {{max}}',
     blocksPerFile: 'Blocks in flight per file',
     bandwidth: 'Bandwidth limit (MB/s, empty: none)',
     blockSize: 'Block size',

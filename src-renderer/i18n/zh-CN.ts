@@ -436,6 +436,7 @@ export const zhCN: Catalog = {
     testFail: '{{what}}：{{message}}',
     transfers: '上传',
     filesAtOnce: '同时上传的文件数',
+    range: '{{min}} 到 {{max}}',
     blocksPerFile: '每个文件同时传输的块数',
     bandwidth: '带宽限制（MB/s，留空表示不限）',
     blockSize: '块大小',

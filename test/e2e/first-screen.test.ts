@@ -89,12 +89,10 @@ describe('the served app in Chromium', () => {
     expect(refused).toEqual([]);
     // The page names its icon (else the browser asks for /favicon.ico, which the door does not
     // have: an error in the console on every load), and the door serves it.
-    const icon = await page.evaluate(async () => {
-      const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href;
-      if (!href) return 'no icon named';
-      const r = await fetch(href);
-      return `${r.status} ${r.headers.get('content-type')}`;
-    });
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(href, 'the page names no icon').toBeTruthy();
+    const res = await page.request.get(new URL(href!, page.url()).href);
+    const icon = `${res.status()} ${res.headers()['content-type']}`;
     expect(icon).toBe('200 image/png');
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({

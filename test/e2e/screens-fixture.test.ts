@@ -222,6 +222,22 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await page.context().close();
   });
 
+  it('Settings offers the concurrency the service accepts, and says the range instead of changing a number silently', async () => {
+    const page = await fixture.open();
+    await dismissFirstRun(page);
+    await page.keyboard.press('Control+5');
+    for (const name of ['Files at once', 'Blocks in flight per file']) {
+      const input = page.getByRole('spinbutton', { name });
+      await input.fill('999');
+      await input.press('Tab');
+      // The settings schema's bound (shared/schemas.ts CONCURRENCY_BOUNDS), said beside the field.
+      await expect.poll(() => input.inputValue()).toBe('64');
+      const item = page.locator('.ant-form-item').filter({ has: input });
+      expect(await item.getByText('From 1 to 64', { exact: true }).isVisible()).toBe(true);
+    }
+    await page.context().close();
+  });
+
   it('Settings says where secret keys are kept and, with no keyring, offers the weak store with what it means (issue 20.3)', async () => {
     const page = await fixture.open();
     await dismissFirstRun(page);

@@ -21,6 +21,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AccountView, Settings } from '../../../src-main/shared/contract';
+import { CONCURRENCY_BOUNDS } from '../../../src-main/shared/schemas';
 import { formatBytes } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { AccountForm } from './AccountForm';
@@ -158,20 +159,20 @@ function General({ settings }: { settings: Settings }) {
     <>
       <Card size="small" title={t('settings.transfers')} style={{ marginBottom: 16 }}>
         <Form layout="horizontal" labelCol={{ span: 8 }} wrapperCol={{ span: 16 }}>
-          <Form.Item label={t('settings.filesAtOnce')}>
+          <Form.Item label={t('settings.filesAtOnce')} extra={t('settings.range', CONCURRENCY_BOUNDS.files)}>
             <InputNumber
               aria-label={t('settings.filesAtOnce')}
-              min={1}
-              max={32}
+              min={CONCURRENCY_BOUNDS.files.min}
+              max={CONCURRENCY_BOUNDS.files.max}
               value={settings.concurrency.files}
               onChange={(v) => v && change({ concurrency: { ...settings.concurrency, files: v } })}
             />
           </Form.Item>
-          <Form.Item label={t('settings.blocksPerFile')}>
+          <Form.Item label={t('settings.blocksPerFile')} extra={t('settings.range', CONCURRENCY_BOUNDS.blocksPerFile)}>
             <InputNumber
               aria-label={t('settings.blocksPerFile')}
-              min={1}
-              max={16}
+              min={CONCURRENCY_BOUNDS.blocksPerFile.min}
+              max={CONCURRENCY_BOUNDS.blocksPerFile.max}
               value={settings.concurrency.blocksPerFile}
               onChange={(v) => v && change({ concurrency: { ...settings.concurrency, blocksPerFile: v } })}
             />
