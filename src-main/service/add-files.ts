@@ -99,11 +99,12 @@ export async function addFiles(deps: AddFilesDeps, input: AddFilesInput): Promis
   const queued: Array<number | TransferRequest> = [];
   const alreadyUploaded: AlreadyUploaded[] = [];
   const overwrite = input.resendUploaded ?? input.options.conflict === 'overwrite';
-  const request = (key: string, localPath: string, options: TransferOptions): TransferRequest => ({
+  const request = (key: string, localPath: string, size: number, options: TransferOptions): TransferRequest => ({
     accountId: input.accountId,
     bucket: input.bucket,
     key,
     localPath,
+    size,
     source: input.source,
     ...(input.blockSize !== undefined ? { blockSize: input.blockSize } : {}),
     options,
@@ -121,10 +122,10 @@ export async function addFiles(deps: AddFilesDeps, input: AddFilesInput): Promis
     } else if (prev?.state === 'done' && unchanged && !overwrite) {
       alreadyUploaded.push({ id: prev.id, path: f.localPath, key: prev.key, size: prev.size, etag: prev.etag });
     } else if (prev?.state === 'done' && !unchanged) {
-      queued.push(request(prev.key, f.localPath, { ...input.options, conflict: 'overwrite' }));
+      queued.push(request(prev.key, f.localPath, f.size, { ...input.options, conflict: 'overwrite' }));
       bytesQueued += f.size;
     } else {
-      queued.push(request(f.key, f.localPath, input.options));
+      queued.push(request(f.key, f.localPath, f.size, input.options));
       bytesQueued += f.size;
     }
   }

@@ -51,6 +51,11 @@ export interface TransferRequest {
   priority?: number;
   /** Block size in bytes, a multiple of 4 MiB; default 4 MiB. */
   blockSize?: number;
+  /**
+   * The file's size when it was queued (the caller's stat or scan), shown while it waits;
+   * its upload reads the size again and that one counts. Default 0 (not known).
+   */
+  size?: number;
 }
 
 /** A transfer as the UI and events see it (no secrets). */

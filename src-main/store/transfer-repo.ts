@@ -135,8 +135,8 @@ export class SqliteTransferStore implements EngineStore {
     private readonly now: () => number = Date.now,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO transfers (account_id, bucket, key, requested_key, local_path, state, block_size, source, options_json, priority, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO transfers (account_id, bucket, key, requested_key, local_path, size, state, block_size, source, options_json, priority, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
     );
     this.byId = db.prepare('SELECT * FROM transfers WHERE id = ?');
     this.blocksOf = db.prepare(
@@ -172,6 +172,7 @@ export class SqliteTransferStore implements EngineStore {
           r.key,
           r.key,
           r.localPath,
+          r.size ?? 0,
           r.blockSize ?? defaults.blockSize,
           r.source,
           JSON.stringify(options),

@@ -258,6 +258,7 @@ export class RootIndexer {
       bucket: root.bucket,
       key,
       localPath: this.abs(file.relPath),
+      size: file.size,
       source: 'watch',
       options: {
         conflict: options.conflict,

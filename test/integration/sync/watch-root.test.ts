@@ -130,6 +130,8 @@ describe.each(WATCHER_BACKENDS)('watch root over the real engine and emulator, %
     expect(await h.root!.start()).toMatchObject({ newFiles: 4 });
     const firstIds = [...h.repo!.loadIndex(h.root!.id).values()].map((r) => r.transferId).sort();
     expect(h.takeUploads()).toEqual([]);
+    // Queued, not started: each shows its file's size from the scan (not "0 B").
+    expect(firstIds.map((id) => h.engine!.get(id!)?.size)).toEqual(Array(4).fill('video 0'.length));
     await h.closeRun();
 
     await h.openRun({ backend, options: { vcaForVideos: true } });

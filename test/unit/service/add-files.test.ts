@@ -59,6 +59,8 @@ describe('addFiles', () => {
     expect(first.alreadyUploaded).toEqual([]);
     const [a, b] = first.queued as [number, number];
     expect(store.getTransfer(a)!.key).toBe('p/a.txt');
+    // Each waits with its file's size (shown in the list before its upload starts).
+    expect([store.getTransfer(a)!.size, store.getTransfer(b)!.size]).toEqual([1, 2]);
 
     // a done with the listed size and mtime; b failed
     const listed = await stat(path.join(dir, 't', 'a.txt'));

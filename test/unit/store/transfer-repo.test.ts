@@ -43,6 +43,15 @@ describe('SqliteTransferStore', () => {
     expect(store.listTransfers(['queued'], 1)).toHaveLength(1);
   });
 
+  it("keeps the size a request gives (the caller's stat or scan) for a transfer that waits; 0 when none is given", () => {
+    const [sized, unsized] = store.insertTransfers([{ ...req('s'), size: 123_456 }, req('u')], {
+      blockSize: 4 << 20,
+      conflict: 'skip',
+    });
+    expect(store.getTransfer(sized!)?.size).toBe(123_456);
+    expect(store.getTransfer(unsized!)?.size).toBe(0);
+  });
+
   it('totals per state follow inserts, state moves and deletes (unfiltered: counts kept by triggers)', () => {
     const query = new TransferQueryRepo(db);
     const ids = store.insertTransfers([req('a'), req('b'), req('c')], { blockSize: 4 << 20, conflict: 'skip' });
