@@ -65,13 +65,13 @@ export class RootIndexer {
   }
 
   /**
-   * Takes stable files (from a scan or the watcher) and does what each needs. `index` is
-   * the root's loaded index when the caller has it (a full scan); otherwise rows are read
-   * one by one. Adds to `counts` and returns it.
+   * Takes stable files (from a scan or the watcher) and does what each needs. `rowOf` reads
+   * a file's row when the caller knows better (a full scan knows which files have none);
+   * by default rows are read one by one. Adds to `counts` and returns it.
    */
   async admit(
     files: readonly ScannedFile[],
-    index?: Map<string, SyncFileRecord>,
+    rowOf?: (relPath: string) => SyncFileRecord | undefined,
     counts: ScanCounts = emptyCounts(),
   ): Promise<ScanCounts> {
     const toQueue: Array<{ file: ScannedFile; key: string; orphan: boolean }> = [];
@@ -88,7 +88,7 @@ export class RootIndexer {
         this.d.signal?.throwIfAborted();
         t = performance.now();
       }
-      const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
+      const row = rowOf ? rowOf(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
       const cls = classifyFile(row, f, this.transferState(row));
       if (cls === 'in-flight') {
         counts.inFlightFiles++;
