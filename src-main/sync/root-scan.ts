@@ -102,7 +102,10 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   // admit() reads the whole row of each file that needs work, in its slices; a file the
   // index did not have at the start has none (nothing else writes this root's rows meanwhile
   // but the queue's outcomes, which only update rows).
-  await d.indexer.admit(ready, (p) => (index.slots.has(p) ? d.repo.getFile(rootId, p) : undefined), counts);
+  await d.indexer.admit(ready, {
+    rowOf: (p) => (index.slots.has(p) ? d.repo.getFile(rootId, p) : undefined),
+    counts,
+  });
   d.signal?.throwIfAborted(); // nothing is finalized or observed after a stop: the next scan does it
   // Files ready at once here queue their admit (serial) before any later finalize.
   counts.waitingFiles = section('scan.observeFresh', () => d.observeFresh(fresh));
