@@ -42,6 +42,21 @@ export interface SyncFileRecord {
   missingSince: number | null;
 }
 
+/**
+ * What a full scan compares a folder with: per relative path, the size, mtime and state of
+ * its row, packed (≈ 70 bytes a row: the path and its Map slot, 17 bytes in typed arrays,
+ * instead of ≈ 260 for a SyncFileRecord in a Map: 100,000 rows ≈ 7 MiB of heap instead of
+ * ≈ 26). The scan reads the whole rows of the few files that need work (`getFile`).
+ */
+export interface IndexSummary {
+  /** Each path's slot in the arrays below. */
+  readonly slots: Map<string, number>;
+  readonly size: Float64Array;
+  readonly mtimeMs: Float64Array;
+  /** The row's state, as its position in SYNC_FILE_STATES. */
+  readonly state: Uint8Array;
+}
+
 export class SyncRepoError extends Error {
   override readonly name = 'SyncRepoError';
   constructor(
@@ -82,6 +97,7 @@ interface FileRow {
 }
 
 const STATE_SET: ReadonlySet<string> = new Set(SYNC_FILE_STATES);
+const STATE_INDEX: ReadonlyMap<string, number> = new Map(SYNC_FILE_STATES.map((s, i) => [s, i]));
 
 function rootFromRow(r: RootRow): WatchRootRecord {
   const options: unknown = JSON.parse(r.options_json);
@@ -143,6 +159,9 @@ export class SyncRepo {
     byTransfer: Statement;
     missingBySize: Statement;
     all: Statement;
+    summary: Statement;
+    count: Statement;
+    markMissing: Statement;
   };
 
   constructor(
@@ -162,6 +181,11 @@ export class SyncRepo {
         `SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ? AND state = 'missing' AND size = ?`,
       ),
       all: db.prepare(`SELECT ${FILE_COLS} FROM sync_files WHERE root_id = ?`),
+      summary: db.prepare('SELECT rel_path, size, mtime_ms, state FROM sync_files WHERE root_id = ?').raw(true),
+      count: db.prepare('SELECT count(*) FROM sync_files WHERE root_id = ?').pluck(true),
+      markMissing: db.prepare(
+        'UPDATE sync_files SET state = ?, missing_since = ?, updated_at = ? WHERE root_id = ? AND rel_path = ?',
+      ),
     };
   }
 
@@ -251,6 +275,37 @@ export class SyncRepo {
     const map = new Map<string, SyncFileRecord>();
     for (const r of this.s.all.iterate(rootId) as Iterable<FileRow>) map.set(r.rel_path, fileFromRow(r));
     return map;
+  }
+
+  /** The root's index as a full scan needs it (IndexSummary); rows are checked as loadIndex checks them. */
+  loadIndexSummary(rootId: number): IndexSummary {
+    const n = this.s.count.get(rootId) as number;
+    const slots = new Map<string, number>();
+    const size = new Float64Array(n);
+    const mtimeMs = new Float64Array(n);
+    const state = new Uint8Array(n);
+    let i = 0;
+    for (const [relPath, sz, mtime, st] of this.s.summary.iterate(rootId) as Iterable<
+      [string, number, number, string]
+    >) {
+      const k = STATE_INDEX.get(st);
+      if (k === undefined) throw new SyncRepoError('bad-row', `sync file ${relPath}: unknown state ${st}`);
+      if (i === n) break; // one connection, synchronous: the count cannot change under the loop
+      slots.set(relPath, i);
+      size[i] = sz;
+      mtimeMs[i] = mtime;
+      state[i] = k;
+      i++;
+    }
+    return { slots, size, mtimeMs, state };
+  }
+
+  /** Marks rows `missing` since `since` (a full scan did not find their files), in one transaction. */
+  markMissing(rootId: number, relPaths: readonly string[], since: number): void {
+    const now = this.now();
+    this.db.transaction(() => {
+      for (const p of relPaths) this.s.markMissing.run('missing', since, now, rootId, p);
+    })();
   }
 
   getFile(rootId: number, relPath: string): SyncFileRecord | undefined {

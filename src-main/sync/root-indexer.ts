@@ -46,6 +46,13 @@ export interface RootIndexerDeps {
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
+/** The files once each by path, each with its last observation. */
+function lastOfEach(files: readonly ScannedFile[]): Iterable<ScannedFile> {
+  const byPath = new Map<string, ScannedFile>();
+  for (const f of files) byPath.set(f.relPath, f);
+  return byPath.values();
+}
+
 /**
  * The writer of a root's file index for what appears: decides what stable files need
  * (classifyFile), queues uploads in batches, hands renames to rename-claim.ts, and records
@@ -65,22 +72,23 @@ export class RootIndexer {
   }
 
   /**
-   * Takes stable files (from a scan or the watcher) and does what each needs. `index` is
-   * the root's loaded index when the caller has it (a full scan); otherwise rows are read
-   * one by one. Adds to `counts` and returns it.
+   * Takes stable files (from a scan or the watcher) and does what each needs; adds to the
+   * counts and returns them. Rows are read one by one, and a file named twice counts once
+   * (its last observation). A full scan passes `scan`: its files are unique (one walk, so
+   * no Map of 100,000 paths is built to dedupe them), `rowOf` reads a file's row (the scan
+   * knows which files have none), and its counts are added to.
    */
   async admit(
     files: readonly ScannedFile[],
-    index?: Map<string, SyncFileRecord>,
-    counts: ScanCounts = emptyCounts(),
+    scan?: { rowOf(relPath: string): SyncFileRecord | undefined; counts: ScanCounts },
   ): Promise<ScanCounts> {
+    const counts = scan?.counts ?? emptyCounts();
     const toQueue: Array<{ file: ScannedFile; key: string; orphan: boolean }> = [];
     const settle: SyncFileRecord[] = [];
-    const unique = new Map<string, ScannedFile>();
-    for (const f of files) unique.set(f.relPath, f);
+    const unique = scan ? files : lastOfEach(files);
     let n = 0;
     let t = performance.now();
-    for (const f of unique.values()) {
+    for (const f of unique) {
       // Each file may cost a query or two (its row, a rename's candidates): yield often.
       if (++n % 100 === 0) {
         bookSection('indexer.classify', performance.now() - t);
@@ -88,7 +96,7 @@ export class RootIndexer {
         this.d.signal?.throwIfAborted();
         t = performance.now();
       }
-      const row = index ? index.get(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
+      const row = scan ? scan.rowOf(f.relPath) : this.d.repo.getFile(this.d.root.id, f.relPath);
       const cls = classifyFile(row, f, this.transferState(row));
       if (cls === 'in-flight') {
         counts.inFlightFiles++;

@@ -1,11 +1,11 @@
 import { bookSection, section } from '../base/loop-watch';
-import type { SyncRepo, WatchRootRecord } from '../store/sync-repo';
+import { SYNC_FILE_STATES, type SyncRepo, type WatchRootRecord } from '../store/sync-repo';
 import type { WatchRootEvent } from './events';
 import type { MissingHold } from './missing-hold';
 import type { WatchRootOptions } from './options';
 import type { PathFilter } from './path-filter';
 import { problemEvent, scanProblemEvent } from './problems';
-import { emptyCounts, sameContent, type ScanCounts } from './reconcile';
+import { emptyCounts, type ScanCounts } from './reconcile';
 import type { MissingFiles } from './missing-files';
 import type { RootIndexer } from './root-indexer';
 import { scanTree, type ScannedFile } from './scanner';
@@ -47,9 +47,13 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   const started = Date.now();
   const rootId = d.root.id;
   d.emit({ type: 'scan-started', rootId });
-  const index = section('scan.loadIndex', () => d.repo.loadIndex(rootId));
+  const index = section('scan.loadIndex', () => d.repo.loadIndexSummary(rootId));
+  const uploadedState = SYNC_FILE_STATES.indexOf('uploaded');
+  const skippedState = SYNC_FILE_STATES.indexOf('skipped');
   const counts = emptyCounts();
-  const seen = new Set<string>();
+  // Whether the walk found each row's file (by slot), and how many files it found.
+  const seen = new Uint8Array(index.size.length);
+  let found = 0;
   const ready: ScannedFile[] = [];
   const fresh: Array<{ relPath: string; obs: FileObservation }> = [];
   const unreadable: string[] = [];
@@ -70,10 +74,16 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
     const now = (d.now ?? Date.now)();
     section('scan.dir', () => {
       for (const f of dir.files) {
-        seen.add(f.relPath);
-        const row = index.get(f.relPath);
-        if ((row && sameContent(row, f)) || stabilityVerdict(undefined, f, now, d.options.stabilityMs).ready)
-          ready.push(f);
+        found++;
+        const slot = index.slots.get(f.relPath);
+        if (slot !== undefined) seen[slot] = 1;
+        const same = slot !== undefined && index.size[slot] === f.size && index.mtimeMs[slot] === f.mtimeMs;
+        if (same && (index.state[slot] === uploadedState || index.state[slot] === skippedState)) {
+          // Unchanged and settled: what admit() would count, with nothing to write. Kept out
+          // of `ready`, so a rescan of a large folder holds no list of its files.
+          counts.unchangedFiles++;
+          counts.unchangedBytes += f.size;
+        } else if (same || stabilityVerdict(undefined, f, now, d.options.stabilityMs).ready) ready.push(f);
         else fresh.push({ relPath: f.relPath, obs: f });
       }
     });
@@ -81,20 +91,25 @@ export async function fullScan(d: FullScanDeps): Promise<ScanCounts> {
   d.signal?.throwIfAborted();
   const t0 = performance.now();
   const under = (p: string) => unreadable.some((u) => p === u || p.startsWith(`${u}/`));
-  const gone = [...index.values()].filter((r) => !seen.has(r.relPath) && r.state !== 'missing' && !under(r.relPath));
+  const missingState = SYNC_FILE_STATES.indexOf('missing');
+  const gone: string[] = [];
+  for (const [relPath, slot] of index.slots)
+    if (!seen[slot] && index.state[slot] !== missingState && !under(relPath)) gone.push(relPath);
   const now = Date.now();
-  d.repo.putFiles(
-    rootId,
-    gone.map((r) => ({ ...r, state: 'missing' as const, missingSince: now })),
-  );
-  for (const r of gone) index.set(r.relPath, { ...r, state: 'missing', missingSince: now });
+  d.repo.markMissing(rootId, gone, now);
   counts.missingFiles = gone.length;
   bookSection('scan.gone', performance.now() - t0);
-  await d.indexer.admit(ready, index, counts);
+  // admit() reads the whole row of each file that needs work, in its slices; a file the
+  // index did not have at the start has none (nothing else writes this root's rows meanwhile
+  // but the queue's outcomes, which only update rows).
+  await d.indexer.admit(ready, {
+    rowOf: (p) => (index.slots.has(p) ? d.repo.getFile(rootId, p) : undefined),
+    counts,
+  });
   d.signal?.throwIfAborted(); // nothing is finalized or observed after a stop: the next scan does it
   // Files ready at once here queue their admit (serial) before any later finalize.
   counts.waitingFiles = section('scan.observeFresh', () => d.observeFresh(fresh));
-  const emptied = seen.size === 0 && gone.length > 0 && d.options.localDelete === 'delete-remote';
+  const emptied = found === 0 && gone.length > 0 && d.options.localDelete === 'delete-remote';
   if (emptied) {
     d.missingHold.emptyRoot(now);
     d.emit(problemEvent(rootId, '', 'root-empty', { path: d.root.path, count: gone.length }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PathFilter } from '../../../src-main/sync/path-filter';
+import { CHECKS_PER_RULES, PathFilter } from '../../../src-main/sync/path-filter';
 
 const base = { ignore: [], useDefaultIgnores: true, includeOnly: [], includeHidden: false };
 
@@ -33,6 +33,25 @@ describe('PathFilter', () => {
     expect(g.dirReason('src/build')).toBe('ignore-rule');
     expect(g.fileReason('build')).toBeUndefined();
     expect(g.pathReason('src/build/out.bin')).toBe('ignore-rule');
+  });
+
+  it('keeps no answer per path for long: the rules are rebuilt every CHECKS_PER_RULES checks, with the same answers', () => {
+    const g = new PathFilter({ ...base, ignore: ['*.log', '!keep.log', 'build/'] });
+    const rulesOf = () => (g as unknown as { rules: object }).rules;
+    const first = rulesOf();
+    const answers = () => [
+      g.fileReason('a/x.log'),
+      g.fileReason('keep.log'),
+      g.dirReason('src/build'),
+      g.pathReason('src/build/out.bin'),
+      g.fileReason('x/file.tmp'),
+      g.fileReason('photo.jpg'),
+    ];
+    const before = answers();
+    expect(before).toEqual(['ignore-rule', undefined, 'ignore-rule', 'ignore-rule', 'ignore-rule', undefined]);
+    for (let i = 0; i < CHECKS_PER_RULES; i++) g.fileReason(`d${i % 100}/f${i}.txt`);
+    expect(rulesOf()).not.toBe(first); // a 100,000-file scan leaves no cache of 100,000 answers behind
+    expect(answers()).toEqual(before);
   });
 
   it('include-only globs apply to files, not folders', () => {

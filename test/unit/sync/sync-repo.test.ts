@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openAppDatabase } from '../../../src-main/store/app-db';
 import type { Db } from '../../../src-main/store/db';
-import { SyncRepo, type SyncFileRecord } from '../../../src-main/store/sync-repo';
+import { SYNC_FILE_STATES, SyncRepo, type SyncFileRecord } from '../../../src-main/store/sync-repo';
 
 const row = (relPath: string, extra: Partial<SyncFileRecord> = {}): SyncFileRecord => ({
   relPath,
@@ -116,6 +116,34 @@ describe('SyncRepo', () => {
     expect(repo.getFile(r.id, 'a/1.txt')).toBeUndefined();
   });
 
+  it("gives a full scan its summary of the index (the root's rows only, exact mtimes) and marks rows missing", () => {
+    const r = repo.addRoot({ path: '/x', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    const other = repo.addRoot({ path: '/y', accountId: 1, bucket: 'b', prefix: '', options: {} });
+    repo.putFiles(other.id, [row('o', { state: 'failed' })]);
+    repo.putFiles(r.id, [
+      row('a/1.txt', { transferId: 7 }),
+      row('a/2.txt', { state: 'uploaded', etag: 'E', remoteKey: 'k', size: 99 }),
+      row('b.txt', { state: 'skipped', mtimeMs: 5 }),
+    ]);
+    const sum = repo.loadIndexSummary(r.id);
+    expect([...sum.slots.keys()].sort()).toEqual(['a/1.txt', 'a/2.txt', 'b.txt']);
+    const at = (p: string) => {
+      const i = sum.slots.get(p)!;
+      return { size: sum.size[i], mtimeMs: sum.mtimeMs[i], state: SYNC_FILE_STATES[sum.state[i]!] };
+    };
+    expect(at('a/1.txt')).toEqual({ size: 10, mtimeMs: 1700000000123.456, state: 'queued' });
+    expect(at('a/2.txt')).toEqual({ size: 99, mtimeMs: 1700000000123.456, state: 'uploaded' });
+    expect(at('b.txt')).toEqual({ size: 10, mtimeMs: 5, state: 'skipped' });
+    expect(repo.loadIndexSummary(12345).slots.size).toBe(0);
+
+    repo.markMissing(r.id, ['a/2.txt', 'nope'], 77);
+    expect(repo.getFile(r.id, 'a/2.txt')).toEqual(
+      row('a/2.txt', { state: 'missing', missingSince: 77, etag: 'E', remoteKey: 'k', size: 99 }),
+    );
+    expect(repo.getFile(r.id, 'nope')).toBeUndefined();
+    expect(repo.countByState(r.id)).toMatchObject({ queued: 1, missing: 1, skipped: 1, uploaded: 0 });
+  });
+
   it('counts by state through upserts, state changes, deletes and a removed root (counts kept by triggers)', () => {
     const r = repo.addRoot({ path: '/x', accountId: 1, bucket: 'b', prefix: '', options: {} });
     const other = repo.addRoot({ path: '/y', accountId: 1, bucket: 'b', prefix: '', options: {} });
@@ -142,5 +170,6 @@ describe('SyncRepo', () => {
       "INSERT INTO sync_files (root_id, rel_path, size, mtime_ms, state, updated_at) VALUES (?, 'x', 1, 1, 'weird', 1)",
     ).run(r.id);
     expect(() => repo.loadIndex(r.id)).toThrow(/unknown state weird/);
+    expect(() => repo.loadIndexSummary(r.id)).toThrow(/unknown state weird/);
   });
 });
