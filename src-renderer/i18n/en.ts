@@ -323,6 +323,12 @@ export const en = {
       failed: 'Following the task failed.',
       stopped: 'You stopped following it.',
     },
+    outcome: { failed: 'Failed', partial: 'Partly failed' },
+    outcomeHelp: {
+      failed: "Every operation of this task failed; each one's error is below.",
+      partial: "Some operations of this task failed; each one's error is below.",
+    },
+    failedItems: '{{failed}} of {{total}} failed: {{errors}}',
     origin: {
       typed: 'tracked by id',
       submitted: 'submitted here',
@@ -397,6 +403,8 @@ export const en = {
     jobs: 'Jobs',
     queue: '{{reviewed}} of {{total}} videos reviewed',
     states: { analysing: 'Analysing', failed: 'Failed', done: 'Done' },
+    failedBecause: 'Analysis failed: {{reason}}',
+    failedNoReason: 'Analysis failed; the service gave no reason.',
     threshold: 'Threshold',
     thresholdText: '{{value}} · {{shown}} of {{total}} shown',
     showBelow: 'Show labels below the threshold',

@@ -286,6 +286,12 @@ export const zhCN: Catalog = {
       failed: '跟踪此任务失败。',
       stopped: '你已停止跟踪。',
     },
+    outcome: { failed: '失败', partial: '部分失败' },
+    outcomeHelp: {
+      failed: '此任务的所有操作均失败，各项的错误见下。',
+      partial: '此任务的部分操作失败，各项的错误见下。',
+    },
+    failedItems: '{{total}} 项中 {{failed}} 项失败：{{errors}}',
     origin: { typed: '按 ID 跟踪', submitted: '在此提交', upload: '上传后触发', notification: '通知' },
     forTransfer: {
       copy: '传输 #{{id}} 的服务端复制（到 {{key}}）：其字节已存储，未再发送',
@@ -355,6 +361,8 @@ export const zhCN: Catalog = {
     jobs: '任务',
     queue: '已审核 {{reviewed}} / {{total}} 个视频',
     states: { analysing: '分析中', failed: '失败', done: '已完成' },
+    failedBecause: '分析失败：{{reason}}',
+    failedNoReason: '分析失败，服务未给出原因。',
     threshold: '阈值',
     thresholdText: '{{value}} · 显示 {{shown}} 个，共 {{total}} 个',
     showBelow: '显示低于阈值的标签',

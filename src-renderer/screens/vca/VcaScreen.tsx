@@ -5,17 +5,13 @@
  */
 import { Button, Empty, List, Progress, Space, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { VcaJobView } from '../../../src-main/shared/task-views';
 import { useActions, useApp } from '../../store/react';
+import { jobFailure, jobPhase } from '../../store/outcomes';
 import { reviewProgress } from '../../store/vca';
 import { CreateForm } from './CreateForm';
 import { LabelBrowser } from './LabelBrowser';
 import { Review } from './Review';
 
-export function jobPhase(job: VcaJobView): 'analysing' | 'failed' | 'done' {
-  if (job.tracking === 'failed' || job.tracking === 'lost' || (job.error && job.tracking !== 'active')) return 'failed';
-  return job.tracking === 'active' ? 'analysing' : 'done';
-}
 const PHASE_COLORS = { analysing: 'processing', failed: 'error', done: 'success' } as const;
 
 export function VcaScreen() {
@@ -69,6 +65,7 @@ export function VcaScreen() {
               dataSource={jobs}
               renderItem={(job) => {
                 const phase = jobPhase(job);
+                const failure = jobFailure(job);
                 return (
                   <List.Item
                     className={job.id === currentId ? 'vca-job current' : 'vca-job'}
@@ -77,9 +74,9 @@ export function VcaScreen() {
                     <Button type="text" block className="vca-job-button" onClick={() => actions.vca.open(job.id)}>
                       <div className="vca-job-name">{job.sourceUrl?.split('/').pop() ?? job.jobId}</div>
                       <Tag color={PHASE_COLORS[phase]}>{t(`vca.states.${phase}`)}</Tag>
-                      {phase === 'failed' && job.error && (
-                        <Typography.Text type="danger" className="vca-job-error">
-                          {job.error.message}
+                      {phase === 'failed' && (
+                        <Typography.Text type="danger" className="vca-job-error" data-testid="vca-job-failure">
+                          {failure ? t('vca.failedBecause', { reason: failure }) : t('vca.failedNoReason')}
                         </Typography.Text>
                       )}
                     </Button>
