@@ -260,6 +260,7 @@ export const en = {
       rejected: 'Rejected',
       failed: 'Failed',
       inFlight: 'Uploading',
+      paused: 'Paused',
     },
     lastScan: 'Last scan {{when}}',
     neverScanned: 'Not scanned yet',

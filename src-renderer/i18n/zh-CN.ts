@@ -229,6 +229,7 @@ export const zhCN: Catalog = {
       rejected: '被拒绝',
       failed: '失败',
       inFlight: '上传中',
+      paused: '已暂停',
     },
     lastScan: '上次扫描 {{when}}',
     neverScanned: '尚未扫描',
