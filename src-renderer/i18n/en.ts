@@ -154,6 +154,10 @@ export const en = {
     dropped_other: '{{count}} dropped files',
     uploadDropped: 'Upload dropped files',
     uploadOnce: 'Upload once',
+    sending: 'Sending the files',
+    sendingCount: 'Sending {{done}} of {{total}} files…',
+    addingCount_one: 'Adding {{total}} path…',
+    addingCount_other: 'Adding {{total}} paths…',
     watchFolder: 'Watch this folder',
     folderDropped:
       '“{{name}}” is a folder: upload what is in it once, or watch it and keep uploading new and changed files.',

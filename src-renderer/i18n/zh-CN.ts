@@ -129,6 +129,10 @@ export const zhCN: Catalog = {
     dropped_other: '拖入了 {{count}} 个文件',
     uploadDropped: '上传拖入的文件',
     uploadOnce: '上传一次',
+    sending: '正在发送文件',
+    sendingCount: '正在发送文件：{{done}} / {{total}}…',
+    addingCount_one: '正在添加 {{total}} 个路径…',
+    addingCount_other: '正在添加 {{total}} 个路径…',
     watchFolder: '监视此文件夹',
     folderDropped: '“{{name}}”是一个文件夹：可以上传其中的内容一次，也可以监视它并持续上传新增和修改的文件。',
     folderDroppedNoPath:
