@@ -28,8 +28,13 @@ export interface Bridge {
   /**
    * Only where dropped files have no local path (a browser page on the headless door): sends
    * the files' bytes to the door, which queues them like `transfers.add` (keys: the relative paths).
+   * `onProgress(sent)` is told how many files the door has taken so far, after each one.
    */
-  stageFiles?: (files: StagedFile[], target: TransferTarget) => Promise<Result<AddTransfersResult>>;
+  stageFiles?: (
+    files: StagedFile[],
+    target: TransferTarget,
+    onProgress?: (sent: number) => void,
+  ) => Promise<Result<AddTransfersResult>>;
   /** Whether the bridge is connected now, and a way to hear when that changes. */
   connection(): BridgeConnection;
   onConnection(listener: (state: BridgeConnection) => void): () => void;

@@ -15,7 +15,7 @@ export function defaultBridge(win: Window): Bridge {
   const scheme = win.location.protocol === 'https:' ? 'wss:' : 'ws:';
   const bridge = webSocketBridge({ url: `${scheme}//${win.location.host}${API_WS_PATH}` });
   const base = `${win.location.protocol}//${win.location.host}`;
-  return { ...bridge, stageFiles: (files, target) => stageFiles(base, files, target) };
+  return { ...bridge, stageFiles: (files, target, onProgress) => stageFiles(base, files, target, onProgress) };
 }
 
 export type { Bridge, BridgeConnection, UiError, UiResult } from './bridge';

@@ -22,10 +22,12 @@ export async function stageFiles(
   base: string,
   files: StagedFile[],
   target: TransferTarget,
+  onProgress?: (sent: number) => void,
 ): Promise<Result<AddTransfersResult>> {
   const opened = await json<{ batch: string }>(await fetch(`${base}${DOOR_STAGE_PATH}`, { method: 'POST' }));
   if (!opened.ok) return opened;
   const batch = opened.value.batch;
+  let sent = 0;
   for (const { file, relPath } of files) {
     const encoded = relPath.split('/').map(encodeURIComponent).join('/');
     const put = await json<{ staged: true }>(
@@ -36,6 +38,7 @@ export async function stageFiles(
       }),
     );
     if (!put.ok) return put;
+    onProgress?.(++sent);
   }
   return json<AddTransfersResult>(
     await fetch(`${base}${DOOR_STAGE_COMMIT_PATH}`, {

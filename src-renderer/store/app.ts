@@ -27,6 +27,43 @@ export interface AppSliceState {
   firstRunDismissed: boolean;
 }
 
+/**
+ * The first-run panel's "Got it", kept in this browser's (or window's) local storage: without
+ * it the panel came back on every reload until the first transfer. Read and written with
+ * care: storage may be missing (tests under Node) or refused (a locked-down browser).
+ */
+export const FIRST_RUN_DISMISSED_KEY = 'blocklift.firstRunDismissed';
+
+/** What of the DOM's Storage is used (the store also runs under Node, in tests). */
+export interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+function storage(): KeyValueStorage | null {
+  try {
+    return (globalThis as { localStorage?: KeyValueStorage }).localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function firstRunDismissedStored(): boolean {
+  try {
+    return storage()?.getItem(FIRST_RUN_DISMISSED_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function storeFirstRunDismissed(): void {
+  try {
+    storage()?.setItem(FIRST_RUN_DISMISSED_KEY, '1');
+  } catch {
+    // Storage refused (full, or blocked): the panel stays dismissed until the page reloads.
+  }
+}
+
 export function initial(): AppSliceState {
   return {
     status: null,
@@ -34,7 +71,7 @@ export function initial(): AppSliceState {
     connection: 'connecting',
     notices: [],
     nextNoticeId: 1,
-    firstRunDismissed: false,
+    firstRunDismissed: firstRunDismissedStored(),
   };
 }
 
@@ -83,7 +120,10 @@ export function actions(ctx: SliceContext<AppSliceState>) {
     },
     go: (screen: Screen) => ctx.set({ screen }),
     dismiss: (id: number) => ctx.set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
-    dismissFirstRun: () => ctx.set({ firstRunDismissed: true }),
+    dismissFirstRun: () => {
+      storeFirstRunDismissed();
+      ctx.set({ firstRunDismissed: true });
+    },
     openDataFolder: async (): Promise<void> => {
       const res = await callSafely(ctx.bridge, 'app.openDataFolder', undefined);
       if (!res.ok) ctx.report(res.error, 'app.openDataFolder');

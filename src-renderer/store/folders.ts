@@ -40,6 +40,20 @@ export function apply(state: FoldersState, batch: AppEvents['roots']): FoldersSt
   return { ...state, roots };
 }
 
+/** A count on a folder's card: what `inFlight` files are depends on whether the folder runs. */
+export type RootCountName = keyof WatchRootView['counts'] | 'paused';
+
+/**
+ * The counts a folder's card shows, in order. A paused folder's unfinished files are paused
+ * with it (their transfers paused by the root), not uploading: their count is named so.
+ */
+export function rootCounts(root: WatchRootView): Array<[RootCountName, number]> {
+  return (Object.keys(root.counts) as Array<keyof WatchRootView['counts']>).map((k) => [
+    k === 'inFlight' && root.state === 'paused' ? 'paused' : k,
+    root.counts[k],
+  ]);
+}
+
 function upsert(roots: WatchRootView[], root: WatchRootView): WatchRootView[] {
   return roots.some((r) => r.id === root.id) ? roots.map((r) => (r.id === root.id ? root : r)) : [...roots, root];
 }

@@ -74,6 +74,13 @@ export interface TransfersState {
     staged: StagedFile[];
     folder: { name: string; path: string | null } | null;
   } | null;
+  /**
+   * The add in progress, from the first click until the service answered: how many files of
+   * `total` were sent so far (a browser drop sends each file's bytes first; paths are one
+   * request, `done` stays 0). While it is set, a second add is refused: a double click must
+   * not queue the batch twice.
+   */
+  addProgress: { done: number; total: number } | null;
 }
 
 export function initial(): TransfersState {
@@ -102,6 +109,7 @@ export function initial(): TransfersState {
     detailId: null,
     detail: null,
     adding: null,
+    addProgress: null,
   };
 }
 
@@ -383,17 +391,30 @@ export function actions(ctx: SliceContext<TransfersState>) {
     },
     openAdd: () => ctx.set({ adding: { paths: [], noPath: false, staged: [], folder: null } }),
     closeAdd: () => ctx.set({ adding: null }),
-    /** Queues the paths, or sends the staged files of a browser drop. */
+    /**
+     * Queues the paths, or sends the staged files of a browser drop. Once per dialog: while an
+     * add runs (`addProgress`), another call answers null and sends nothing.
+     */
     add: async (paths: string[], bucket: string, prefix: string) => {
+      if (ctx.get().addProgress !== null) return null;
       const target = { bucket, prefix: prefix || undefined };
       const staged = ctx.get().adding?.staged ?? [];
-      const res =
-        staged.length > 0 && ctx.bridge.stageFiles
-          ? await ctx.bridge.stageFiles(staged, target).catch((err: unknown) => ({
-              ok: false as const,
-              error: { code: 'bridge-closed' as const, message: String(err), params: {} },
-            }))
-          : await callSafely(ctx.bridge, 'transfers.add', { paths, target });
+      const viaStaging = staged.length > 0 && ctx.bridge.stageFiles !== undefined;
+      const total = viaStaging ? staged.length : paths.length;
+      ctx.set({ addProgress: { done: 0, total } });
+      const onProgress = (done: number) => ctx.set({ addProgress: { done, total } });
+      let res;
+      try {
+        res =
+          viaStaging && ctx.bridge.stageFiles
+            ? await ctx.bridge.stageFiles(staged, target, onProgress).catch((err: unknown) => ({
+                ok: false as const,
+                error: { code: 'bridge-closed' as const, message: String(err), params: {} },
+              }))
+            : await callSafely(ctx.bridge, 'transfers.add', { paths, target });
+      } finally {
+        ctx.set({ addProgress: null });
+      }
       if (!res.ok) {
         ctx.report(res.error, 'transfers.add');
         return null;

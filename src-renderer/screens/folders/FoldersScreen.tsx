@@ -11,6 +11,7 @@ import type { WatchRootView } from '../../../src-main/shared/contract';
 import { keyRejectText, rootReasonText } from '../../components/errors';
 import { formatCount, formatRelative } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
+import { rootCounts } from '../../store/folders';
 import { FolderBrowser } from './FolderBrowser';
 import { OptionsDrawer } from './OptionsDrawer';
 import { PlanModal } from './PlanModal';
@@ -183,8 +184,8 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
           : t('folders.neverScanned')}
       </Typography.Paragraph>
       <Space size="large" wrap>
-        {(Object.keys(root.counts) as Array<keyof WatchRootView['counts']>).map((k) => (
-          <Statistic key={k} title={t(`folders.counts.${k}`)} value={formatCount(root.counts[k], lng)} />
+        {rootCounts(root).map(([k, n]) => (
+          <Statistic key={k} title={t(`folders.counts.${k}`)} value={formatCount(n, lng)} />
         ))}
       </Space>
       {root.rejected.length > 0 && (

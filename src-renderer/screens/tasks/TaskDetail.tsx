@@ -4,7 +4,8 @@ import { useTranslation } from 'react-i18next';
 import type { FmgrItemView, FmgrTaskView } from '../../../src-main/shared/task-views';
 import { formatBytes, formatDateTime, formatRelative } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
-import { ForTransferLabel, TrackingTag } from './TasksScreen';
+import { itemFailed } from '../../store/outcomes';
+import { FailedItemsText, ForTransferLabel, OutcomeTag } from './TasksScreen';
 
 export function TaskDetail({ task }: { task: FmgrTaskView }) {
   const { t, i18n } = useTranslation();
@@ -20,10 +21,11 @@ export function TaskDetail({ task }: { task: FmgrTaskView }) {
     >
       <Descriptions size="small" column={2} bordered>
         <Descriptions.Item label={t('tasks.columns.tracking')}>
-          <TrackingTag tracking={task.tracking} /> {t(`tasks.origin.${task.origin}`)}
+          <OutcomeTag task={task} /> {t(`tasks.origin.${task.origin}`)}
         </Descriptions.Item>
         <Descriptions.Item label={t('tasks.columns.state')}>
-          {task.state ?? '—'} {task.code !== null ? `(${task.code})` : ''} {task.description ?? ''}
+          {task.state ?? '—'} {task.code !== null ? `(${task.code})` : ''} {task.description ?? ''}{' '}
+          <FailedItemsText task={task} />
         </Descriptions.Item>
         <Descriptions.Item label={t('tasks.polls', { count: task.polls })}>
           {task.nextPollAt ? t('tasks.nextPoll', { when: formatRelative(task.nextPollAt, Date.now(), lng) }) : '—'}
@@ -44,6 +46,7 @@ export function TaskDetail({ task }: { task: FmgrTaskView }) {
         size="small"
         style={{ marginTop: 12 }}
         rowKey="index"
+        rowClassName={(item) => (itemFailed(item) ? 'task-item-failed' : '')}
         pagination={false}
         dataSource={task.items}
         scroll={{ x: true }}
@@ -53,7 +56,12 @@ export function TaskDetail({ task }: { task: FmgrTaskView }) {
           { title: t('tasks.columns.state'), dataIndex: 'state' },
           {
             title: t('tasks.columns.error'),
-            render: (_, item) => item.error && <Typography.Text type="danger">{item.error}</Typography.Text>,
+            render: (_, item) =>
+              item.error ? (
+                <Typography.Text type="danger">{item.error}</Typography.Text>
+              ) : itemFailed(item) ? (
+                <Typography.Text type="danger">{item.description || item.state}</Typography.Text>
+              ) : null,
           },
           { title: t('tasks.columns.key'), dataIndex: 'key' },
           {

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FmgrTaskView } from '../../../src-main/shared/task-views';
 import { formatDateTime } from '../../format/format';
+import { failedItems, taskOutcome } from '../../store/outcomes';
 import { useActions, useApp } from '../../store/react';
 import { OpForm } from './OpForm';
 import { TaskDetail } from './TaskDetail';
@@ -26,6 +27,36 @@ export function TrackingTag({ tracking }: { tracking: FmgrTaskView['tracking'] }
     <Tooltip title={t(`tasks.trackingHelp.${tracking}`)}>
       <Tag color={TRACKING_COLORS[tracking]}>{t(`tasks.tracking.${tracking}`)}</Tag>
     </Tooltip>
+  );
+}
+
+/**
+ * What the task came to: its tracking, unless its operations failed (the task code, e.g. 6
+ * "notification succeeded", says only that it ended): then Failed or Partly failed, in red.
+ */
+export function OutcomeTag({ task }: { task: FmgrTaskView }) {
+  const { t } = useTranslation();
+  const outcome = taskOutcome(task);
+  if (outcome !== 'failed' && outcome !== 'partial') return <TrackingTag tracking={outcome} />;
+  return (
+    <Tooltip title={t(`tasks.outcomeHelp.${outcome}`)}>
+      <Tag color={outcome === 'failed' ? 'error' : 'warning'} data-testid="task-outcome">
+        {t(`tasks.outcome.${outcome}`)}
+      </Tag>
+    </Tooltip>
+  );
+}
+
+/** The failed operations of a task and their errors, in one line; nothing when none failed. */
+export function FailedItemsText({ task }: { task: FmgrTaskView }) {
+  const { t } = useTranslation();
+  const failed = failedItems(task);
+  if (failed.length === 0) return null;
+  const errors = [...new Set(failed.map((i) => i.error || i.description || i.state))].join('; ');
+  return (
+    <Typography.Text type="danger" className="task-failed-items" data-testid="task-failed-items">
+      {t('tasks.failedItems', { failed: failed.length, total: task.items.length, errors })}
+    </Typography.Text>
   );
 }
 
@@ -119,10 +150,16 @@ export function TasksScreen() {
                   {task.state ?? '—'}{' '}
                   {task.code !== null && <Typography.Text type="secondary">({task.code})</Typography.Text>}
                   {task.error && <Typography.Text type="danger"> {task.error.message}</Typography.Text>}
+                  {failedItems(task).length > 0 && (
+                    <>
+                      <br />
+                      <FailedItemsText task={task} />
+                    </>
+                  )}
                 </span>
               ),
             },
-            { title: t('tasks.columns.tracking'), render: (_, task) => <TrackingTag tracking={task.tracking} /> },
+            { title: t('tasks.columns.tracking'), render: (_, task) => <OutcomeTag task={task} /> },
             { title: t('tasks.columns.items'), render: (_, task) => task.items.length },
             { title: t('tasks.columns.created'), render: (_, task) => formatDateTime(task.createdAt, i18n.language) },
           ]}

@@ -5,10 +5,10 @@
  * this folder" (its plan and options on the Folders screen; in a browser, which does not know
  * where the folder is, the folder browser to point at it).
  */
-import { Alert, App as AntApp, Button, Form, Input, Modal, Space } from 'antd';
+import { Alert, App as AntApp, Button, Form, Input, Modal, Progress, Space } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formatBytes } from '../../format/format';
+import { formatBytes, formatCount } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { KEY_PREFIX } from '../../../src-main/shared/schemas';
 import { schemaRule } from '../../components/schema-rule';
@@ -27,6 +27,9 @@ export function AddDialog() {
   const { t, i18n } = useTranslation();
   const adding = useApp((s) => s.transfers.adding);
   const staged = adding?.staged ?? [];
+  // From the first click until the service answered: the buttons are busy, the dialog says how far it got.
+  const progress = useApp((s) => s.transfers.addProgress);
+  const busy = progress !== null;
   const emulator = useApp((s) => s.app.status?.emulator ?? null);
   const actions = useActions();
   const { message } = AntApp.useApp();
@@ -82,12 +85,23 @@ export function AddDialog() {
       title={staged.length > 0 ? t('transfers.uploadDropped') : t('transfers.addByPath')}
       okText={folder ? t('transfers.uploadOnce') : t('transfers.add')}
       cancelText={t('app.cancel')}
-      onOk={() => form.submit()}
-      onCancel={actions.transfers.closeAdd}
+      onOk={() => {
+        if (!busy) form.submit();
+      }}
+      onCancel={() => {
+        if (!busy) actions.transfers.closeAdd();
+      }}
+      okButtonProps={{ loading: busy, 'aria-busy': busy }}
+      cancelButtonProps={{ disabled: busy }}
+      closable={!busy}
+      mask={{ closable: !busy }}
+      keyboard={!busy}
       footer={(buttons) =>
         folder ? (
           <Space>
-            <Button onClick={() => void watch()}>{t('transfers.watchFolder')}</Button>
+            <Button disabled={busy} onClick={() => void watch()}>
+              {t('transfers.watchFolder')}
+            </Button>
             {buttons}
           </Space>
         ) : (
@@ -108,7 +122,26 @@ export function AddDialog() {
       {adding?.noPath && (
         <Alert type="warning" showIcon title={t('transfers.dropNoPath')} style={{ marginBottom: 12 }} />
       )}
-      <Form form={form} layout="vertical" onFinish={(v) => void submit(v)}>
+      {progress && (
+        <div role="status" aria-live="polite" data-testid="add-progress" style={{ marginBottom: 12 }}>
+          {staged.length > 0 ? (
+            <>
+              <Progress
+                percent={progress.total > 0 ? Math.floor((progress.done / progress.total) * 100) : 0}
+                aria-label={t('transfers.sending')}
+                size="small"
+              />
+              {t('transfers.sendingCount', {
+                done: formatCount(progress.done, i18n.language),
+                total: formatCount(progress.total, i18n.language),
+              })}
+            </>
+          ) : (
+            t('transfers.addingCount', { count: progress.total, total: formatCount(progress.total, i18n.language) })
+          )}
+        </div>
+      )}
+      <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} disabled={busy}>
         {staged.length > 0 ? (
           <Form.Item label={t('transfers.dropped', { count: staged.length })}>
             <ul className="dropped-list" data-testid="dropped-files">

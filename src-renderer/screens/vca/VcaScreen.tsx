@@ -3,19 +3,16 @@
  * one job (player beside its labels grouped by type), the review queue's progress, the label
  * browser across jobs, and export. The review's keys are in the keymap (components/keymap.ts).
  */
-import { Button, Empty, List, Progress, Space, Tag, Typography } from 'antd';
+import { Button, Empty, List, Progress, Space, Tag, Typography, theme } from 'antd';
+import type { CSSProperties } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { VcaJobView } from '../../../src-main/shared/task-views';
 import { useActions, useApp } from '../../store/react';
+import { jobFailure, jobPhase } from '../../store/outcomes';
 import { reviewProgress } from '../../store/vca';
 import { CreateForm } from './CreateForm';
 import { LabelBrowser } from './LabelBrowser';
 import { Review } from './Review';
 
-export function jobPhase(job: VcaJobView): 'analysing' | 'failed' | 'done' {
-  if (job.tracking === 'failed' || job.tracking === 'lost' || (job.error && job.tracking !== 'active')) return 'failed';
-  return job.tracking === 'active' ? 'analysing' : 'done';
-}
 const PHASE_COLORS = { analysing: 'processing', failed: 'error', done: 'success' } as const;
 
 export function VcaScreen() {
@@ -24,6 +21,7 @@ export function VcaScreen() {
   const loaded = useApp((s) => s.vca.loaded);
   const currentId = useApp((s) => s.vca.currentId);
   const actions = useActions();
+  const { token } = theme.useToken();
   const progress = reviewProgress(jobs);
   const exportAll = async (format: 'csv' | 'json') => {
     const ids = jobs.filter((j) => jobPhase(j) === 'done').map((j) => j.id);
@@ -62,24 +60,37 @@ export function VcaScreen() {
         />
       ) : (
         <div className="vca-layout">
-          <nav aria-label={t('vca.jobs')} className="vca-jobs">
+          <nav
+            aria-label={t('vca.jobs')}
+            className="vca-jobs"
+            style={
+              {
+                '--vca-current-bg': token.controlItemBgActive,
+                '--vca-current-bar': token.colorPrimary,
+              } as CSSProperties
+            }
+          >
             <List
               size="small"
               bordered
               dataSource={jobs}
               renderItem={(job) => {
                 const phase = jobPhase(job);
+                const failure = jobFailure(job);
                 return (
-                  <List.Item
-                    className={job.id === currentId ? 'vca-job current' : 'vca-job'}
-                    aria-current={job.id === currentId ? 'true' : undefined}
-                  >
-                    <Button type="text" block className="vca-job-button" onClick={() => actions.vca.open(job.id)}>
+                  <List.Item className={job.id === currentId ? 'vca-job current' : 'vca-job'}>
+                    <Button
+                      type="text"
+                      block
+                      className="vca-job-button"
+                      aria-current={job.id === currentId ? 'true' : undefined}
+                      onClick={() => actions.vca.open(job.id)}
+                    >
                       <div className="vca-job-name">{job.sourceUrl?.split('/').pop() ?? job.jobId}</div>
                       <Tag color={PHASE_COLORS[phase]}>{t(`vca.states.${phase}`)}</Tag>
-                      {phase === 'failed' && job.error && (
-                        <Typography.Text type="danger" className="vca-job-error">
-                          {job.error.message}
+                      {phase === 'failed' && (
+                        <Typography.Text type="danger" className="vca-job-error" data-testid="vca-job-failure">
+                          {failure ? t('vca.failedBecause', { reason: failure }) : t('vca.failedNoReason')}
                         </Typography.Text>
                       )}
                     </Button>

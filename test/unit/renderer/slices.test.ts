@@ -4,7 +4,7 @@ import type { FmgrTaskView } from '../../../src-main/shared/task-views';
 import { fakeBridge } from '../../../src-renderer/bridge/fake';
 import { buildOp } from '../../../src-renderer/screens/tasks/ops';
 import { MAX_NOTICES, addNotice, initial as appInitial } from '../../../src-renderer/store/app';
-import { apply as applyRoots, initial as foldersInitial } from '../../../src-renderer/store/folders';
+import { apply as applyRoots, initial as foldersInitial, rootCounts } from '../../../src-renderer/store/folders';
 import { createAppStore } from '../../../src-renderer/store/store';
 import { apply as applyTasks, initial as tasksInitial } from '../../../src-renderer/store/tasks';
 
@@ -59,6 +59,14 @@ describe('folders and tasks slices: apply', () => {
       [2, 'paused'],
       [4, 'watching'],
     ]);
+  });
+
+  it("counts a paused folder's unfinished files as paused, not uploading (its transfers are paused by the root)", () => {
+    const counts = { indexed: 14, waiting: 0, uploaded: 0, ignored: 0, rejected: 0, failed: 0, inFlight: 14 };
+    const paused = { ...root(1, 'paused'), pausedBy: 'user' as const, counts };
+    expect(rootCounts(paused)).toContainEqual(['paused', 14]);
+    expect(rootCounts(paused).map(([k]) => k)).not.toContain('inFlight');
+    expect(rootCounts({ ...root(1), counts })).toContainEqual(['inFlight', 14]);
   });
 
   it('keeps tasks newest first as batches arrive', () => {

@@ -260,6 +260,61 @@ describe('transfers slice: dropped files', () => {
     app.dispose();
   });
 
+  it('sends a batch once when "Upload" is pressed twice, and says how many files went so far', async () => {
+    const files = ['a.txt', 'b.txt', 'c.txt'].map((relPath) => ({ file: new Blob(['x']), relPath }));
+    let sends = 0;
+    const progressSeen: Array<{ done: number; total: number } | null> = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const bridge = fakeBridge(
+      {},
+      {
+        stageFiles: async (staged, _target, onProgress) => {
+          sends++;
+          for (let i = 1; i <= staged.length; i++) onProgress?.(i);
+          await held;
+          return { ok: true, value: { queued: [1, 2, 3], alreadyUploaded: [], skipped: [], bytesQueued: 3 } };
+        },
+      },
+    );
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    app.store.subscribe((s) => progressSeen.push(s.transfers.addProgress));
+    await app.actions.transfers.dropFiles([{ name: 'a' }, { name: 'b' }, { name: 'c' }], async () => files);
+    const first = app.actions.transfers.add([], 'local', '');
+    const second = app.actions.transfers.add([], 'local', '');
+    await Promise.resolve();
+    expect(app.store.getState().transfers.addProgress).toEqual({ done: 3, total: 3 });
+    release();
+    const [one, two] = await Promise.all([first, second]);
+    expect([one?.queued, two]).toEqual([[1, 2, 3], null]);
+    expect(sends).toBe(1);
+    expect(progressSeen).toContainEqual({ done: 0, total: 3 });
+    expect(progressSeen).toContainEqual({ done: 1, total: 3 });
+    expect(app.store.getState().transfers.addProgress).toBeNull();
+    app.dispose();
+  });
+
+  it('sends the paths once when "Add" is pressed twice', async () => {
+    let adds = 0;
+    const bridge = fakeBridge({
+      transfers: {
+        add: async () => {
+          adds++;
+          return { ok: true, value: { queued: [1], alreadyUploaded: [], skipped: [], bytesQueued: 1 } };
+        },
+      },
+    });
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    app.actions.transfers.openAdd();
+    const both = await Promise.all([
+      app.actions.transfers.add(['/a'], 'local', ''),
+      app.actions.transfers.add(['/a'], 'local', ''),
+    ]);
+    expect(both.map((r) => r?.queued ?? null)).toEqual([[1], null]);
+    expect(adds).toBe(1);
+    app.dispose();
+  });
+
   it('asks for paths when neither is possible', async () => {
     const app = createAppStore(fakeBridge({}), { refreshMs: 0 });
     await app.actions.transfers.dropFiles([{ name: 'a.jpg' }], async () => []);

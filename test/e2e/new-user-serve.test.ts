@@ -1,0 +1,250 @@
+/**
+ * What a new user met in the served app (real `blocklift serve`, embedded emulator, Chromium
+ * at 800x600, the smallest window the app is meant for): a double-clicked "Upload" queued the
+ * batch twice; a failed video analysis and a failed Fmgr copy looked like successes; the
+ * current video of the review was not marked; Transfers and Video review did not fit the
+ * window; the first-run panel came back after a reload. Screenshots new-user-*.png.
+ */
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountView, AddTransfersResult, TransferPage } from '../../src-main/shared/contract';
+import type { FmgrTaskView, VcaJobView } from '../../src-main/shared/task-views';
+import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../../src-main/shared/wire';
+import { objectAccessUrl } from '../../src-main/tasks/access-url';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { dropFiles, openServedApp, shot, startServe, type ServeApp } from './serve-app';
+
+const VIDEOS = ['first-video', 'second-video'] as const;
+
+let tmp: string;
+let app: ServeApp;
+let browser: Chromium;
+let page: Page;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-new-user-'));
+  const labelsFile = path.join(tmp, 'labels.json');
+  const results = (v: string) => ({
+    scenario: [
+      { attribute: `${v} beach`, confidence: 0.9 },
+      { attribute: `${v} sea`, confidence: 0.8 },
+    ],
+  });
+  await writeFile(
+    labelsFile,
+    JSON.stringify({ jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: results(v) })) }),
+  );
+  app = await startServe({ args: ['--vca-labels', labelsFile] });
+  ({ browser, page } = await openServedApp(app, { width: 800, height: 600 }, pageErrors));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+/**
+ * How far the page scrolls sideways: the document wider than its window, or the screen shown
+ * (main.screen, which scrolls on its own) wider than its box. 0 or less when it fits.
+ */
+const pageOverflow = () =>
+  page.evaluate(`Math.max(
+    document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    ...[...document.querySelectorAll('main.screen')].filter((m) => m.offsetParent !== null).map((m) => m.scrollWidth - m.clientWidth),
+  )`) as Promise<number>;
+
+async function uploadedVideo(video: string): Promise<number> {
+  const file = path.join(tmp, `${video}.mp4`);
+  await writeFile(file, Buffer.alloc(4096, 7));
+  const added = await app.api<AddTransfersResult>('transfers.add', {
+    paths: [file],
+    target: { bucket: 'local', key: `${video}.mp4` },
+  });
+  const transferId = added.queued[0]!;
+  await expect
+    .poll(async () => (await app.api<TransferPage>('transfers.list', { text: video })).rows[0]?.state, {
+      timeout: 60_000,
+    })
+    .toBe('done');
+  return transferId;
+}
+
+describe('a new user in the served app at 800x600', () => {
+  it('"Got it" on the first-run panel holds after a reload (no transfer yet)', async () => {
+    expect((await app.api<{ firstRun: boolean }>('app.status')).firstRun).toBe(true);
+    await page.reload();
+    // The door's status has arrived (Settings shows the data folder from it), and the panel is not back.
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByText(app.dataDir).first().waitFor();
+    expect(await page.getByRole('button', { name: 'Got it' }).count()).toBe(0);
+    await page.getByRole('tab', { name: 'Transfers' }).click();
+  });
+
+  it('a double-clicked "Upload" sends the dropped files once, and the dialog shows it is working', async () => {
+    // Every staging request the page makes, and which have ended.
+    const opened: Request[] = [];
+    const commits: Request[] = [];
+    const ended = new Set<Request>();
+    page.on('request', (r) => {
+      if (r.method() !== 'POST') return;
+      const p = new URL(r.url()).pathname;
+      if (p === DOOR_STAGE_PATH) opened.push(r);
+      if (p === DOOR_STAGE_COMMIT_PATH) commits.push(r);
+    });
+    page.on('requestfinished', (r) => ended.add(r));
+    page.on('requestfailed', (r) => ended.add(r));
+    const files = Array.from({ length: 30 }, (_, i) => ({
+      name: `small-${String(i).padStart(2, '0')}.txt`,
+      size: 500,
+    }));
+    await dropFiles(page, files);
+    const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dialog.waitFor();
+    const upload = dialog.getByRole('button', { name: 'Upload' });
+    await upload.dblclick();
+    // Busy from the first click: the button and the count of files sent so far.
+    await dialog.waitFor({ state: 'hidden', timeout: 60_000 });
+    // Each batch opened was committed and answered: nothing more is on its way.
+    await expect.poll(() => commits.length >= opened.length && commits.every((c) => ended.has(c))).toBe(true);
+    expect(opened).toHaveLength(1);
+    expect(commits).toHaveLength(1);
+    const list = await app.api<TransferPage>('transfers.list', { text: 'small-' });
+    expect(list.total).toBe(files.length);
+    await shot(page, 'new-user-dropped-800');
+  });
+
+  it('the add dialog is busy with a count while the files are sent', async () => {
+    const files = Array.from({ length: 200 }, (_, i) => ({
+      name: `busy-${String(i).padStart(3, '0')}.txt`,
+      size: 200,
+    }));
+    await dropFiles(page, files);
+    const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dialog.waitFor();
+    // Each file is held by the door until the page has seen the dialog busy.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(`**${DOOR_STAGE_PATH}/**`, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await dialog.getByRole('button', { name: 'Upload' }).click();
+    const status = dialog.getByTestId('add-progress');
+    await expect.poll(() => status.textContent()).toMatch(/Sending \d+ of 200 files/);
+    expect(await dialog.getByRole('button', { name: 'Upload' }).getAttribute('aria-busy')).toBe('true');
+    expect(await dialog.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
+    await shot(page, 'new-user-add-busy-800');
+    release();
+    await dialog.waitFor({ state: 'hidden', timeout: 120_000 });
+    await page.unroute(`**${DOOR_STAGE_PATH}/**`);
+    expect((await app.api<TransferPage>('transfers.list', { text: 'busy-' })).total).toBe(files.length);
+  });
+
+  it('Transfers fits the window: no sideways scroll, every column heading whole', async () => {
+    await page.getByRole('tab', { name: 'Transfers' }).click();
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    // No heading of the grid is cut by its cell ("Spee" for "Speed").
+    const cut = (await page.evaluate(`[...document.querySelectorAll('.transfer-head [role=columnheader]')]
+      .filter((c) => c.offsetParent !== null && (c.scrollWidth > c.clientWidth || c.getBoundingClientRect().right > document.documentElement.clientWidth))
+      .map((c) => c.textContent)`)) as string[];
+    expect(cut).toEqual([]);
+    await shot(page, 'new-user-transfers-800');
+  });
+
+  it('a failed video analysis is Failed, in red, with the reason; a failed Fmgr copy is Failed with the item error', async () => {
+    const [local] = await app.api<AccountView[]>('accounts.list', undefined);
+    const missing = objectAccessUrl(local?.downloadDomain ?? '', 'no-such-video.mp4');
+    const failed = await app.api<VcaJobView>('vca.create', { source: { url: missing } });
+    await expect
+      .poll(async () => (await app.api<VcaJobView>('vca.get', { id: failed.id })).code, { timeout: 60_000 })
+      .toBe(2);
+    const task = await app.api<FmgrTaskView>('fmgr.submit', {
+      ops: [{ op: 'copy', srcBucket: 'local', srcKey: 'no-such-key', bucket: 'local', key: 'copy-of-nothing' }],
+    });
+    await expect
+      .poll(async () => (await app.api<FmgrTaskView>('fmgr.get', { id: task.id })).tracking, { timeout: 60_000 })
+      .toBe('done');
+
+    await page.getByRole('tab', { name: 'Tasks' }).click();
+    const row = page.locator('.ant-table-row').filter({ hasText: task.persistentId });
+    await expect.poll(() => row.getByTestId('task-outcome').textContent()).toBe('Failed');
+    expect(await row.textContent()).not.toContain('Finished');
+    expect(await row.getByTestId('task-failed-items').textContent()).toContain('file not found');
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    await row.scrollIntoViewIfNeeded();
+    await shot(page, 'new-user-tasks-failed-800');
+
+    await page.getByRole('tab', { name: 'Video review' }).click();
+    const job = page.locator('.vca-job').filter({ hasText: 'no-such-video.mp4' });
+    const tag = job.locator('.ant-tag').first();
+    await expect.poll(() => tag.textContent()).toBe('Failed');
+    expect(await tag.getAttribute('class')).toMatch(/ant-tag-(error|red)/);
+    expect(await job.getByTestId('vca-job-failure').textContent()).toMatch(
+      /^Analysis failed: source cannot be fetched/,
+    );
+  });
+
+  it('Video review fits the window, marks the current video, and `n` moves the mark', async () => {
+    for (const v of VIDEOS) {
+      const transferId = await uploadedVideo(v);
+      const job = await app.api<VcaJobView>('vca.create', { source: { transferId } });
+      await expect
+        .poll(async () => (await app.api<VcaJobView>('vca.get', { id: job.id })).tracking, { timeout: 60_000 })
+        .toBe('done');
+    }
+    await page.getByRole('tab', { name: 'Video review' }).click();
+    const title = page.getByRole('heading', { name: 'Video review' });
+    await title.waitFor();
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    const job = (name: string) => page.locator('.vca-job').filter({ hasText: `${name}.mp4` });
+    await expect.poll(() => job(VIDEOS[0]).getByRole('button').isVisible()).toBe(true);
+    await job(VIDEOS[0]).getByRole('button').click();
+    await expect.poll(() => page.getByRole('option').count()).toBeGreaterThan(0);
+    // Clicking a job does not scroll the page sideways; the title is whole, the job list in the window.
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    expect(
+      await page.evaluate(
+        'window.scrollX + Math.max(...[...document.querySelectorAll("main.screen")].filter((m) => m.offsetParent !== null).map((m) => m.scrollLeft))',
+      ),
+    ).toBe(0);
+    const titleBox = await title.boundingBox();
+    expect(titleBox?.x ?? -1).toBeGreaterThanOrEqual(0);
+    const listBox = await page.locator('.vca-jobs').boundingBox();
+    expect((listBox?.x ?? -1) >= 0 && (listBox?.x ?? 0) + (listBox?.width ?? 0) <= 800).toBe(true);
+
+    // The current job is marked to the eye (its button's text bold, a background) and to a screen reader.
+    const current = page.locator('.vca-jobs [aria-current="true"]');
+    await expect.poll(() => current.textContent()).toContain(`${VIDEOS[0]}.mp4`);
+    const look = (name: string) =>
+      page.evaluate(`(() => {
+        const item = [...document.querySelectorAll('.vca-job')].find((j) => j.textContent.includes(${JSON.stringify(`${name}.mp4`)}));
+        const b = item.querySelector('button');
+        const text = getComputedStyle(b.querySelector('.vca-job-name') ?? b);
+        return { weight: Number(text.fontWeight), background: getComputedStyle(b).backgroundColor, current: b.getAttribute('aria-current') };
+      })()`) as Promise<{ weight: number; background: string; current: string | null }>;
+    // The button's style changes with a transition: wait for it to end.
+    await expect.poll(async () => (await look(VIDEOS[0])).weight).toBe(600);
+    const marked = await look(VIDEOS[0]);
+    const plain = await look(VIDEOS[1]);
+    expect(plain.weight).toBeLessThan(600);
+    expect(marked.background).not.toBe(plain.background);
+    expect([marked.current, plain.current]).toEqual(['true', null]);
+    await shot(page, 'new-user-review-800');
+
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('n');
+    await expect.poll(async () => (await look(VIDEOS[1])).current).toBe('true');
+    await expect.poll(async () => (await look(VIDEOS[1])).weight).toBe(600);
+    expect((await look(VIDEOS[0])).current).toBeNull();
+    expect(await pageOverflow()).toBeLessThanOrEqual(0);
+    await shot(page, 'new-user-review-next-800');
+    expect(pageErrors).toEqual([]);
+  });
+});
