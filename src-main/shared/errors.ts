@@ -16,6 +16,10 @@ export const ERROR_CATALOG = {
   'not-supported-here': { kind: 'input', en: '{what} is only possible in the desktop app.' },
   // Local files and folders.
   'path-not-found': { kind: 'local', en: '{path} does not exist.' },
+  'paths-not-found': {
+    kind: 'local',
+    en: '{count} of the paths do not exist: {paths}. Nothing was added: remove them and add again.',
+  },
   'path-unreadable': { kind: 'local', en: '{path} cannot be read: {reason}' },
   'path-not-file-or-folder': { kind: 'local', en: '{path} is neither a file nor a folder.' },
   'broken-link': { kind: 'local', en: '{path} is a symbolic link whose target is missing or loops.' },
