@@ -23,6 +23,7 @@ export const ERROR_CATALOG = {
   'path-unreadable': { kind: 'local', en: '{path} cannot be read: {reason}' },
   'path-not-file-or-folder': { kind: 'local', en: '{path} is neither a file nor a folder.' },
   'broken-link': { kind: 'local', en: '{path} is a symbolic link whose target is missing or loops.' },
+  'files-not-added': { kind: 'local', en: 'Not added: {files}' },
   'symlink-skipped': { kind: 'local', en: '{path} is a symbolic link inside a folder and was not followed.' },
   'disk-full': { kind: 'local', en: 'The disk holding {path} is full; free space and the upload continues.' },
   // Keys and targets.

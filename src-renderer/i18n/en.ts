@@ -77,6 +77,7 @@ export const en = {
       },
       transfers: {
         add: 'Could not add the files',
+        addSkipped: 'Some files were not added',
         get: 'Could not show the transfer',
         list: 'Could not list the transfers',
         pause: 'Could not pause',

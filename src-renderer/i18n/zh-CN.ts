@@ -73,6 +73,7 @@ export const zhCN: Catalog = {
       },
       transfers: {
         add: '无法添加文件',
+        addSkipped: '部分文件未添加',
         get: '无法显示该传输',
         list: '无法列出传输',
         pause: '无法暂停',

@@ -161,6 +161,7 @@ describe('the title of a failed action’s toast', () => {
     }
     for (const verb of ['pause', 'resume', 'cancel', 'retry', 'remove']) out.add(`transfers.${verb}`);
     for (const verb of ['pause', 'resume', 'rescan']) out.add(`roots.${verb}`);
+    out.add('transfers.addSkipped');
     return [...out];
   }
 
@@ -181,5 +182,6 @@ describe('the title of a failed action’s toast', () => {
     expect(errorTitle(tIn('en'), 'transfers.add')).toBe('Could not add the files');
     expect(errorTitle(tIn('en'), 'roots.plan')).toBe('Could not plan the folder');
     expect(errorTitle(tIn('zh-CN'), 'transfers.add')).toBe('无法添加文件');
+    expect(errorTitle(tIn('en'), 'transfers.addSkipped')).toBe('Some files were not added');
   });
 });
