@@ -69,7 +69,12 @@ export async function openApp(flags: AccountFlags, o: OpenAppOptions): Promise<C
       onInternalError: (method, e) => internal.set(method, e),
     });
   } catch (e) {
-    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
+    if (e instanceof QueueInUseError)
+      throw new CliError(
+        `${e.message}, or give this command another data folder (--data <folder>) or queue (--db <file>)`,
+        1,
+        e.code,
+      );
     throw new CliError(`cannot open the database ${flags.db}: ${(e as Error).message}`, 1);
   }
   const accountId = o.account ? service.useSessionAccount(o.account) : undefined;

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { net, protocol } from 'electron';
-import { APP_CSP } from '../shared/csp';
+import { accountMediaOrigins, pageCsp } from '../common/csp';
+import type { DoorBackend } from '../service/door-backend';
 import { APP_SCHEME } from './ipc';
 
 /** Must run before the app is ready: app:// is a standard, secure scheme (origin app://renderer). */
@@ -19,14 +20,16 @@ export function rendererFile(rendererDir: string, requestUrl: string): string | 
   return file.startsWith(path.resolve(rendererDir) + path.sep) ? file : null;
 }
 
-/** Serves dist/renderer at app://renderer/ with the CSP header on every reply. */
-export function serveRenderer(rendererDir: string): void {
+/** Serves dist/renderer at app://renderer/ with the CSP header on every reply (its media origins: the accounts' download domains). */
+export function serveRenderer(rendererDir: string, backend: Pick<DoorBackend, 'accounts'>): void {
   protocol.handle(APP_SCHEME, async (request) => {
     const file = rendererFile(rendererDir, request.url);
     if (!file) return new Response('not found', { status: 404 });
     const reply = await net.fetch(pathToFileURL(file).href);
     const headers = new Headers(reply.headers);
-    headers.set('Content-Security-Policy', APP_CSP);
+    // Media from the accounts' download domains as they are now (common/csp.ts).
+    const accounts = await backend.accounts.list().catch(() => undefined);
+    headers.set('Content-Security-Policy', pageCsp(accounts?.ok ? accountMediaOrigins(accounts.value) : []));
     headers.set('X-Content-Type-Options', 'nosniff');
     return new Response(reply.body, { status: reply.status, headers });
   });

@@ -93,7 +93,7 @@ async function start(paths: string[]): Promise<void> {
     publicBaseUrl: `http://127.0.0.1:${port}`,
   });
   const rendererDir = path.join(root, 'dist', 'renderer');
-  serveRenderer(rendererDir);
+  serveRenderer(rendererDir, desktop.backend);
   ipc = registerIpcDoor(desktop.backend);
   // Without it the window still works; only the command line cannot reach this app (it says the queue is in use).
   localDoor = await openLocalDoor({

@@ -54,7 +54,7 @@ export type EmbeddedEmulatorOptions = Partial<Omit<HostedEmulatorOptions, 'dataD
 
 /**
  * Starts the emulator off the app's main loop (a child process by default: emulator/host.ts)
- * on a random loopback port, its data in <dataDir>/emulator, and creates or updates the
+ * on a loopback port (the last run's when it is free, else a random one), its data in <dataDir>/emulator, and creates or updates the
  * "Local" account pointing at it (upload and management URL; download domain = its download
  * URL of the bucket, so access URLs of uploaded objects work). The account row holds
  * `file:<key file>`, never the secret; the secret goes to the emulator only. What it reports
@@ -63,6 +63,19 @@ export type EmbeddedEmulatorOptions = Partial<Omit<HostedEmulatorOptions, 'dataD
  * is taken, on another, and the Local account gets the new URLs. The caller owns the
  * emulator and closes it (close waits until it stopped).
  */
+/** The loopback port the Local account's upload URL names (the emulator's port of the last run), if any. */
+function lastPort(accounts: AccountRepo): number | undefined {
+  const url = accounts.byName(LOCAL_ACCOUNT_NAME)?.uploadUrl;
+  if (!url) return undefined;
+  try {
+    const u = new URL(url);
+    const port = Number(u.port);
+    return u.hostname === '127.0.0.1' && Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startEmbedded(
   dataDir: string,
   accounts: AccountRepo,
@@ -84,25 +97,40 @@ export async function startEmbedded(
     });
   // What the emulator reports goes to the app's log, never to the app's stderr.
   const emuLogger = prefixedLogger(logger, 'embedded emulator: ');
-  const emulator = await startEmulatorHost({
-    mode: hostMode,
-    logger: emuLogger,
-    emulator: {
-      ...options,
-      port: 0,
-      host: '127.0.0.1',
-      dataDir: path.join(dataDir, EMULATOR_DIR),
-      accessKey: LOCAL_ACCESS_KEY,
-      secretKey: secret,
-    },
-    onRestarted: (emu) => {
-      try {
-        upsertLocal(emu);
-      } catch (e) {
-        emuLogger.error(`the Local account keeps its old URLs: ${(e as Error).message}`);
-      }
-    },
-  });
+  const start = (port: number) =>
+    startEmulatorHost({
+      mode: hostMode,
+      logger: emuLogger,
+      emulator: {
+        ...options,
+        port,
+        host: '127.0.0.1',
+        dataDir: path.join(dataDir, EMULATOR_DIR),
+        accessKey: LOCAL_ACCESS_KEY,
+        secretKey: secret,
+      },
+      onRestarted: (emu) => {
+        try {
+          upsertLocal(emu);
+        } catch (e) {
+          emuLogger.error(`the Local account keeps its old URLs: ${(e as Error).message}`);
+        }
+      },
+    });
+  // The port of the last run (the Local account's URL), so that the URLs it gave out (video
+  // jobs' sources, copied download URLs) keep working across restarts; another when it is taken.
+  const last = lastPort(accounts);
+  let emulator: EmulatorHost;
+  if (last === undefined) emulator = await start(0);
+  else {
+    try {
+      emulator = await start(last);
+    } catch (e) {
+      if (!/EADDRINUSE/.test((e as Error).message)) throw e;
+      emuLogger.warn(`port ${last} of the last run is taken; starting on another port`);
+      emulator = await start(0);
+    }
+  }
   try {
     bucket = emulator.config.buckets[0] ?? DEFAULT_BUCKET;
     const accountId = upsertLocal(emulator);

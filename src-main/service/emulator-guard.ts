@@ -84,5 +84,5 @@ export async function emulatorDataDirRefusal(
 /** Throws RootRefusedError with emulatorDataDirRefusal's code and words when it refuses `folder`. */
 export async function refuseEmulatorDataDir(folder: string, appDataDir: string): Promise<void> {
   const refused = await emulatorDataDirRefusal(folder, appDataDir);
-  if (refused) throw new RootRefusedError(refused.code, refused.message);
+  if (refused) throw new RootRefusedError(refused.code, refused.message, folder);
 }

@@ -19,6 +19,8 @@ export class AddFilesError extends Error {
   constructor(
     readonly code: AddFilesErrorCode,
     message: string,
+    /** The named paths the refusal is about (every missing one for 'path-not-found'), as the person gave them. */
+    readonly paths: readonly string[] = [],
   ) {
     super(message);
   }
@@ -61,7 +63,7 @@ async function resolveNamed(p: string): Promise<{ abs: string; target: string; s
   try {
     lst = await lstat(abs);
   } catch {
-    throw new AddFilesError('path-not-found', `${p} does not exist`);
+    throw new AddFilesError('path-not-found', `${p} does not exist`, [p]);
   }
   if (!lst.isSymbolicLink()) return { abs, target: abs, st: lst };
   try {
@@ -71,10 +73,13 @@ async function resolveNamed(p: string): Promise<{ abs: string; target: string; s
     const code = (e as NodeJS.ErrnoException).code;
     const to = await readlink(abs).catch(() => '?');
     if (code === 'ELOOP')
-      throw new AddFilesError('broken-link', `${p} is a symbolic link that loops (to ${to}); name its target instead`);
+      throw new AddFilesError('broken-link', `${p} is a symbolic link that loops (to ${to}); name its target instead`, [
+        p,
+      ]);
     throw new AddFilesError(
       'broken-link',
       `${p} is a symbolic link to ${to}, which ${code === 'ENOENT' ? 'does not exist' : `cannot be reached (${errnoReason(e)})`}; fix the link or name the file itself`,
+      [p],
     );
   }
 }
@@ -89,7 +94,24 @@ export async function expandPaths(
   if (paths.length === 0) throw new AddFilesError('no-paths', 'give at least one file or directory');
   if (key !== undefined) namedKey(key, '--key');
   const named = [];
-  for (const p of paths) named.push({ p, ...(await resolveNamed(p)) });
+  // Every missing path is named in one refusal (nothing is queued): the person removes them
+  // all at once, and sending the corrected list again queues each file once.
+  const missing: string[] = [];
+  for (const p of paths) {
+    try {
+      named.push({ p, ...(await resolveNamed(p)) });
+    } catch (e) {
+      if (!(e instanceof AddFilesError && e.code === 'path-not-found')) throw e;
+      missing.push(p);
+    }
+  }
+  if (missing.length === 1) throw new AddFilesError('path-not-found', `${missing[0]} does not exist`, missing);
+  if (missing.length > 1)
+    throw new AddFilesError(
+      'path-not-found',
+      `${missing.length} of the paths do not exist: ${missing.join(', ')}; nothing was added: remove them and add again`,
+      missing,
+    );
   const out: FileToUpload[] = [];
   for (const { p, abs, target, st } of named) {
     if (st.isDirectory()) {
@@ -100,7 +122,7 @@ export async function expandPaths(
       const k = namedKey(key ?? prefix + path.basename(abs), `the key of ${p}`);
       if (await readable(target, skipped)) out.push(fileOf(target, k, st));
     } else {
-      throw new AddFilesError('not-a-file', `${p} is not a regular file or directory (a device, FIFO or socket?)`);
+      throw new AddFilesError('not-a-file', `${p} is not a regular file or directory (a device, FIFO or socket?)`, [p]);
     }
   }
   if (key !== undefined && named.length !== 1)

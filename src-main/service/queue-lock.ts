@@ -9,6 +9,11 @@ import { takePidLock } from '../base/pid-lock';
  * SQLite's busy timeout covers them.
  */
 
+/**
+ * The message says what is in use and by whom; what else the user can do depends on the door
+ * (the CLI's upload has --db and --data, `serve` only --data, the desktop app neither), so each
+ * caller adds its own hint.
+ */
 export class QueueInUseError extends Error {
   override readonly name = 'QueueInUseError';
   readonly code = 'queue-in-use';
@@ -17,9 +22,7 @@ export class QueueInUseError extends Error {
     readonly holder: string,
     dbFile: string,
   ) {
-    super(
-      `the queue ${dbFile} is in use by process ${pid} (${holder}); wait for it to finish, stop it, or give another --db`,
-    );
+    super(`the queue ${dbFile} is in use by process ${pid} (${holder}); wait for it to finish or stop it`);
   }
 }
 

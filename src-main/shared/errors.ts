@@ -16,9 +16,14 @@ export const ERROR_CATALOG = {
   'not-supported-here': { kind: 'input', en: '{what} is only possible in the desktop app.' },
   // Local files and folders.
   'path-not-found': { kind: 'local', en: '{path} does not exist.' },
+  'paths-not-found': {
+    kind: 'local',
+    en: '{count} of the paths do not exist: {paths}. Nothing was added: remove them and add again.',
+  },
   'path-unreadable': { kind: 'local', en: '{path} cannot be read: {reason}' },
   'path-not-file-or-folder': { kind: 'local', en: '{path} is neither a file nor a folder.' },
   'broken-link': { kind: 'local', en: '{path} is a symbolic link whose target is missing or loops.' },
+  'files-not-added': { kind: 'local', en: 'Not added: {files}' },
   'symlink-skipped': { kind: 'local', en: '{path} is a symbolic link inside a folder and was not followed.' },
   'disk-full': { kind: 'local', en: 'The disk holding {path} is full; free space and the upload continues.' },
   // Keys and targets.

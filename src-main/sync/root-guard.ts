@@ -24,6 +24,8 @@ export class RootRefusedError extends Error {
   constructor(
     readonly code: RootRefusalCode,
     message: string,
+    /** The folder refused, as the person gave it. */
+    readonly path = '',
   ) {
     super(message);
   }
@@ -57,12 +59,17 @@ export async function checkNewRoot(
   try {
     root = await realpath(folder);
   } catch {
-    throw new RootRefusedError('root-missing', `the folder ${folder} does not exist; create it or check the path`);
+    throw new RootRefusedError(
+      'root-missing',
+      `the folder ${folder} does not exist; create it or check the path`,
+      folder,
+    );
   }
   if (!(await stat(root)).isDirectory())
     throw new RootRefusedError(
       'root-not-a-folder',
       `${folder} is a file, not a folder; watch the folder that holds it`,
+      folder,
     );
   for (const other of existingRoots) {
     const o = await resolveExisting(other);
@@ -71,11 +78,13 @@ export async function checkNewRoot(
       throw new RootRefusedError(
         'root-inside-root',
         `${folder} is inside the watched folder ${other}; its files are already uploaded from there`,
+        folder,
       );
     if (isInside(o, root))
       throw new RootRefusedError(
         'root-contains-root',
         `${folder} contains the watched folder ${other}; remove that root first or watch a different folder`,
+        folder,
       );
   }
   const excludedDirs: string[] = [];
@@ -85,11 +94,13 @@ export async function checkNewRoot(
       throw new RootRefusedError(
         'root-is-data-folder',
         `${folder} is Blocklift's own data folder; choose another folder to watch`,
+        folder,
       );
     if (isInside(root, data))
       throw new RootRefusedError(
         'root-inside-data-folder',
         `${folder} is inside Blocklift's data folder ${dataDir}; choose a folder outside it`,
+        folder,
       );
     if (isInside(data, root)) excludedDirs.push(path.relative(root, data).split(path.sep).join('/'));
   }

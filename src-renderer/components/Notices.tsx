@@ -8,7 +8,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Notice } from '../store/app';
 import { useActions, useApp } from '../store/react';
-import { errorText, noticeScreen } from './errors';
+import { errorText, errorTitle, noticeScreen } from './errors';
 
 export function Notices() {
   const { t } = useTranslation();
@@ -49,7 +49,7 @@ export function Notices() {
 function title(t: ReturnType<typeof useTranslation>['t'], n: Notice): string {
   if (n.kind === 'batch') return t('notices.batchTitle');
   if (n.kind === 'problem') return t('notices.problemTitle');
-  return t('notices.errorTitle', { context: n.context });
+  return errorTitle(t, n.context);
 }
 
 function NoticeAction({ notice, onDone }: { notice: Notice; onDone: () => void }) {

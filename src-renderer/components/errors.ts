@@ -16,6 +16,14 @@ export function errorText(t: TFunction, error: UiError): string {
 }
 
 /**
+ * The title of a failed action's toast, by the verb that failed ("transfers.add" → "Could not
+ * add the files"); an action without its own title gets a general one, never the verb's name.
+ */
+export function errorTitle(t: TFunction, context: string): string {
+  return t(`notices.actions.${context}`, { defaultValue: t('notices.errorTitle') });
+}
+
+/**
  * Why a watched folder's file was rejected (a row of WatchRootView's `rejected`). The row's
  * own message is English and has the detail (the byte count, the character): in English it
  * is shown as it is. In another language the words come from its key code (shared/keys.ts

@@ -21,6 +21,8 @@ export const errorsZhCN: Record<MessageCode, string> = {
   'not-found': '{{what}} {{id}} 不存在（可能已被移除）。',
   'not-supported-here': '{{what}} 仅在桌面应用中可用。',
   'path-not-found': '{{path}} 不存在。',
+  'files-not-added': '未添加：{{files}}',
+  'paths-not-found': '有 {{count}} 个路径不存在：{{paths}}。未添加任何文件：请移除它们后重新添加。',
   'path-unreadable': '无法读取 {{path}}：{{reason}}',
   'path-not-file-or-folder': '{{path}} 既不是文件也不是文件夹。',
   'broken-link': '{{path}} 是目标缺失或循环的符号链接。',

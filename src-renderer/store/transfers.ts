@@ -420,6 +420,16 @@ export function actions(ctx: SliceContext<TransfersState>) {
         return null;
       }
       ctx.set({ stale: true, adding: null });
+      // A file left out (a name that cannot be a key, an unreadable file…) has no row: the
+      // person is told which one and why (the service's reason, the CLI's words).
+      const skipped = res.value.skipped;
+      if (skipped.length > 0) {
+        const files = skipped.map((s) => `"${printableName(s.path)}" (${s.reason})`).join('; ');
+        ctx.report(
+          { code: 'files-not-added', message: `Not added: ${files}`, params: { files } },
+          'transfers.addSkipped',
+        );
+      }
       void refresh();
       return res.value;
     },
@@ -446,4 +456,9 @@ function prune(state: TransfersState): Partial<TransfersState> {
     if (row) rows[id] = row;
   }
   return { pages, rows };
+}
+
+/** A file name as one visible line: control characters (a tab, a newline) escaped, as the CLI prints them. */
+export function printableName(name: string): string {
+  return JSON.stringify(name).slice(1, -1);
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,12 +45,38 @@ interface ServeOptions {
   devRenderer?: string;
 }
 
+/**
+ * A data folder (or a folder above it) that is a file would fail deep in the start with
+ * ENOTDIR; say so as a usage error instead (exit 2).
+ */
+function checkDataFolder(dataDir: string): void {
+  for (let d = dataDir; ; d = path.dirname(d)) {
+    let kind;
+    try {
+      kind = statSync(d, { throwIfNoEntry: false });
+    } catch (e) {
+      // ENOTDIR: a folder above this one is a file (found further up).
+      if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+    }
+    if (kind) {
+      if (kind.isDirectory()) return;
+      throw new CliError(
+        d === dataDir
+          ? `the data folder ${dataDir} is a file, not a folder: give --data a folder (it is created if missing)`
+          : `the data folder ${dataDir} cannot be created: ${d} is a file, not a folder; give --data another folder`,
+      );
+    }
+    if (path.dirname(d) === d) return;
+  }
+}
+
 async function runServe(o: ServeOptions): Promise<number> {
   const asked = wholeNumber('--port', o.port, 0, 65535);
   // Loaded here, not at the top: the other commands start without the HTTP framework.
   const { freeLoopbackPort, openLocalDoor } = await import('../../headless/local-door');
   const port = asked === 0 ? await freeLoopbackPort() : asked;
   const dataDir = path.resolve(o.data ?? defaultDataDir());
+  checkDataFolder(dataDir);
   if (o.host)
     process.stderr.write(
       `blocklift serve: WARNING: listening on ${o.host}: anyone who can reach it and has the token controls this app; plain HTTP, so use it on a trusted network or behind TLS.\n`,
@@ -75,7 +101,8 @@ async function runServe(o: ServeOptions): Promise<number> {
     });
   } catch (e) {
     // Another process (the CLI, another serve, the desktop app) runs the queue of this data folder.
-    if (e instanceof QueueInUseError) throw new CliError(e.message, 1, e.code);
+    if (e instanceof QueueInUseError)
+      throw new CliError(`${e.message}, or run serve on another data folder (--data <folder>)`, 1, e.code);
     throw e;
   }
   // The door, and door.json once it listens: the command line finds this app there and hands

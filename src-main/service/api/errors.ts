@@ -9,6 +9,7 @@ import { appErrorOfIssues } from '../../shared/schema-rules';
 import { ReviewInputError } from '../../store/tasks/vca-repo';
 import { WatchOptionsError } from '../../sync/options';
 import { RootRefusedError } from '../../sync/root-guard';
+import { RootUnavailableError } from '../../sync/scanner';
 import { ScheduleError } from '../../sync/schedule';
 import { TaskError } from '../../tasks/task-error';
 import { AccountError } from '../accounts';
@@ -94,11 +95,20 @@ export function knownError(e: unknown): AppError | undefined {
   if (e instanceof RootRefusedError)
     return appError(
       e.code === 'root-missing' ? 'path-not-found' : 'root-refused',
-      { path: '', reason: e.message, refusal: e.code },
+      { path: e.path, reason: e.message, refusal: e.code },
       e.message,
     );
-  if (e instanceof AddFilesError)
-    return appError(ADD_FILES_CODES[e.code], { detail: e.message, key: '', reason: e.message }, e.message);
+  // A watched folder that cannot be read (a plan or a preview of a folder that is gone): its catalog code as is.
+  if (e instanceof RootUnavailableError) return appError(e.code, { ...e.params }, e.message);
+  if (e instanceof AddFilesError) {
+    if (e.code === 'path-not-found' && e.paths.length > 1)
+      return appError('paths-not-found', { count: e.paths.length, paths: e.paths.join(', ') }, e.message);
+    return appError(
+      ADD_FILES_CODES[e.code],
+      { detail: e.message, key: '', reason: e.message, path: e.paths.join(', ') },
+      e.message,
+    );
+  }
   if (e instanceof TaskError) return fromTaskError(e);
   if (e instanceof FopsSyntaxError) return appError('fmgr-invalid-op', { detail: e.message });
   if (e instanceof ReviewInputError)

@@ -74,12 +74,21 @@ export function PlanModal() {
   const [form] = Form.useForm<Values>();
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const path = draft?.input.path ?? null;
-  // A new folder starts from the defaults, and its ignore preview is shown at once.
+  // A new folder starts from the defaults, and its ignore preview is shown once its plan
+  // came: a folder the plan refused (missing, unreadable) is not previewed (a second toast
+  // about the same folder).
+  const planned = plan !== null;
   useEffect(() => {
     if (path === null) return;
     form.setFieldsValue(DEFAULTS);
+  }, [path, form]);
+  const previewed = useRef<string | null>(null);
+  useEffect(() => {
+    if (path === null) previewed.current = null;
+    if (path === null || !planned || previewed.current === path) return;
+    previewed.current = path;
     void actions.folders.previewIgnores(path, ignoreOptions(toOptions(DEFAULTS)));
-  }, [path, form, actions]);
+  }, [path, planned, actions]);
   useEffect(() => () => clearTimeout(timer.current), []);
   const changed = () => {
     clearTimeout(timer.current);

@@ -92,9 +92,20 @@ describe('headless door access', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Blocklift test page');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    // The one CSP of both doors (shared/csp.ts): no form of the app submits to a URL.
-    expect(page.headers.get('content-security-policy')).toBe(APP_CSP);
+    // The one CSP of both doors (shared/csp.ts): no form of the app submits to a URL; media
+    // (the review player's video) from the accounts' download domains: here the embedded
+    // emulator's origin, without its path.
+    const accounts = await service.accounts.list();
+    const local = accounts.ok ? accounts.value.find((a) => a.isLocal)?.downloadDomain : undefined;
+    expect(local).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dl\//);
+    const origin = new URL(local!).origin;
+    expect(page.headers.get('content-security-policy')).toBe(`${APP_CSP}; media-src 'self' ${origin}`);
     expect(APP_CSP).toContain("form-action 'none'");
+    const api = await fetch(`${door.url}${API_HTTP_PREFIX}app.status`, {
+      method: 'POST',
+      headers: { cookie: `${TOKEN_COOKIE}=${door.token}` },
+    });
+    expect(api.headers.get('content-security-policy')).toBe(APP_CSP);
   });
 
   it('serves every contract verb over HTTP POST with the token, and no other name', async () => {

@@ -96,6 +96,38 @@ describe('headless door: browser drops and the folder browser', () => {
     expect(await readdir(staging())).toEqual([]);
   });
 
+  it('a dropped file whose name cannot be a key is named in the answer by its name in the batch, with the reason, and its staged copy deleted', async () => {
+    const { result } = await post<{ batch: string }>(DOOR_STAGE_PATH, {});
+    if (!result.ok) throw new Error('no batch');
+    const { batch } = result.value;
+    expect((await put(`${DOOR_STAGE_PATH}/${batch}/tabs/ok.txt`, Buffer.from('ok'))).status).toBe(200);
+    expect((await put(`${DOOR_STAGE_PATH}/${batch}/tabs/a%09b.txt`, Buffer.from('tab'))).status).toBe(200);
+    expect(existsSync(path.join(staging(), batch, 'tabs', 'a\tb.txt'))).toBe(true);
+    const committed = await post<AddTransfersResult>(DOOR_STAGE_COMMIT_PATH, {
+      batch,
+      target: { bucket: DEFAULT_BUCKET, prefix: 'tabs/' },
+    });
+    if (!committed.result.ok) throw new Error(JSON.stringify(committed.result.error));
+    expect(committed.result.value.queued).toHaveLength(1);
+    expect(committed.result.value.skipped).toEqual([
+      { path: 'tabs/a\tb.txt', code: 'key-invalid', reason: expect.stringContaining('control character U+0009') },
+    ]);
+    expect(existsSync(path.join(staging(), batch, 'tabs', 'a\tb.txt'))).toBe(false);
+  });
+
+  it('a refused commit deletes its batch (nothing was queued from it)', async () => {
+    const { result } = await post<{ batch: string }>(DOOR_STAGE_PATH, {});
+    if (!result.ok) throw new Error('no batch');
+    const { batch } = result.value;
+    expect((await put(`${DOOR_STAGE_PATH}/${batch}/r.txt`, Buffer.from('r'))).status).toBe(200);
+    const committed = await post(DOOR_STAGE_COMMIT_PATH, {
+      batch,
+      target: { bucket: DEFAULT_BUCKET, accountId: 99_999 },
+    });
+    expect(committed.result.ok).toBe(false);
+    expect(existsSync(path.join(staging(), batch))).toBe(false);
+  });
+
   it('refuses staged names that leave the batch folder and unknown batches', async () => {
     const { result } = await post<{ batch: string }>(DOOR_STAGE_PATH, {});
     if (!result.ok) throw new Error('no batch');

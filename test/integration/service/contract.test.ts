@@ -78,6 +78,31 @@ describe('the app service, through its contract', () => {
     expect(!show.ok && show.error.code).toBe('not-supported-here');
   });
 
+  it('a missing path is named in the refusal: every missing one of an add (nothing queued), the folder of a plan and of a preview', async () => {
+    w = await ContractWorld.create();
+    const svc = await w.open();
+    const here = path.join(w.tmp, 'here.txt');
+    await writeFile(here, 'h');
+    const gone1 = path.join(w.tmp, 'gone-1.txt');
+    const gone2 = path.join(w.tmp, 'gone-2.txt');
+    const one = await svc.transfers.add({ paths: [here, gone1], target: { bucket: 'local' } });
+    expect(!one.ok && one.error).toMatchObject({ code: 'path-not-found', params: { path: gone1 } });
+    const two = await svc.transfers.add({ paths: [gone1, here, gone2], target: { bucket: 'local' } });
+    expect(!two.ok && two.error).toMatchObject({
+      code: 'paths-not-found',
+      params: { count: 2, paths: `${gone1}, ${gone2}` },
+    });
+    expect(!two.ok && two.error.message).toContain('remove them');
+    expect(value(await svc.transfers.list({})).total).toBe(0);
+
+    const folder = path.join(w.tmp, 'no-such-folder');
+    const plan = await svc.roots.plan({ path: folder, bucket: 'local' });
+    expect(!plan.ok && plan.error).toMatchObject({ code: 'path-not-found', params: { path: folder } });
+    expect(!plan.ok && plan.error.message).toContain(folder);
+    const preview = await svc.roots.previewIgnores({ path: folder, options: {}, limit: 50 });
+    expect(!preview.ok && preview.error).toMatchObject({ code: 'root-missing', params: { path: folder } });
+  });
+
   it('a watched folder through roots.add uploads, and its batches carry the root', async () => {
     w = await ContractWorld.create();
     const svc = await w.open();

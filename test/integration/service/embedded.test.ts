@@ -1,4 +1,5 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppCore } from '../../../src-main/service/app-core';
@@ -10,6 +11,31 @@ describe('the embedded default', () => {
   let w: CoreWorld;
   afterEach(async () => {
     await w?.close();
+  });
+
+  it("a reopen reuses the last run's port (URLs given out keep working); when it is taken, another, and the Local account follows", async () => {
+    w = await CoreWorld.create();
+    const first = await w.open();
+    const port = Number(new URL(first.embedded!.emulator.uploadUrl).port);
+    const localId = first.localAccountId!;
+    await w.closeCore();
+
+    const again = await w.open();
+    expect(Number(new URL(again.embedded!.emulator.uploadUrl).port)).toBe(port);
+    expect(again.accounts.get(localId)!.downloadDomain).toBe(`http://127.0.0.1:${port}/dl/${again.embedded!.bucket}`);
+    await w.closeCore();
+
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    try {
+      const third = await w.open();
+      const emu = third.embedded!.emulator;
+      expect(Number(new URL(emu.uploadUrl).port)).not.toBe(port);
+      expect(third.accounts.get(localId)!.uploadUrl).toBe(emu.uploadUrl);
+      await w.closeCore();
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
   });
 
   it('with no account: starts the emulator and a Local account; an upload works; a reopen reuses the data and keys', async () => {

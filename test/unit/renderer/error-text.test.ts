@@ -1,8 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProblemView } from '../../../src-main/shared/contract';
 import { problemEvent, rootReason, type RootReason } from '../../../src-main/sync/problems';
 import { rootUnavailable } from '../../../src-main/sync/scanner';
-import { errorText, keyRejectText, rootReasonText } from '../../../src-renderer/components/errors';
+import { errorText, errorTitle, keyRejectText, rootReasonText } from '../../../src-renderer/components/errors';
 import i18next, { type TFunction } from 'i18next';
 import { en } from '../../../src-renderer/i18n/en';
 import { zhCN } from '../../../src-renderer/i18n/zh-CN';
@@ -145,5 +147,41 @@ describe('rootReasonText: why a watched folder is unavailable or paused, on its 
     const old = { reason: 'the folder /x is not there', reasonCode: null, reasonParams: null };
     expect(rootReasonText(tIn('zh-CN'), old)).toBe('the folder /x is not there');
     expect(rootReasonText(tIn('zh-CN'), { reason: null, reasonCode: null, reasonParams: null })).toBeNull();
+  });
+});
+
+describe('the title of a failed action’s toast', () => {
+  /** Every context the renderer's slices report an error with (the verb that failed). */
+  function reportedContexts(): string[] {
+    const dir = path.resolve(__dirname, '../../../src-renderer/store');
+    const out = new Set<string>();
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+      const src = readFileSync(path.join(dir, f), 'utf8');
+      for (const m of src.matchAll(/report\([^,]+,\s*'([a-zA-Z]+\.[a-zA-Z]+)'\)/g)) out.add(m[1]!);
+    }
+    for (const verb of ['pause', 'resume', 'cancel', 'retry', 'remove']) out.add(`transfers.${verb}`);
+    for (const verb of ['pause', 'resume', 'rescan']) out.add(`roots.${verb}`);
+    out.add('transfers.addSkipped');
+    return [...out];
+  }
+
+  it('says what the person tried in words, in English and Chinese, never the verb’s name or a placeholder', () => {
+    const contexts = reportedContexts();
+    expect(contexts).toEqual(expect.arrayContaining(['transfers.add', 'roots.plan', 'fmgr.track']));
+    for (const language of ['en', 'zh-CN'] as const) {
+      const t = tIn(language);
+      const general = errorTitle(t, 'no.suchVerb');
+      for (const context of contexts) {
+        const title = errorTitle(t, context);
+        expect(title, `${language} ${context}`).not.toBe(general);
+        expect(title, `${language} ${context}`).not.toContain(context);
+        expect(title, `${language} ${context}`).not.toMatch(/\{\{|\}\}|[a-z]+\.[a-zA-Z]+/);
+      }
+      expect(general).not.toContain('no.suchVerb');
+    }
+    expect(errorTitle(tIn('en'), 'transfers.add')).toBe('Could not add the files');
+    expect(errorTitle(tIn('en'), 'roots.plan')).toBe('Could not plan the folder');
+    expect(errorTitle(tIn('zh-CN'), 'transfers.add')).toBe('无法添加文件');
+    expect(errorTitle(tIn('en'), 'transfers.addSkipped')).toBe('Some files were not added');
   });
 });

@@ -239,6 +239,36 @@ describe('transfers slice: dropped files', () => {
     app.dispose();
   });
 
+  it('a dropped file the add left out is named with its reason in a notice (it has no row)', async () => {
+    const file = { file: new Blob(['tab']), relPath: 'a\tb.txt' };
+    const reason = 'its key cannot be used: the name contains control character U+0009; rename the file';
+    const bridge = fakeBridge(
+      {},
+      {
+        stageFiles: async () => ({
+          ok: true,
+          value: {
+            queued: [1, 2, 3, 4],
+            alreadyUploaded: [],
+            skipped: [{ path: 'a\tb.txt', code: 'key-invalid', reason }],
+            bytesQueued: 4,
+          },
+        }),
+      },
+    );
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    await app.actions.transfers.dropFiles([{ name: 'a\tb.txt' }], async () => [file]);
+    await app.actions.transfers.add([], 'local', '');
+    const notices = app.store.getState().app.notices;
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({
+      kind: 'error',
+      context: 'transfers.addSkipped',
+      error: { code: 'files-not-added', params: { files: `"a\\tb.txt" (${reason})` } },
+    });
+    app.dispose();
+  });
+
   it('sends the files themselves through the door when a browser has no paths', async () => {
     const staged: unknown[] = [];
     const file = { file: new Blob(['hello']), relPath: 'photos/a.txt' };
