@@ -11,12 +11,20 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountView, AddTransfersResult, TransferPage } from '../../src-main/shared/contract';
+import type { AccountView, TransferPage } from '../../src-main/shared/contract';
 import type { FmgrTaskView, VcaJobView } from '../../src-main/shared/task-views';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../../src-main/shared/wire';
 import { objectAccessUrl } from '../../src-main/tasks/access-url';
 import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import { dropFiles, openServedApp, shot, startServe, type ServeApp } from './serve-app';
+import {
+  dropFiles,
+  openServedApp,
+  shot,
+  startServe,
+  type ServeApp,
+  uploadedThrough,
+  analysedThrough,
+} from './serve-app';
 
 const VIDEOS = ['first-video', 'second-video'] as const;
 
@@ -63,17 +71,7 @@ const pageOverflow = () =>
 async function uploadedVideo(video: string): Promise<number> {
   const file = path.join(tmp, `${video}.mp4`);
   await writeFile(file, Buffer.alloc(4096, 7));
-  const added = await app.api<AddTransfersResult>('transfers.add', {
-    paths: [file],
-    target: { bucket: 'local', key: `${video}.mp4` },
-  });
-  const transferId = added.queued[0]!;
-  await expect
-    .poll(async () => (await app.api<TransferPage>('transfers.list', { text: video })).rows[0]?.state, {
-      timeout: 60_000,
-    })
-    .toBe('done');
-  return transferId;
+  return uploadedThrough(app, file, `${video}.mp4`);
 }
 
 describe('a new user in the served app at 800x600', () => {
@@ -193,11 +191,7 @@ describe('a new user in the served app at 800x600', () => {
 
   it('Video review fits the window, marks the current video, and `n` moves the mark', async () => {
     for (const v of VIDEOS) {
-      const transferId = await uploadedVideo(v);
-      const job = await app.api<VcaJobView>('vca.create', { source: { transferId } });
-      await expect
-        .poll(async () => (await app.api<VcaJobView>('vca.get', { id: job.id })).tracking, { timeout: 60_000 })
-        .toBe('done');
+      await analysedThrough(app, await uploadedVideo(v));
     }
     await page.getByRole('tab', { name: 'Video review' }).click();
     const title = page.getByRole('heading', { name: 'Video review' });

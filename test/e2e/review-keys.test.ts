@@ -15,11 +15,10 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddTransfersResult, TransferPage } from '../../src-main/shared/contract';
 import type { VcaJobView, VcaLabelDecision } from '../../src-main/shared/task-views';
 import { csvField } from '../../src-main/tasks/csv';
 import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import { shot, openServedApp, startServe, type ServeApp } from './serve-app';
+import { shot, openServedApp, startServe, type ServeApp, uploadedThrough, analysedThrough } from './serve-app';
 
 const TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
 /** 32 labels per video: 6, 6, 6, 5, 5, 4 per type, confidences distinct and all above the default threshold 0.5. */
@@ -65,21 +64,7 @@ afterAll(async () => {
 async function analysed(video: string): Promise<VcaJobView> {
   const file = path.join(tmp, `${video}.mp4`);
   await writeFile(file, Buffer.alloc(4096, 7));
-  const added = await app.api<AddTransfersResult>('transfers.add', {
-    paths: [file],
-    target: { bucket: 'local', key: `${video}.mp4` },
-  });
-  const transferId = added.queued[0]!;
-  await expect
-    .poll(async () => (await app.api<TransferPage>('transfers.list', { text: video })).rows[0]?.state, {
-      timeout: 60_000,
-    })
-    .toBe('done');
-  const job = await app.api<VcaJobView>('vca.create', { source: { transferId } });
-  await expect
-    .poll(async () => (await app.api<VcaJobView>('vca.get', { id: job.id })).tracking, { timeout: 60_000 })
-    .toBe('done');
-  return app.api<VcaJobView>('vca.get', { id: job.id });
+  return analysedThrough(app, await uploadedThrough(app, file, `${video}.mp4`));
 }
 
 /** Serious or critical axe violations of the page as it is, as "rule: target" lines (as in screens-fixture). */

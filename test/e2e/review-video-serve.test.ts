@@ -10,10 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddTransfersResult, TransferPage } from '../../src-main/shared/contract';
-import type { VcaJobView } from '../../src-main/shared/task-views';
 import type { Chromium } from './chromium';
-import { openServedApp, startServe, type ServeApp } from './serve-app';
+import { openServedApp, startServe, type ServeApp, uploadedThrough, analysedThrough } from './serve-app';
 
 let tmp: string;
 let app: ServeApp;
@@ -82,20 +80,7 @@ describe('the review player', () => {
     expect(bytes.length).toBeGreaterThan(100);
     const file = path.join(tmp, 'clip.webm');
     await writeFile(file, bytes);
-    const added = await app.api<AddTransfersResult>('transfers.add', {
-      paths: [file],
-      target: { bucket: 'local', key: 'clip.webm' },
-    });
-    await expect
-      .poll(async () => (await app.api<TransferPage>('transfers.list', { text: 'clip' })).rows[0]?.state, {
-        timeout: 60_000,
-      })
-      .toBe('done');
-    const job = await app.api<VcaJobView>('vca.create', { source: { transferId: added.queued[0]! } });
-    await expect
-      .poll(async () => (await app.api<VcaJobView>('vca.get', { id: job.id })).tracking, { timeout: 60_000 })
-      .toBe('done');
-    const done = await app.api<VcaJobView>('vca.get', { id: job.id });
+    const done = await analysedThrough(app, await uploadedThrough(app, file, 'clip.webm'));
     expect(done.sourceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dl\/.*clip\.webm$/);
 
     await page.getByRole('tab', { name: 'Video review' }).click();

@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddTransfersResult, Settings, TransferDetail } from '../../src-main/shared/contract';
+import type { Settings, TransferDetail } from '../../src-main/shared/contract';
 import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import { openServedApp, shot, startServe, type ServeApp } from './serve-app';
+import { openServedApp, shot, startServe, type ServeApp, uploadedThrough } from './serve-app';
 
 let app: ServeApp;
 let browser: Chromium;
@@ -35,12 +35,7 @@ afterAll(async () => {
 });
 
 async function uploadAndWait(file: string, key: string): Promise<TransferDetail> {
-  const added = await app.api<AddTransfersResult>('transfers.add', { paths: [file], target: { bucket: 'local', key } });
-  const id = added.queued[0]!;
-  await expect
-    .poll(async () => (await app.api<TransferDetail>('transfers.get', { id })).state, { timeout: 60_000 })
-    .toBe('done');
-  return app.api<TransferDetail>('transfers.get', { id });
+  return app.api<TransferDetail>('transfers.get', { id: await uploadedThrough(app, file, key) });
 }
 
 describe('bytes not sent twice, on screen', () => {

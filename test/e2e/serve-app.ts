@@ -9,7 +9,9 @@ import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import type { Result } from '../../src-main/shared/contract';
+import { expect } from 'vitest';
+import type { AddTransfersResult, Result, TransferDetail } from '../../src-main/shared/contract';
+import type { VcaJobView } from '../../src-main/shared/task-views';
 import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
 import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
 
@@ -143,4 +145,23 @@ export async function openServedApp(
   await gotIt.waitFor();
   await gotIt.click();
   return { browser, page };
+}
+
+/** Uploads `file` as `key` to the served app's Local bucket through `transfers.add`; resolves with its transfer id once it is done. */
+export async function uploadedThrough(app: ServeApp, file: string, key: string): Promise<number> {
+  const added = await app.api<AddTransfersResult>('transfers.add', { paths: [file], target: { bucket: 'local', key } });
+  const id = added.queued[0]!;
+  await expect
+    .poll(async () => (await app.api<TransferDetail>('transfers.get', { id })).state, { timeout: 60_000 })
+    .toBe('done');
+  return id;
+}
+
+/** Asks the served app to analyse an uploaded transfer's video; resolves with the job once its tracking is done. */
+export async function analysedThrough(app: ServeApp, transferId: number): Promise<VcaJobView> {
+  const job = await app.api<VcaJobView>('vca.create', { source: { transferId } });
+  await expect
+    .poll(async () => (await app.api<VcaJobView>('vca.get', { id: job.id })).tracking, { timeout: 60_000 })
+    .toBe('done');
+  return app.api<VcaJobView>('vca.get', { id: job.id });
 }
