@@ -222,6 +222,24 @@ describe('renderer screens in Chromium (fixture service)', () => {
     await page.context().close();
   });
 
+  it('the Transfers list follows the search as it is typed, without Enter, and the newest text wins', async () => {
+    const page = await fixture.open();
+    await dismissFirstRun(page);
+    const grid = page.getByRole('grid', { name: 'Transfers' });
+    await expect.poll(() => grid.getAttribute('aria-rowcount')).toBe('50001');
+    const search = page.getByLabel('Search key or path');
+    await search.click();
+    // Typed fast, as a person does: only the last text is shown (IMG_049990 … IMG_049999, and the header row).
+    await page.keyboard.type('IMG_0499');
+    await page.keyboard.type('9');
+    await expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: 10_000 }).toBe('11');
+    expect(await page.getByText('IMG_049995.jpg', { exact: true }).isVisible()).toBe(true);
+    // Emptied: the whole list again at once.
+    await search.fill('');
+    await expect.poll(() => grid.getAttribute('aria-rowcount'), { timeout: 10_000 }).toBe('50001');
+    await page.context().close();
+  });
+
   it('Settings offers the concurrency the service accepts, and says the range instead of changing a number silently', async () => {
     const page = await fixture.open();
     await dismissFirstRun(page);

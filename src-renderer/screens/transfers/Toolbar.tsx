@@ -1,6 +1,6 @@
 /** Search, filters (account, source, folder), sort, and the bulk actions on the selection or on all. */
 import { Button, Input, Popconfirm, Select, Space, Typography, type InputRef } from 'antd';
-import { useRef, type RefObject } from 'react';
+import { useEffect, useRef, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useShallow } from 'zustand/react/shallow';
 import type { TransferSortField } from '../../../src-main/shared/contract';
@@ -13,6 +13,8 @@ import type { BulkVerb } from '../../store/transfers';
 const SORTS: TransferSortField[] = ['createdAt', 'updatedAt', 'name', 'size', 'state', 'progress'];
 const SOURCES: TransferSource[] = ['manual', 'watch', 'cli'];
 const VERBS: BulkVerb[] = ['pause', 'resume', 'retry', 'cancel', 'remove'];
+/** Typing pauses this long before the list follows the search box (Enter applies it at once). */
+export const SEARCH_AS_YOU_TYPE_MS = 250;
 
 export function Toolbar(props: { focusAfterDetail: RefObject<(() => void) | null> }) {
   const { t, i18n } = useTranslation();
@@ -21,6 +23,16 @@ export function Toolbar(props: { focusAfterDetail: RefObject<(() => void) | null
   const roots = useApp((s) => s.folders.roots);
   const actions = useActions();
   const search = useRef<InputRef>(null);
+  // The list follows what is typed once typing pauses; Enter, the search button or clearing
+  // applies it at once. The store answers only the newest search, however fast one types.
+  const typed = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const applySearch = (text: string, delayMs: number) => {
+    if (typed.current) clearTimeout(typed.current);
+    typed.current = null;
+    if (delayMs === 0) void actions.transfers.setFilters({ text });
+    else typed.current = setTimeout(() => applySearch(text, 0), delayMs);
+  };
+  useEffect(() => () => void (typed.current && clearTimeout(typed.current)), []);
   const detailOpen = useApp((s) => s.transfers.detailId !== null);
   useShortcuts('transfers', {
     search: () => {
@@ -40,7 +52,8 @@ export function Toolbar(props: { focusAfterDetail: RefObject<(() => void) | null
         aria-label={t('transfers.search')}
         placeholder={t('transfers.search')}
         defaultValue={filters.text}
-        onSearch={(text) => void actions.transfers.setFilters({ text })}
+        onChange={(e) => applySearch(e.target.value, e.target.value === '' ? 0 : SEARCH_AS_YOU_TYPE_MS)}
+        onSearch={(text) => applySearch(text, 0)}
         style={{ width: 240 }}
       />
       <Select
