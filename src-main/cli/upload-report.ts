@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import { printable } from '../service/expand-paths';
+import { printable } from '../shared/keys';
 import type { AddTransfersResult, TransferView } from '../shared/contract';
 import { formatBytes, formatEta, formatSpeed } from '../common/units';
 import { clockTime } from './retry-notices';

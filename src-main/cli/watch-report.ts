@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { printable } from '../service/expand-paths';
+import { printable } from '../shared/keys';
 import type { RootActivityView, RootPlan, TransferView } from '../shared/contract';
 import type { WatchEvent } from '../shared/events';
 import type { VcaJobView } from '../shared/task-views';

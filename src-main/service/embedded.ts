@@ -52,17 +52,6 @@ export type EmbeddedEmulatorOptions = Partial<Omit<HostedEmulatorOptions, 'dataD
   hostMode?: HostMode;
 };
 
-/**
- * Starts the emulator off the app's main loop (a child process by default: emulator/host.ts)
- * on a loopback port (the last run's when it is free, else a random one), its data in <dataDir>/emulator, and creates or updates the
- * "Local" account pointing at it (upload and management URL; download domain = its download
- * URL of the bucket, so access URLs of uploaded objects work). The account row holds
- * `file:<key file>`, never the secret; the secret goes to the emulator only. What it reports
- * (internal errors, a background task that stopped, a crash and its restart) goes to
- * `logger`. After a crash it is restarted on the same data folder and port; when that port
- * is taken, on another, and the Local account gets the new URLs. The caller owns the
- * emulator and closes it (close waits until it stopped).
- */
 /** The loopback port the Local account's upload URL names (the emulator's port of the last run), if any. */
 function lastPort(accounts: AccountRepo): number | undefined {
   const url = accounts.byName(LOCAL_ACCOUNT_NAME)?.uploadUrl;
@@ -76,6 +65,17 @@ function lastPort(accounts: AccountRepo): number | undefined {
   }
 }
 
+/**
+ * Starts the emulator off the app's main loop (a child process by default: emulator/host.ts)
+ * on a loopback port (the last run's when it is free, else a random one), its data in <dataDir>/emulator, and creates or updates the
+ * "Local" account pointing at it (upload and management URL; download domain = its download
+ * URL of the bucket, so access URLs of uploaded objects work). The account row holds
+ * `file:<key file>`, never the secret; the secret goes to the emulator only. What it reports
+ * (internal errors, a background task that stopped, a crash and its restart) goes to
+ * `logger`. After a crash it is restarted on the same data folder and port; when that port
+ * is taken, on another, and the Local account gets the new URLs. The caller owns the
+ * emulator and closes it (close waits until it stopped).
+ */
 export async function startEmbedded(
   dataDir: string,
   accounts: AccountRepo,

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { validateKey } from '../shared/keys';
+import { printable, validateKey } from '../shared/keys';
 
 /**
  * From the paths a person named (files, folders) to the files to upload with their keys.
@@ -145,11 +145,6 @@ export function namedKey(key: string, what: string): string {
   const r = validateKey(key.normalize('NFC'));
   if (!r.ok) throw new AddFilesError('key-invalid', `${what} "${printable(key)}" cannot be used: ${r.message}`);
   return r.key;
-}
-
-/** A name for messages: control characters escaped, so one name stays one line. */
-export function printable(name: string): string {
-  return JSON.stringify(name).slice(1, -1);
 }
 
 const fileOf = (localPath: string, key: string, st: Stats): FileToUpload => ({

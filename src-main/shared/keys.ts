@@ -96,3 +96,8 @@ export function validateKey(key: string): KeyResult {
   }
   return { ok: true, key };
 }
+
+/** A name for messages (the CLI's lines, the window's notices): control characters escaped, so one name stays one line. */
+export function printable(name: string): string {
+  return JSON.stringify(name).slice(1, -1);
+}

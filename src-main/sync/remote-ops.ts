@@ -1,5 +1,6 @@
 import type { MgrClient } from '../protocol/client';
 import { FMGR_DONE_ITEM_CODES, FMGR_TERMINAL_TASK_CODES } from '../protocol/codes';
+import { FMGR_FAILED_ITEM_CODES } from '../shared/task-views';
 import type { FmgrOp } from '../protocol/fops';
 
 /**
@@ -30,14 +31,12 @@ export class RemoteOpError extends Error {
   }
 }
 
-const FAILED_ITEM_CODES: ReadonlySet<number> = new Set([2, 18, 19, 20]);
-
 /** The first failed item of an Fmgr status, as the reason a remote op failed (also used by service/tracked-remote-ops.ts). */
 export function failedItemReason(
   op: string,
   items: ReadonlyArray<{ code: number; error?: string | null; desc?: string; description?: string }>,
 ): string | undefined {
-  const failed = items.find((i) => FAILED_ITEM_CODES.has(i.code));
+  const failed = items.find((i) => FMGR_FAILED_ITEM_CODES.has(i.code));
   return (
     failed && `Fmgr ${op} failed: ${failed.error || failed.desc || failed.description || `item code ${failed.code}`}`
   );

@@ -3,7 +3,12 @@
  * not only from whether the app still follows it: a task or job the app stopped following
  * because it ended may have ended in failure. Pure, so the screens and the tests share it.
  */
-import type { FmgrItemView, FmgrTaskView, VcaJobView } from '../../src-main/shared/task-views';
+import {
+  FMGR_FAILED_ITEM_CODES,
+  type FmgrItemView,
+  type FmgrTaskView,
+  type VcaJobView,
+} from '../../src-main/shared/task-views';
 
 /** VCA `code`: 1 analysing, 2 failed (`desc` says why), 3 succeeded. */
 const VCA_FAILED_CODE = 2;
@@ -23,12 +28,10 @@ export function jobFailure(job: VcaJobView): string | null {
   return job.error?.message ?? job.description ?? null;
 }
 
-/** Fmgr item codes that mean the operation failed: 2, and 18–20 (failed; notifying / notification failed / succeeded). */
-const FAILED_ITEM_CODES: ReadonlySet<number> = new Set([2, 18, 19, 20]);
 /** The top-level code of a notification body: 2 means some operations failed. */
 const NOTIFY_SOME_FAILED = 2;
 
-export const itemFailed = (item: FmgrItemView): boolean => FAILED_ITEM_CODES.has(Number(item.code));
+export const itemFailed = (item: FmgrItemView): boolean => FMGR_FAILED_ITEM_CODES.has(Number(item.code));
 
 export function failedItems(task: FmgrTaskView): FmgrItemView[] {
   return task.items.filter(itemFailed);

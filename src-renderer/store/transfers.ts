@@ -18,6 +18,7 @@ import type {
   TransferView,
 } from '../../src-main/shared/contract';
 import { emptyTotals } from '../../src-main/common/totals';
+import { printable } from '../../src-main/shared/keys';
 import { TRANSFER_STATES, type TransferSource, type TransferState } from '../../src-main/shared/models';
 import { shallow } from 'zustand/vanilla/shallow';
 import { callSafely, type StagedFile } from '../bridge/bridge';
@@ -424,7 +425,7 @@ export function actions(ctx: SliceContext<TransfersState>) {
       // person is told which one and why (the service's reason, the CLI's words).
       const skipped = res.value.skipped;
       if (skipped.length > 0) {
-        const files = skipped.map((s) => `"${printableName(s.path)}" (${s.reason})`).join('; ');
+        const files = skipped.map((s) => `"${printable(s.path)}" (${s.reason})`).join('; ');
         ctx.report(
           { code: 'files-not-added', message: `Not added: ${files}`, params: { files } },
           'transfers.addSkipped',
@@ -456,9 +457,4 @@ function prune(state: TransfersState): Partial<TransfersState> {
     if (row) rows[id] = row;
   }
   return { pages, rows };
-}
-
-/** A file name as one visible line: control characters (a tab, a newline) escaped, as the CLI prints them. */
-export function printableName(name: string): string {
-  return JSON.stringify(name).slice(1, -1);
 }

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { fmgrOpProblem, type FmgrOp, type FmgrOpName } from '../../shared/fmgr-ops';
-import type { FmgrTaskView } from '../../shared/task-views';
+import { FMGR_FAILED_ITEM_CODES, type FmgrTaskView } from '../../shared/task-views';
 import { addAccountOptions, type AccountFlags } from '../account-options';
 import { openTasksService, seconds, waitSignal, type ServiceContext } from '../tasks-context';
 import { collect } from '../option-parsers';
-import { printable } from '../../service/expand-paths';
+import { printable } from '../../shared/keys';
 import { CliError } from '../cli-error';
 import { valueOf } from '../service-result';
 import { followUntilSettled } from '../follow';
@@ -233,7 +233,7 @@ function print(flags: AccountFlags, t: FmgrTaskView, human = formatFmgrTask(t)):
 /** 0 when every item succeeded; 1 when one failed or the task could not be followed. */
 function exitCodeOf(t: FmgrTaskView): number {
   if (t.tracking === 'lost' || t.tracking === 'failed' || t.error) return 1;
-  return t.items.some((i) => [2, 18, 19, 20].includes(i.code)) ? 1 : 0;
+  return t.items.some((i) => FMGR_FAILED_ITEM_CODES.has(i.code)) ? 1 : 0;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { AddTransfersResult } from '../../shared/contract';
 import type { ConflictPolicy, TransferOptions } from '../../shared/models';
 import { BLOCK_SIZE, OBJECT_KEY, TRANSFER_OPTIONS } from '../../shared/schemas';
-import { printable } from '../../service/expand-paths';
+import { printable } from '../../shared/keys';
 import { UploadReporter } from '../upload-report';
 import { addAccountOptions, readAccountFlags, requireUploadAccount, sameUploadAccount } from '../account-options';
 import { openApp, sayHandedOff, type CliApp } from '../app-client';
