@@ -108,8 +108,8 @@ export const DEFAULT_LIMITS: SchedulerLimits = {
   // 512 MiB); on a link with a round trip the window (window.ts) grows them.
   maxBlocks: 8,
   maxBlocksPerFile: 8,
-  // The memory bound: bytes read into buffers and not yet handed to the operating system
-  // (a chunk gives its bytes back once its body is sent, a form upload at its end). 8 × 4 MiB,
+  // The memory bound: bytes read into buffers for requests not yet answered (a chunk gives
+  // its bytes back at its reply, block-upload.ts; a form upload at its end). 8 × 4 MiB,
   // as many as 8 blocks held before the window, so RSS stays where it was (< 150 MiB).
   maxBytesInFlight: 32 * 1024 * 1024,
 };

@@ -20,8 +20,9 @@
  *   periods before it probes again (the link's capacity may have changed);
  * - it never goes above `maxFactor` × the configured counts.
  * Memory is not the window's to bound: the bytes of chunks held in buffers stay under the
- * scheduler's `maxBytesInFlight`, which a chunk gives back once its body is handed to the
- * operating system (block-upload.ts), so more requests in flight cost sockets, not RSS.
+ * scheduler's `maxBytesInFlight`, which a chunk gives back at its reply (block-upload.ts).
+ * So a wider block count puts more chunks in flight only where they are smaller than the
+ * bytes bound allows at 4 MiB each; small files' form uploads are counted the same way.
  *
  * Pure: time comes in with each observation.
  */
