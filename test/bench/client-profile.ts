@@ -19,7 +19,8 @@
  * BENCH_SMALL=500 uploads that many 64 KiB files per round instead of one file (the small
  * files of `npm run bench`'s latency section): figures are then CPU-milliseconds per file
  * (`client_cpu_ms_per_file`, the bench's `small64_client_cpu_ms_per_file_0ms`), the profile's
- * too, with files/s and the event loop's p99 per round (BENCH_SMALL64 is the same). The child runs bundled; the profile's frames are mapped back to their source files
+ * too, with files/s and the event loop's p99 per round (BENCH_SMALL64 is the same); BENCH_FILE_KIB
+ * sets those files' size (6144: a camera card's photos, in blocks). The child runs bundled; the profile's frames are mapped back to their source files
  * through the bundle's source map, so the rules below see src-main/ paths.
  * Not part of `npm test`.
  */
@@ -53,6 +54,8 @@ const CHILD_FLAGS = (process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Bool
 const BY_CALLER = process.env.BENCH_BY_CALLER === '1';
 /** BENCH_SMALL=N: N files of 64 KiB per round instead of one file of BENCH_MIB (BENCH_SMALL64, the name some committed outputs show, is the same). */
 const SMALL = Number(process.env.BENCH_SMALL ?? process.env.BENCH_SMALL64 ?? 0);
+/** BENCH_FILE_KIB=6144: the size of each of the BENCH_SMALL files (default 64 KiB), e.g. a camera card's photos. */
+const FILE_KIB = Number(process.env.BENCH_FILE_KIB ?? 64);
 /** What the figures are per: a GiB uploaded, or (BENCH_SMALL) a file, in milliseconds. */
 const UNIT =
   SMALL > 0
@@ -298,14 +301,14 @@ try {
     await mkdir(path.join(tmp, 'small'));
     for (let i = 0; i < SMALL; i++) {
       files.push(path.join(tmp, 'small', `s${String(i).padStart(4, '0')}.bin`));
-      await writeFile(files[i]!, randomBytes(64 * 1024));
+      await writeFile(files[i]!, randomBytes(FILE_KIB * 1024));
     }
   } else {
     files.push(path.join(tmp, 'one.bin'));
     await makeFile(files[0]!, BYTES);
   }
   process.stdout.write(
-    `client-profile: ${SMALL > 0 ? `${SMALL} × 64 KiB` : `${BYTES / MiB} MiB`}, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
+    `client-profile: ${SMALL > 0 ? `${SMALL} × ${FILE_KIB} KiB` : `${BYTES / MiB} MiB`}, ${LATENCY_MS} ms latency, ${ROUNDS} rounds, node ${process.version}, load ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}\n`,
@@ -338,9 +341,9 @@ try {
     process.stdout.write(
       `round ${i + 1}${onBase ? ' (base)' : ''}${prof ? ' (--cpu-prof)' : ''}: ${UNIT.name} ${figure.toFixed(3)}, ${
         SMALL > 0
-          ? `${(r.files / (r.elapsedMs / 1000)).toFixed(0)} files/s, event loop p99 ${r.loopP99Ms.toFixed(1)} ms${
+          ? `${(r.files / (r.elapsedMs / 1000)).toFixed(0)} files/s${FILE_KIB !== 64 ? ` (${(r.bytes / 1e6 / (r.elapsedMs / 1000)).toFixed(0)} MB/s)` : ''}, event loop p99 ${r.loopP99Ms.toFixed(1)} ms${
               r.window?.form
-                ? `, window ×${r.window.form.factor.toFixed(2)} (peak ×${r.window.form.peakFactor.toFixed(2)}, least round trip ${r.window.form.minRttMs.toFixed(1)} ms)`
+                ? `, window ×${r.window.form.factor.toFixed(2)} (peak ×${r.window.form.peakFactor.toFixed(2)}, least round trip ${/* Infinity (no reply of the kind) comes through JSON as null */ Number(r.window.form.minRttMs ?? NaN).toFixed(1)} ms)`
                 : ''
             }`
           : `${(r.bytes / 1e6 / (r.elapsedMs / 1000)).toFixed(0)} MB/s`
