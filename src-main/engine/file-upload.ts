@@ -71,7 +71,8 @@ export class FileUpload {
       const st = await this.file.stat();
       if (st.size <= this.deps.formUploadMaxBytes) return await this.formUpload({ source: this.file, ...st }, signal);
       for (let restarts = 0; ; restarts++) {
-        await this.prepare();
+        // The first round plans from the stat just taken; a restart (the file changed) stats again.
+        await this.prepare(restarts === 0 ? st : await this.file.stat());
         this.hooks.phase('uploading');
         this.reportProgress();
         await this.uploadBlocks(signal);
@@ -136,9 +137,7 @@ export class FileUpload {
   }
 
   /** Restores the stored blocks when the file is unchanged, else plans a new batch. */
-  private async prepare(): Promise<void> {
-    const file = this.file!;
-    const st = await file.stat();
+  private async prepare(st: { size: number; mtimeMs: number }): Promise<void> {
     this.size = st.size;
     this.mtimeMs = st.mtimeMs;
     const sizes = planBlocks(this.size, this.rec.blockSize);
@@ -164,7 +163,7 @@ export class FileUpload {
         const b = this.blocks[row.index];
         if (!b) continue;
         const fresh = row.ctxTimeMs !== null && now - row.ctxTimeMs < this.deps.purgeAgeMs;
-        if (!fresh || !(await b.restore(row, file.handle, scratch))) {
+        if (!fresh || !(await b.restore(row, this.file!.handle, scratch))) {
           b.reset();
           if (row.nextOffset > 0) storeWrite(() => this.deps.store.resetBlock(this.rec.id, row.index));
         }
