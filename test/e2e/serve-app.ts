@@ -33,9 +33,12 @@ export interface ServeApp {
 /**
  * `home`: the user's home of the serve child (HOME), which its folder browser shows; a test
  * gives a temp folder so that nothing of the real home is listed. `args` are added to the
- * command line (e.g. `--vca-labels <file>`).
+ * command line (e.g. `--vca-labels <file>`). `signal`, aborted before the login URL is
+ * printed, kills the child. When it fails to start, the child is killed and its folder deleted.
  */
-export async function startServe(opts: { home?: string; args?: string[] } = {}): Promise<ServeApp> {
+export async function startServe(
+  opts: { home?: string; args?: string[]; signal?: AbortSignal } = {},
+): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
   const dataDir = path.join(tmp, 'data');
   const child: ChildProcess = spawn(
@@ -48,6 +51,7 @@ export async function startServe(opts: { home?: string; args?: string[] } = {}):
   );
   const stderr: string[] = [];
   child.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
+  let onAbort = () => {};
   const loginUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -56,7 +60,22 @@ export async function startServe(opts: { home?: string; args?: string[] } = {}):
       if (m?.[1]) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr.join('')}`)));
-  });
+    child.once('error', reject);
+    onAbort = () => reject(new Error('serve: stopped before it printed its login URL'));
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  })
+    .catch(async (e: unknown) => {
+      // It did not start: nothing of it is left (the child killed, its folder deleted).
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await rm(tmp, { recursive: true, force: true });
+      throw e;
+    })
+    .finally(() => opts.signal?.removeEventListener('abort', onAbort));
   const url = new URL(loginUrl);
   const token = url.searchParams.get('token') ?? '';
   return {
@@ -130,7 +149,8 @@ export async function dropPaths(context: BrowserContext, page: Page, paths: stri
 
 /**
  * Chromium on the served app as a person first opens it: the login URL, then the first-run
- * notice dismissed. The page's uncaught errors are pushed to `pageErrors`.
+ * notice dismissed. The page's uncaught errors are pushed to `pageErrors`. When the page does
+ * not open, the browser is closed before the error is thrown.
  */
 export async function openServedApp(
   app: ServeApp,
@@ -138,13 +158,18 @@ export async function openServedApp(
   pageErrors: string[],
 ): Promise<{ browser: Chromium; page: Page }> {
   const browser = await launchChromium({ viewport });
-  const page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(app.loginUrl);
-  const gotIt = page.getByRole('button', { name: 'Got it' });
-  await gotIt.waitFor();
-  await gotIt.click();
-  return { browser, page };
+  try {
+    const page = await browser.context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(app.loginUrl);
+    const gotIt = page.getByRole('button', { name: 'Got it' });
+    await gotIt.waitFor();
+    await gotIt.click();
+    return { browser, page };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
 }
 
 /** Uploads `file` as `key` to the served app's Local bucket through `transfers.add`; resolves with its transfer id once it is done. */
