@@ -5,12 +5,14 @@
  * deleted by `close()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { AddTransfersResult, Result, TransferDetail } from '../../src-main/shared/contract';
+import type { VcaLabelsFile } from '../../src-main/emulator/vca-labels';
 import type { VcaJobView } from '../../src-main/shared/task-views';
 import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
 import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
@@ -170,6 +172,82 @@ export async function openServedApp(
     await browser.close();
     throw e;
   }
+}
+
+/** What a test file's tests share: the served app, the Chromium page open on it, and a temp folder of the file's. */
+export interface ServedSuite {
+  app: ServeApp;
+  browser: Chromium;
+  page: Page;
+  /** The page's uncaught errors (pushed as they happen). */
+  pageErrors: string[];
+  /** With the `home` option: the serve child's home (HOME), a temp folder; '' without. */
+  home: string;
+  /** Without `home`: the temp folder (`tmp`, or one made for `vcaLabels`) for the tests' own files; '' without. */
+  tmp: string;
+}
+
+export interface ServedSuiteOptions {
+  /** Chromium's window. */
+  viewport: { width: number; height: number };
+  /** Prefix of a temp folder (under the OS's, its real path) made first and given to the serve child as its home. */
+  home?: string;
+  /** Prefix of a temp folder (under the OS's, its real path) made first for the tests' files. */
+  tmp?: string;
+  /** The results the serve's video analyses give: written as labels.json in the temp folder, passed as `--vca-labels`. */
+  vcaLabels?: VcaLabelsFile;
+  /** Runs before the serve starts, its temp folder made: writes what the tests need there. */
+  prepare?: (served: ServedSuite) => Promise<void>;
+}
+
+/**
+ * One served app and Chromium page for the tests of a file. Registers a beforeAll that makes
+ * the temp folder (`home` or `tmp`), writes `vcaLabels` there, runs `prepare`, starts the
+ * serve (startServe) and opens the page on it (openServedApp; the screenshot folder made), and
+ * an afterAll that closes the browser, stops the serve and deletes the temp folder, each even
+ * when another throws or the setup failed or timed out half-way (a serve still starting is
+ * killed). Returns the handle whose fields the beforeAll fills; a file's own beforeAll, called
+ * after this, runs once they are.
+ */
+export function serveSuite(opts: ServedSuiteOptions): ServedSuite {
+  // Filled by the beforeAll: the tests, which run after it, see every field.
+  const served = { pageErrors: [], home: '', tmp: '' } as unknown as ServedSuite;
+  const stop = new AbortController();
+  let dir = '';
+  let setup: Promise<void> | undefined;
+  beforeAll(async () => {
+    setup = (async () => {
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const prefix = opts.home ?? opts.tmp ?? (opts.vcaLabels ? 'bl-e2e-suite-' : undefined);
+      if (prefix) dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+      if (opts.home) served.home = dir;
+      else served.tmp = dir;
+      const args: string[] = [];
+      if (opts.vcaLabels) {
+        const labelsFile = path.join(dir, 'labels.json');
+        await writeFile(labelsFile, JSON.stringify(opts.vcaLabels));
+        args.push('--vca-labels', labelsFile);
+      }
+      await opts.prepare?.(served);
+      served.app = await startServe({ home: opts.home ? dir : undefined, args, signal: stop.signal });
+      Object.assign(served, await openServedApp(served.app, opts.viewport, served.pageErrors));
+    })();
+    await setup;
+  });
+  afterAll(async () => {
+    stop.abort();
+    await setup?.catch(() => {});
+    try {
+      await served.browser?.close();
+    } finally {
+      try {
+        await served.app?.close();
+      } finally {
+        if (dir) await rm(dir, { recursive: true, force: true });
+      }
+    }
+  });
+  return served;
 }
 
 /** Uploads `file` as `key` to the served app's Local bucket through `transfers.add`; resolves with its transfer id once it is done. */
