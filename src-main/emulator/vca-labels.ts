@@ -106,6 +106,8 @@ const entrySchema = z
     message: 'each entry needs exactly one of "results" or "error"',
   });
 const fileSchema = z.object({ jobs: z.array(entrySchema) }).strict();
+/** A label file's content (what `--vca-labels` reads), for whoever writes one. */
+export type VcaLabelsFile = z.input<typeof fileSchema>;
 
 interface CompiledEntry {
   pattern: RegExp;

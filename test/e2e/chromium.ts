@@ -30,17 +30,22 @@ export interface Chromium {
 }
 
 /**
- * Launches Chromium with a fresh profile folder (deleted by close). Shared by every
- * Chromium test (doors, renderer screens, SDK interop).
+ * Launches Chromium with a fresh profile folder (deleted by close, or at once when the launch
+ * fails). Shared by every Chromium test (doors, renderer screens, SDK interop).
  */
 export async function launchChromium(opts: { viewport?: { width: number; height: number } } = {}): Promise<Chromium> {
   const profile = mkdtempSync(path.join(os.tmpdir(), 'bl-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: opts.viewport ?? { width: 1280, height: 800 },
-  });
+  const context = await chromium
+    .launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: opts.viewport ?? { width: 1280, height: 800 },
+    })
+    .catch((e: unknown) => {
+      rmSync(profile, { recursive: true, force: true });
+      throw e;
+    });
   return {
     context,
     close: async () => {

@@ -5,50 +5,30 @@
  * one about the ignore preview nor a verb's name; dropped files of which one has a tab in its
  * name queue the others and a toast names the one left out and why.
  */
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TransferPage } from '../../src-main/shared/contract';
-import type { Chromium } from './chromium';
-import { dropFiles, openServedApp, startServe, type ServeApp } from './serve-app';
+import { dropFiles, serveSuite } from './serve-app';
 
-let home: string;
-let app: ServeApp;
-let browser: Chromium;
-let page: Page;
-const pageErrors: string[] = [];
+const served = serveSuite({ home: 'bl-e2e-toasts-', viewport: { width: 1400, height: 1000 } });
 
-beforeAll(async () => {
-  home = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-toasts-')));
-  app = await startServe({ home });
-  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  if (home) await rm(home, { recursive: true, force: true });
-});
-
-const toasts = () => page.locator('.ant-notification-notice');
+const toasts = () => served.page.locator('.ant-notification-notice');
 const closeToasts = async () => {
-  for (const close of await page.locator('.ant-notification-notice-close').all()) await close.click();
+  for (const close of await served.page.locator('.ant-notification-notice-close').all()) await close.click();
   await expect.poll(() => toasts().count()).toBe(0);
 };
 
 describe('error toasts', () => {
   it('planning a missing folder: one toast, titled in words, naming the folder', async () => {
-    const missing = path.join(home, 'no-such-folder');
-    await page.getByRole('tab', { name: 'Folders' }).click();
-    await page.getByLabel('Folder path').fill(missing);
-    await page.getByRole('button', { name: 'See what it would upload' }).click();
+    const missing = path.join(served.home, 'no-such-folder');
+    await served.page.getByRole('tab', { name: 'Folders' }).click();
+    await served.page.getByLabel('Folder path').fill(missing);
+    await served.page.getByRole('button', { name: 'See what it would upload' }).click();
     const toast = toasts().filter({ hasText: 'Could not plan the folder' });
     await toast.waitFor();
     expect(await toast.textContent()).toContain(`${missing} does not exist`);
     // The app settles: no preview call left (the plan dialog is not open), and no other toast came.
-    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    await expect.poll(() => served.page.getByRole('dialog').count()).toBe(0);
     expect(await toasts().count()).toBe(1);
     const text = (await toasts().allTextContents()).join('\n');
     expect(text).not.toMatch(/roots\.|\{\{|Something went wrong/);
@@ -56,14 +36,14 @@ describe('error toasts', () => {
   });
 
   it('a dropped file with a tab in its name is named, with why, and the others are queued', async () => {
-    await page.getByRole('tab', { name: 'Transfers' }).click();
+    await served.page.getByRole('tab', { name: 'Transfers' }).click();
     const files = [
       { name: 'one.txt', size: 10 },
       { name: 'two.txt', size: 20 },
       { name: 'a\tb.txt', size: 30 },
     ];
-    await dropFiles(page, files);
-    const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dropFiles(served.page, files);
+    const dialog = served.page.getByRole('dialog', { name: 'Upload dropped files' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Upload' }).click();
     const toast = toasts().filter({ hasText: 'Some files were not added' });
@@ -72,10 +52,10 @@ describe('error toasts', () => {
     expect(text).toContain('a\\tb.txt');
     expect(text).toContain('control character U+0009');
     await expect
-      .poll(async () => (await app.api<TransferPage>('transfers.list', { states: ['done'] })).total, {
+      .poll(async () => (await served.app.api<TransferPage>('transfers.list', { states: ['done'] })).total, {
         timeout: 60_000,
       })
       .toBe(2);
-    expect(pageErrors).toEqual([]);
+    expect(served.pageErrors).toEqual([]);
   });
 });

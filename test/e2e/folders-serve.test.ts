@@ -9,23 +9,13 @@
  * Screenshots of the folder browser and of the plan with options, in English and Chinese, and
  * of the drop dialog.
  */
-import { mkdirSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, utimes, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Settings, TransferPage, WatchRootView } from '../../src-main/shared/contract';
 import type { VcaJobView } from '../../src-main/shared/task-views';
-import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import { dropPaths, shot, openServedApp, startServe, type ServeApp } from './serve-app';
-
-let home: string;
-let app: ServeApp;
-let browser: Chromium;
-let page: Page;
-const pageErrors: string[] = [];
+import { dropPaths, shot, serveSuite } from './serve-app';
 
 /** Files of a folder to watch, written an hour ago (older than the stability window: ready at once). */
 async function folderOf(dir: string, files: Record<string, number>): Promise<void> {
@@ -38,30 +28,24 @@ async function folderOf(dir: string, files: Record<string, number>): Promise<voi
   }
 }
 
-beforeAll(async () => {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  home = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-home-')));
-  await folderOf(path.join(home, 'Projects', 'shoot'), {
-    'keep.txt': 2_000,
-    'debug.log': 3_000,
-    'clip.mp4': 200_000,
-    'raw/take1.mp4': 50_000,
-  });
-  await folderOf(path.join(home, 'Documents'), { 'report.txt': 1_000, 'build.log': 500 });
-  await folderOf(path.join(home, 'Drops', 'pics'), { 'a.jpg': 1_500, 'b.jpg': 2_500 });
-  app = await startServe({ home });
-  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  if (home) await rm(home, { recursive: true, force: true });
+const served = serveSuite({
+  home: 'bl-e2e-home-',
+  viewport: { width: 1400, height: 1000 },
+  prepare: async ({ home }) => {
+    await folderOf(path.join(home, 'Projects', 'shoot'), {
+      'keep.txt': 2_000,
+      'debug.log': 3_000,
+      'clip.mp4': 200_000,
+      'raw/take1.mp4': 50_000,
+    });
+    await folderOf(path.join(home, 'Documents'), { 'report.txt': 1_000, 'build.log': 500 });
+    await folderOf(path.join(home, 'Drops', 'pics'), { 'a.jpg': 1_500, 'b.jpg': 2_500 });
+  },
 });
 
 /** Serious or critical axe violations of the page as it is (colour contrast included), as "rule: target" lines. */
 async function axe(): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await new AxeBuilder({ page: served.page }).analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.slice(0, 3).map((n) => `${v.id}: ${n.target.join(' ')}`));
@@ -77,8 +61,8 @@ async function browseTo(
   up: number,
   names: string[],
 ) {
-  await page.getByRole('button', { name: labels.choose }).click();
-  const dialog = page.getByRole('dialog', { name: labels.title });
+  await served.page.getByRole('button', { name: labels.choose }).click();
+  const dialog = served.page.getByRole('dialog', { name: labels.title });
   await dialog.waitFor();
   const shown = () => dialog.getByTestId('browser-path').textContent();
   await expect.poll(shown).toBe(from);
@@ -91,29 +75,29 @@ async function browseTo(
     await dialog.getByRole('button', { name: open(name) }).click();
     await expect
       .poll(() => dialog.getByTestId('browser-path').textContent())
-      .toBe(path.join(home, ...names.slice(0, i + 1)));
+      .toBe(path.join(served.home, ...names.slice(0, i + 1)));
   }
   return dialog;
 }
 
 describe('adding a folder in the served app (real serve, embedded emulator)', () => {
   it('chooses the folder in the browser dialog, sets its options in the plan, and the first upload follows them', async () => {
-    await page.getByRole('tab', { name: 'Folders' }).click();
-    await page.getByRole('button', { name: 'Choose folder…' }).waitFor();
-    await shot(page, 'folders-add-en');
-    const shoot = path.join(home, 'Projects', 'shoot');
+    await served.page.getByRole('tab', { name: 'Folders' }).click();
+    await served.page.getByRole('button', { name: 'Choose folder…' }).waitFor();
+    await shot(served.page, 'folders-add-en');
+    const shoot = path.join(served.home, 'Projects', 'shoot');
     const en = { choose: 'Choose folder…', title: 'Choose a folder', up: 'Up', open: (n: string) => `Open ${n}` };
-    const dialog = await browseTo(en, home, 0, ['Projects', 'shoot']);
+    const dialog = await browseTo(en, served.home, 0, ['Projects', 'shoot']);
     expect(await dialog.getByRole('button', { name: 'Open raw' }).isVisible()).toBe(true);
     expect(await dialog.textContent()).toContain('and 3 files');
-    await shot(page, 'folders-browser-en');
+    await shot(served.page, 'folders-browser-en');
     expect(await axe()).toEqual([]);
     await dialog.getByRole('button', { name: 'Choose this folder' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.getByLabel('Folder path').inputValue()).toBe(shoot);
+    expect(await served.page.getByLabel('Folder path').inputValue()).toBe(shoot);
 
-    await page.getByRole('button', { name: 'See what it would upload' }).click();
-    const plan = page.getByRole('dialog', { name: `Plan for ${shoot}` });
+    await served.page.getByRole('button', { name: 'See what it would upload' }).click();
+    const plan = served.page.getByRole('dialog', { name: `Plan for ${shoot}` });
     await plan.waitFor();
     const summary = plan.getByTestId('plan-summary');
     await expect.poll(() => summary.locator('h4').textContent(), { timeout: 30_000 }).toMatch(/^4 files to upload/);
@@ -135,113 +119,113 @@ describe('adding a folder in the served app (real serve, embedded emulator)', ()
     await plan.getByRole('checkbox', { name: /^Analyse uploaded videos/ }).check();
     const start = plan.getByRole('button', { name: /^Start: upload 3 files/ });
     await expect.poll(() => start.isEnabled(), { timeout: 30_000 }).toBe(true);
-    await shot(page, 'folders-plan-options-en');
+    await shot(served.page, 'folders-plan-options-en');
     expect(await axe()).toEqual([]);
     await start.click();
     await plan.waitFor({ state: 'hidden' });
 
     // The root was added with the options of the dialog.
-    const [root] = await app.api<WatchRootView[]>('roots.list');
+    const [root] = await served.app.api<WatchRootView[]>('roots.list');
     expect(root?.path).toBe(shoot);
     expect(root?.options).toMatchObject({ ignore: ['*.log'], keyTemplate: 'shoot/{relpath}', vcaForVideos: true });
     // Its first upload followed them: the keys by the template, the ignored file never uploaded.
     const doneKeys = async () =>
-      (await app.api<TransferPage>('transfers.list', { states: ['done'] })).rows.map((r) => r.key).sort();
+      (await served.app.api<TransferPage>('transfers.list', { states: ['done'] })).rows.map((r) => r.key).sort();
     await expect
       .poll(doneKeys, { timeout: 60_000 })
       .toEqual(['shoot/clip.mp4', 'shoot/keep.txt', 'shoot/raw/take1.mp4']);
-    const logged = await app.api<TransferPage>('transfers.list', { text: 'debug.log' });
+    const logged = await served.app.api<TransferPage>('transfers.list', { text: 'debug.log' });
     expect(logged.total).toBe(0);
     // And the videos were analysed (the Local account has a download domain): jobs that finish.
     const jobs = async () =>
-      (await app.api<VcaJobView[]>('vca.list', {}))
+      (await served.app.api<VcaJobView[]>('vca.list', {}))
         .map((j) => `${j.sourceUrl?.replace(/^.*\//, '')}:${j.tracking}`)
         .sort();
     await expect.poll(jobs, { timeout: 90_000 }).toEqual(['clip.mp4:done', 'take1.mp4:done']);
-    const card = page.locator('.ant-card').filter({ hasText: shoot });
+    const card = served.page.locator('.ant-card').filter({ hasText: shoot });
     await expect
       .poll(() => card.locator('.ant-card-head .ant-tag').textContent(), { timeout: 30_000 })
       .toBe('Watching');
     // Its options later: the drawer shows the rules it was added with, and previews new ones as they are typed.
     await card.getByRole('button', { name: 'Options' }).click();
-    const drawer = page.getByRole('dialog', { name: `Options of ${shoot}` });
+    const drawer = served.page.getByRole('dialog', { name: `Options of ${shoot}` });
     await drawer.waitFor();
     const rules = drawer.getByLabel(/^Ignore rules/);
     expect(await rules.inputValue()).toBe('*.log');
     await rules.fill('*.log\nraw/');
     await expect.poll(() => drawer.textContent(), { timeout: 30_000 }).toMatch(/2 ignored, 2 uploaded/);
     expect(await drawer.textContent()).toContain('raw/take1.mp4');
-    await page.keyboard.press('Escape');
+    await served.page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'hidden' });
   });
 
   it('a folder dropped on the window offers "Upload once" or "Watch this folder"', async () => {
-    await page.getByRole('tab', { name: 'Transfers' }).click();
-    const pics = path.join(home, 'Drops', 'pics');
-    const dropped = page.getByRole('dialog', { name: 'Upload dropped files' });
-    await dropPaths(browser.context, page, [pics]);
+    await served.page.getByRole('tab', { name: 'Transfers' }).click();
+    const pics = path.join(served.home, 'Drops', 'pics');
+    const dropped = served.page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dropPaths(served.browser.context, served.page, [pics]);
     await dropped.waitFor();
     const listed = dropped.getByTestId('dropped-files');
     await expect.poll(() => listed.textContent()).toContain('pics/a.jpg');
     expect(await listed.textContent()).toContain('pics/b.jpg');
     expect(await dropped.textContent()).toContain('“pics” is a folder');
     await dropped.getByRole('button', { name: 'Upload once' }).click({ trial: true }); // waits until it stops moving in
-    await shot(page, 'folders-drop-dialog-en');
+    await shot(served.page, 'folders-drop-dialog-en');
     expect(await axe()).toEqual([]);
     // Once: its files upload, keyed by their path in the drop.
     await dropped.getByRole('button', { name: 'Upload once' }).click();
     await dropped.waitFor({ state: 'hidden' });
     const keys = async () =>
-      (await app.api<TransferPage>('transfers.list', { text: 'pics/', states: ['done'] })).rows
+      (await served.app.api<TransferPage>('transfers.list', { text: 'pics/', states: ['done'] })).rows
         .map((r) => r.key)
         .sort();
     await expect.poll(keys, { timeout: 60_000 }).toEqual(['pics/a.jpg', 'pics/b.jpg']);
     // Watch: a browser cannot tell where the folder is, so the folder browser opens to point at it.
-    await dropPaths(browser.context, page, [pics]);
+    await dropPaths(served.browser.context, served.page, [pics]);
     await dropped.waitFor();
     await dropped.getByRole('button', { name: 'Watch this folder' }).click();
     await dropped.waitFor({ state: 'hidden' });
-    expect(await page.getByRole('tab', { name: 'Folders' }).getAttribute('aria-selected')).toBe('true');
-    const chooser = page.getByRole('dialog', { name: 'Choose a folder' });
+    expect(await served.page.getByRole('tab', { name: 'Folders' }).getAttribute('aria-selected')).toBe('true');
+    const chooser = served.page.getByRole('dialog', { name: 'Choose a folder' });
     await chooser.waitFor();
-    await expect.poll(() => chooser.getByTestId('browser-path').textContent()).toBe(home);
+    await expect.poll(() => chooser.getByTestId('browser-path').textContent()).toBe(served.home);
     await chooser.getByRole('button', { name: 'Open Drops' }).click();
     await chooser.getByRole('button', { name: 'Open pics' }).click();
     await expect.poll(() => chooser.getByTestId('browser-path').textContent()).toBe(pics);
     await chooser.getByRole('button', { name: 'Choose this folder' }).click();
-    expect(await page.getByLabel('Folder path').inputValue()).toBe(pics);
+    expect(await served.page.getByLabel('Folder path').inputValue()).toBe(pics);
   });
 
   it('shows the folder browser and the plan with its options in Chinese', async () => {
-    const s = await app.api<Settings>('settings.set', { language: 'zh-CN' });
+    const s = await served.app.api<Settings>('settings.set', { language: 'zh-CN' });
     expect(s.language).toBe('zh-CN');
-    await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('zh-CN');
-    await page.getByRole('tab', { name: '文件夹' }).click();
+    await expect.poll(() => served.page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    await served.page.getByRole('tab', { name: '文件夹' }).click();
     // The path field holds the folder chosen above: the browser starts there; two folders up is the home.
     const zh = { choose: '选择文件夹…', title: '选择文件夹', up: '上一级', open: (n: string) => `打开 ${n}` };
-    const dialog = await browseTo(zh, path.join(home, 'Drops', 'pics'), 2, []);
-    await shot(page, 'folders-browser-zh-CN');
+    const dialog = await browseTo(zh, path.join(served.home, 'Drops', 'pics'), 2, []);
+    await shot(served.page, 'folders-browser-zh-CN');
     await dialog.getByRole('button', { name: '打开 Documents' }).click();
-    await expect.poll(() => dialog.getByTestId('browser-path').textContent()).toBe(path.join(home, 'Documents'));
+    await expect.poll(() => dialog.getByTestId('browser-path').textContent()).toBe(path.join(served.home, 'Documents'));
     expect(await dialog.textContent()).toContain('这里没有文件夹');
     expect(await dialog.textContent()).toContain('另有 2 个文件');
     await dialog.getByRole('button', { name: '选择此文件夹' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    const documents = path.join(home, 'Documents');
-    expect(await page.getByLabel('文件夹路径').inputValue()).toBe(documents);
-    await page.getByRole('button', { name: '查看将上传的内容' }).click();
-    const plan = page.getByRole('dialog', { name: `${documents} 的上传计划` });
+    const documents = path.join(served.home, 'Documents');
+    expect(await served.page.getByLabel('文件夹路径').inputValue()).toBe(documents);
+    await served.page.getByRole('button', { name: '查看将上传的内容' }).click();
+    const plan = served.page.getByRole('dialog', { name: `${documents} 的上传计划` });
     await plan.waitFor();
     await plan.getByLabel(/^忽略规则/).fill('*.log');
     await expect.poll(() => plan.getByTestId('ignore-matches').textContent(), { timeout: 30_000 }).toMatch(/忽略 1 个/);
     await plan.getByRole('checkbox', { name: /^分析上传的视频/ }).check();
     const start = plan.getByRole('button', { name: /^开始：上传 1 个文件/ });
     await expect.poll(() => start.isEnabled(), { timeout: 30_000 }).toBe(true);
-    await shot(page, 'folders-plan-options-zh-CN');
+    await shot(served.page, 'folders-plan-options-zh-CN');
     await plan.getByRole('button', { name: /^取\s?消$/ }).click(); // antd spaces two-character Chinese labels
     await plan.waitFor({ state: 'hidden' });
     // Canceled: nothing of that folder is watched.
-    expect((await app.api<WatchRootView[]>('roots.list')).map((r) => r.path)).not.toContain(documents);
-    expect(pageErrors).toEqual([]);
+    expect((await served.app.api<WatchRootView[]>('roots.list')).map((r) => r.path)).not.toContain(documents);
+    expect(served.pageErrors).toEqual([]);
   });
 });

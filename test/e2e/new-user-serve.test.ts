@@ -5,57 +5,32 @@
  * current video of the review was not marked; Transfers and Video review did not fit the
  * window; the first-run panel came back after a reload. Screenshots new-user-*.png.
  */
-import { mkdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Request } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { AccountView, TransferPage } from '../../src-main/shared/contract';
 import type { FmgrTaskView, VcaJobView } from '../../src-main/shared/task-views';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../../src-main/shared/wire';
 import { objectAccessUrl } from '../../src-main/tasks/access-url';
-import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import {
-  dropFiles,
-  openServedApp,
-  shot,
-  startServe,
-  type ServeApp,
-  uploadedThrough,
-  analysedThrough,
-} from './serve-app';
+import { dropFiles, shot, uploadedThrough, analysedThrough, serveSuite } from './serve-app';
 
 const VIDEOS = ['first-video', 'second-video'] as const;
 
-let tmp: string;
-let app: ServeApp;
-let browser: Chromium;
-let page: Page;
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-new-user-'));
-  const labelsFile = path.join(tmp, 'labels.json');
-  const results = (v: string) => ({
-    scenario: [
-      { attribute: `${v} beach`, confidence: 0.9 },
-      { attribute: `${v} sea`, confidence: 0.8 },
-    ],
-  });
-  await writeFile(
-    labelsFile,
-    JSON.stringify({ jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: results(v) })) }),
-  );
-  app = await startServe({ args: ['--vca-labels', labelsFile] });
-  ({ browser, page } = await openServedApp(app, { width: 800, height: 600 }, pageErrors));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+const served = serveSuite({
+  tmp: 'bl-e2e-new-user-',
+  viewport: { width: 800, height: 600 },
+  vcaLabels: {
+    jobs: VIDEOS.map((v) => ({
+      match: `http://127.0.0.1:*/${v}.mp4`,
+      results: {
+        scenario: [
+          { attribute: `${v} beach`, confidence: 0.9 },
+          { attribute: `${v} sea`, confidence: 0.8 },
+        ],
+      },
+    })),
+  },
 });
 
 /**
@@ -63,26 +38,26 @@ afterAll(async () => {
  * (main.screen, which scrolls on its own) wider than its box. 0 or less when it fits.
  */
 const pageOverflow = () =>
-  page.evaluate(`Math.max(
+  served.page.evaluate(`Math.max(
     document.documentElement.scrollWidth - document.documentElement.clientWidth,
     ...[...document.querySelectorAll('main.screen')].filter((m) => m.offsetParent !== null).map((m) => m.scrollWidth - m.clientWidth),
   )`) as Promise<number>;
 
 async function uploadedVideo(video: string): Promise<number> {
-  const file = path.join(tmp, `${video}.mp4`);
+  const file = path.join(served.tmp, `${video}.mp4`);
   await writeFile(file, Buffer.alloc(4096, 7));
-  return uploadedThrough(app, file, `${video}.mp4`);
+  return uploadedThrough(served.app, file, `${video}.mp4`);
 }
 
 describe('a new user in the served app at 800x600', () => {
   it('"Got it" on the first-run panel holds after a reload (no transfer yet)', async () => {
-    expect((await app.api<{ firstRun: boolean }>('app.status')).firstRun).toBe(true);
-    await page.reload();
+    expect((await served.app.api<{ firstRun: boolean }>('app.status')).firstRun).toBe(true);
+    await served.page.reload();
     // The door's status has arrived (Settings shows the data folder from it), and the panel is not back.
-    await page.getByRole('tab', { name: 'Settings' }).click();
-    await page.getByText(app.dataDir).first().waitFor();
-    expect(await page.getByRole('button', { name: 'Got it' }).count()).toBe(0);
-    await page.getByRole('tab', { name: 'Transfers' }).click();
+    await served.page.getByRole('tab', { name: 'Settings' }).click();
+    await served.page.getByText(served.app.dataDir).first().waitFor();
+    expect(await served.page.getByRole('button', { name: 'Got it' }).count()).toBe(0);
+    await served.page.getByRole('tab', { name: 'Transfers' }).click();
   });
 
   it('a double-clicked "Upload" sends the dropped files once, and the dialog shows it is working', async () => {
@@ -90,20 +65,20 @@ describe('a new user in the served app at 800x600', () => {
     const opened: Request[] = [];
     const commits: Request[] = [];
     const ended = new Set<Request>();
-    page.on('request', (r) => {
+    served.page.on('request', (r) => {
       if (r.method() !== 'POST') return;
       const p = new URL(r.url()).pathname;
       if (p === DOOR_STAGE_PATH) opened.push(r);
       if (p === DOOR_STAGE_COMMIT_PATH) commits.push(r);
     });
-    page.on('requestfinished', (r) => ended.add(r));
-    page.on('requestfailed', (r) => ended.add(r));
+    served.page.on('requestfinished', (r) => ended.add(r));
+    served.page.on('requestfailed', (r) => ended.add(r));
     const files = Array.from({ length: 30 }, (_, i) => ({
       name: `small-${String(i).padStart(2, '0')}.txt`,
       size: 500,
     }));
-    await dropFiles(page, files);
-    const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dropFiles(served.page, files);
+    const dialog = served.page.getByRole('dialog', { name: 'Upload dropped files' });
     await dialog.waitFor();
     const upload = dialog.getByRole('button', { name: 'Upload' });
     await upload.dblclick();
@@ -113,9 +88,9 @@ describe('a new user in the served app at 800x600', () => {
     await expect.poll(() => commits.length >= opened.length && commits.every((c) => ended.has(c))).toBe(true);
     expect(opened).toHaveLength(1);
     expect(commits).toHaveLength(1);
-    const list = await app.api<TransferPage>('transfers.list', { text: 'small-' });
+    const list = await served.app.api<TransferPage>('transfers.list', { text: 'small-' });
     expect(list.total).toBe(files.length);
-    await shot(page, 'new-user-dropped-800');
+    await shot(served.page, 'new-user-dropped-800');
   });
 
   it('the add dialog is busy with a count while the files are sent', async () => {
@@ -123,13 +98,13 @@ describe('a new user in the served app at 800x600', () => {
       name: `busy-${String(i).padStart(3, '0')}.txt`,
       size: 200,
     }));
-    await dropFiles(page, files);
-    const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dropFiles(served.page, files);
+    const dialog = served.page.getByRole('dialog', { name: 'Upload dropped files' });
     await dialog.waitFor();
     // Each file is held by the door until the page has seen the dialog busy.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route(`**${DOOR_STAGE_PATH}/**`, async (route) => {
+    await served.page.route(`**${DOOR_STAGE_PATH}/**`, async (route) => {
       await held;
       await route.continue();
     });
@@ -138,49 +113,49 @@ describe('a new user in the served app at 800x600', () => {
     await expect.poll(() => status.textContent()).toMatch(/Sending \d+ of 200 files/);
     expect(await dialog.getByRole('button', { name: 'Upload' }).getAttribute('aria-busy')).toBe('true');
     expect(await dialog.getByRole('button', { name: 'Cancel' }).isDisabled()).toBe(true);
-    await shot(page, 'new-user-add-busy-800');
+    await shot(served.page, 'new-user-add-busy-800');
     release();
     await dialog.waitFor({ state: 'hidden', timeout: 120_000 });
-    await page.unroute(`**${DOOR_STAGE_PATH}/**`);
-    expect((await app.api<TransferPage>('transfers.list', { text: 'busy-' })).total).toBe(files.length);
+    await served.page.unroute(`**${DOOR_STAGE_PATH}/**`);
+    expect((await served.app.api<TransferPage>('transfers.list', { text: 'busy-' })).total).toBe(files.length);
   });
 
   it('Transfers fits the window: no sideways scroll, every column heading whole', async () => {
-    await page.getByRole('tab', { name: 'Transfers' }).click();
+    await served.page.getByRole('tab', { name: 'Transfers' }).click();
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
     // No heading of the grid is cut by its cell ("Spee" for "Speed").
-    const cut = (await page.evaluate(`[...document.querySelectorAll('.transfer-head [role=columnheader]')]
+    const cut = (await served.page.evaluate(`[...document.querySelectorAll('.transfer-head [role=columnheader]')]
       .filter((c) => c.offsetParent !== null && (c.scrollWidth > c.clientWidth || c.getBoundingClientRect().right > document.documentElement.clientWidth))
       .map((c) => c.textContent)`)) as string[];
     expect(cut).toEqual([]);
-    await shot(page, 'new-user-transfers-800');
+    await shot(served.page, 'new-user-transfers-800');
   });
 
   it('a failed video analysis is Failed, in red, with the reason; a failed Fmgr copy is Failed with the item error', async () => {
-    const [local] = await app.api<AccountView[]>('accounts.list', undefined);
+    const [local] = await served.app.api<AccountView[]>('accounts.list', undefined);
     const missing = objectAccessUrl(local?.downloadDomain ?? '', 'no-such-video.mp4');
-    const failed = await app.api<VcaJobView>('vca.create', { source: { url: missing } });
+    const failed = await served.app.api<VcaJobView>('vca.create', { source: { url: missing } });
     await expect
-      .poll(async () => (await app.api<VcaJobView>('vca.get', { id: failed.id })).code, { timeout: 60_000 })
+      .poll(async () => (await served.app.api<VcaJobView>('vca.get', { id: failed.id })).code, { timeout: 60_000 })
       .toBe(2);
-    const task = await app.api<FmgrTaskView>('fmgr.submit', {
+    const task = await served.app.api<FmgrTaskView>('fmgr.submit', {
       ops: [{ op: 'copy', srcBucket: 'local', srcKey: 'no-such-key', bucket: 'local', key: 'copy-of-nothing' }],
     });
     await expect
-      .poll(async () => (await app.api<FmgrTaskView>('fmgr.get', { id: task.id })).tracking, { timeout: 60_000 })
+      .poll(async () => (await served.app.api<FmgrTaskView>('fmgr.get', { id: task.id })).tracking, { timeout: 60_000 })
       .toBe('done');
 
-    await page.getByRole('tab', { name: 'Tasks' }).click();
-    const row = page.locator('.ant-table-row').filter({ hasText: task.persistentId });
+    await served.page.getByRole('tab', { name: 'Tasks' }).click();
+    const row = served.page.locator('.ant-table-row').filter({ hasText: task.persistentId });
     await expect.poll(() => row.getByTestId('task-outcome').textContent()).toBe('Failed');
     expect(await row.textContent()).not.toContain('Finished');
     expect(await row.getByTestId('task-failed-items').textContent()).toContain('file not found');
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
     await row.scrollIntoViewIfNeeded();
-    await shot(page, 'new-user-tasks-failed-800');
+    await shot(served.page, 'new-user-tasks-failed-800');
 
-    await page.getByRole('tab', { name: 'Video review' }).click();
-    const job = page.locator('.vca-job').filter({ hasText: 'no-such-video.mp4' });
+    await served.page.getByRole('tab', { name: 'Video review' }).click();
+    const job = served.page.locator('.vca-job').filter({ hasText: 'no-such-video.mp4' });
     const tag = job.locator('.ant-tag').first();
     await expect.poll(() => tag.textContent()).toBe('Failed');
     expect(await tag.getAttribute('class')).toMatch(/ant-tag-(error|red)/);
@@ -191,33 +166,33 @@ describe('a new user in the served app at 800x600', () => {
 
   it('Video review fits the window, marks the current video, and `n` moves the mark', async () => {
     for (const v of VIDEOS) {
-      await analysedThrough(app, await uploadedVideo(v));
+      await analysedThrough(served.app, await uploadedVideo(v));
     }
-    await page.getByRole('tab', { name: 'Video review' }).click();
-    const title = page.getByRole('heading', { name: 'Video review' });
+    await served.page.getByRole('tab', { name: 'Video review' }).click();
+    const title = served.page.getByRole('heading', { name: 'Video review' });
     await title.waitFor();
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
-    const job = (name: string) => page.locator('.vca-job').filter({ hasText: `${name}.mp4` });
+    const job = (name: string) => served.page.locator('.vca-job').filter({ hasText: `${name}.mp4` });
     await expect.poll(() => job(VIDEOS[0]).getByRole('button').isVisible()).toBe(true);
     await job(VIDEOS[0]).getByRole('button').click();
-    await expect.poll(() => page.getByRole('option').count()).toBeGreaterThan(0);
+    await expect.poll(() => served.page.getByRole('option').count()).toBeGreaterThan(0);
     // Clicking a job does not scroll the page sideways; the title is whole, the job list in the window.
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
     expect(
-      await page.evaluate(
+      await served.page.evaluate(
         'window.scrollX + Math.max(...[...document.querySelectorAll("main.screen")].filter((m) => m.offsetParent !== null).map((m) => m.scrollLeft))',
       ),
     ).toBe(0);
     const titleBox = await title.boundingBox();
     expect(titleBox?.x ?? -1).toBeGreaterThanOrEqual(0);
-    const listBox = await page.locator('.vca-jobs').boundingBox();
+    const listBox = await served.page.locator('.vca-jobs').boundingBox();
     expect((listBox?.x ?? -1) >= 0 && (listBox?.x ?? 0) + (listBox?.width ?? 0) <= 800).toBe(true);
 
     // The current job is marked to the eye (its button's text bold, a background) and to a screen reader.
-    const current = page.locator('.vca-jobs [aria-current="true"]');
+    const current = served.page.locator('.vca-jobs [aria-current="true"]');
     await expect.poll(() => current.textContent()).toContain(`${VIDEOS[0]}.mp4`);
     const look = (name: string) =>
-      page.evaluate(`(() => {
+      served.page.evaluate(`(() => {
         const item = [...document.querySelectorAll('.vca-job')].find((j) => j.textContent.includes(${JSON.stringify(`${name}.mp4`)}));
         const b = item.querySelector('button');
         const text = getComputedStyle(b.querySelector('.vca-job-name') ?? b);
@@ -230,15 +205,15 @@ describe('a new user in the served app at 800x600', () => {
     expect(plain.weight).toBeLessThan(600);
     expect(marked.background).not.toBe(plain.background);
     expect([marked.current, plain.current]).toEqual(['true', null]);
-    await shot(page, 'new-user-review-800');
+    await shot(served.page, 'new-user-review-800');
 
-    await page.locator('body').click({ position: { x: 5, y: 5 } });
-    await page.keyboard.press('n');
+    await served.page.locator('body').click({ position: { x: 5, y: 5 } });
+    await served.page.keyboard.press('n');
     await expect.poll(async () => (await look(VIDEOS[1])).current).toBe('true');
     await expect.poll(async () => (await look(VIDEOS[1])).weight).toBe(600);
     expect((await look(VIDEOS[0])).current).toBeNull();
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
-    await shot(page, 'new-user-review-next-800');
-    expect(pageErrors).toEqual([]);
+    await shot(served.page, 'new-user-review-next-800');
+    expect(served.pageErrors).toEqual([]);
   });
 });

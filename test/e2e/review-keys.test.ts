@@ -8,17 +8,13 @@
  * In Chinese the service is stopped for the first half of the keys, so they all wait to be saved.
  * Screenshots: review-keys-<lang>-mid.png (keys still being saved) and review-keys-<lang>-after.png.
  */
-import { mkdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { VcaJobView, VcaLabelDecision } from '../../src-main/shared/task-views';
 import { csvField } from '../../src-main/tasks/csv';
-import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import { shot, openServedApp, startServe, type ServeApp, uploadedThrough, analysedThrough } from './serve-app';
+import { shot, uploadedThrough, analysedThrough, serveSuite } from './serve-app';
 
 const TYPES = ['scenario', 'entity', 'keyword', 'location', 'figure', 'logo'] as const;
 /** 32 labels per video: 6, 6, 6, 5, 5, 4 per type, confidences distinct and all above the default threshold 0.5. */
@@ -36,40 +32,22 @@ function labelsOf(video: string): Record<string, Array<{ attribute: string; conf
 }
 const VIDEOS = ['keys-en', 'keys-zh'] as const;
 
-let tmp: string;
-let app: ServeApp;
-let browser: Chromium;
-let page: Page;
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-keys-'));
-  const labelsFile = path.join(tmp, 'labels.json');
-  await writeFile(
-    labelsFile,
-    JSON.stringify({ jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: labelsOf(v) })) }),
-  );
-  app = await startServe({ args: ['--vca-labels', labelsFile] });
-  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+const served = serveSuite({
+  tmp: 'bl-e2e-keys-',
+  viewport: { width: 1400, height: 1000 },
+  vcaLabels: { jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: labelsOf(v) })) },
 });
 
 /** Uploads a small "video" to the Local account and asks for its analysis; resolves to the job once done. */
 async function analysed(video: string): Promise<VcaJobView> {
-  const file = path.join(tmp, `${video}.mp4`);
+  const file = path.join(served.tmp, `${video}.mp4`);
   await writeFile(file, Buffer.alloc(4096, 7));
-  return analysedThrough(app, await uploadedThrough(app, file, `${video}.mp4`));
+  return analysedThrough(served.app, await uploadedThrough(served.app, file, `${video}.mp4`));
 }
 
 /** Serious or critical axe violations of the page as it is, as "rule: target" lines (as in screens-fixture). */
 async function axe(): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
+  const result = await new AxeBuilder({ page: served.page }).analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.slice(0, 3).map((n) => `${v.id}: ${n.target.join(' ')}`));
@@ -118,19 +96,19 @@ function expectedAfter(keys: Key[], n: number, leavesOnePending = true): Expecte
 async function press(keys: Key[]): Promise<void> {
   for (const k of keys) {
     if (typeof k === 'string') {
-      await page.keyboard.press(k);
+      await served.page.keyboard.press(k);
       continue;
     }
-    await page.keyboard.press('e');
-    await page.keyboard.press('Control+a');
-    await page.keyboard.type(k.correct);
-    await page.keyboard.press('Enter');
+    await served.page.keyboard.press('e');
+    await served.page.keyboard.press('Control+a');
+    await served.page.keyboard.type(k.correct);
+    await served.page.keyboard.press('Enter');
   }
 }
 
 /** The options of the label list, in order: label id, text shown, decision shown. */
 async function shownLabels(): Promise<Array<{ id: number; text: string; decision: string }>> {
-  return page.locator('.label-list [role=option]').evaluateAll((els) =>
+  return served.page.locator('.label-list [role=option]').evaluateAll((els) =>
     els.map((el) => ({
       id: Number(el.getAttribute('data-label-id')),
       text: el.querySelector('.label-text')?.firstChild?.textContent ?? '',
@@ -178,11 +156,11 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
     it(`${lang}: every key decides the label the cursor was on, in order, on screen and in the service`, async () => {
       const entry = jobs[video]!;
       if (lang !== 'en') {
-        await app.api('settings.set', { language: lang });
-        await expect.poll(() => page.locator('html').getAttribute('lang')).toBe(lang);
+        await served.app.api('settings.set', { language: lang });
+        await expect.poll(() => served.page.locator('html').getAttribute('lang')).toBe(lang);
       }
-      await page.getByRole('tab', { name: lang === 'en' ? 'Video review' : '视频审核' }).click();
-      await page
+      await served.page.getByRole('tab', { name: lang === 'en' ? 'Video review' : '视频审核' }).click();
+      await served.page
         .locator('.vca-job')
         .filter({ hasText: `${video}.mp4` })
         .getByRole('button')
@@ -196,15 +174,15 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
         TYPES.flatMap((type, t) => Array.from({ length: COUNTS[t]! }, (_, i) => `${video} ${type} ${i + 1}`)),
       );
       // The uploads' "finished" toasts closed: they would cover the list in the screenshots.
-      for (const close of await page.locator('.ant-notification-notice-close').all()) await close.click();
-      await page.locator('body').click({ position: { x: 5, y: 5 } });
+      for (const close of await served.page.locator('.ant-notification-notice-close').all()) await close.click();
+      await served.page.locator('body').click({ position: { x: 5, y: 5 } });
 
       const keys = keysFor(video);
       const half = 17;
       // In Chinese the service is stopped (SIGSTOP) for the first half: nothing is answered, the
       // review shows every key at once anyway and saves them when the service answers again.
       const stalled = lang !== 'en';
-      if (stalled) process.kill(app.pid, 'SIGSTOP');
+      if (stalled) process.kill(served.app.pid, 'SIGSTOP');
       try {
         await press(keys.slice(0, half));
         if (stalled) {
@@ -212,12 +190,14 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
           expect((await shownLabels()).map((l) => l.decision)).toEqual(
             mid.map((e) => DECISION_TEXT[lang]![e.decision]),
           );
-          expect(await page.locator('[data-saving]').count()).toBe(mid.filter((e) => e.decision !== 'pending').length);
+          expect(await served.page.locator('[data-saving]').count()).toBe(
+            mid.filter((e) => e.decision !== 'pending').length,
+          );
         }
-        await shot(page, `review-keys-${lang}-mid`);
+        await shot(served.page, `review-keys-${lang}-mid`);
         expect(await axe()).toEqual([]);
       } finally {
-        if (stalled) process.kill(app.pid, 'SIGCONT');
+        if (stalled) process.kill(served.app.pid, 'SIGCONT');
       }
       await press(keys.slice(half));
 
@@ -226,14 +206,14 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
       const want = entry.expected.map((e) => DECISION_TEXT[lang]![e.decision]);
       // Shown at once; then every decision saved (no label waiting or failed).
       expect((await shownLabels()).map((l) => l.decision)).toEqual(want);
-      await expect.poll(() => page.locator('[data-saving], [data-failed]').count(), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => served.page.locator('[data-saving], [data-failed]').count(), { timeout: 30_000 }).toBe(0);
       const after = await shownLabels();
       expect(after.map((l) => l.decision)).toEqual(want);
       expect(after.map((l) => l.text)).toEqual(before.map((l, i) => entry.expected[i]!.correctedText ?? l.text));
-      await shot(page, `review-keys-${lang}-after`);
+      await shot(served.page, `review-keys-${lang}-after`);
       expect(await axe()).toEqual([]);
 
-      const saved = await app.api<VcaJobView>('vca.get', { id: entry.job.id });
+      const saved = await served.app.api<VcaJobView>('vca.get', { id: entry.job.id });
       const byId = new Map(saved.results.flatMap((g) => g.labels).map((l) => [l.id, l]));
       expect(
         entry.ids.map((id) => ({ decision: byId.get(id)?.decision, correctedText: byId.get(id)?.correctedText })),
@@ -242,13 +222,13 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
   }
 
   it('exports exactly the accepted, corrected and still-pending (above the threshold) labels as CSV', async () => {
-    await page.getByRole('button', { name: '导出 CSV' }).waitFor();
-    const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: '导出 CSV' }).click();
+    await served.page.getByRole('button', { name: '导出 CSV' }).waitFor();
+    const download = served.page.waitForEvent('download');
+    await served.page.getByRole('button', { name: '导出 CSV' }).click();
     const file = await download;
     const csv = await readFile((await file.path()) ?? '', 'utf8');
     // The jobs in the order the screen lists them, each label in the order the service returned it.
-    const listed = await app.api<VcaJobView[]>('vca.list', { limit: 500 });
+    const listed = await served.app.api<VcaJobView[]>('vca.list', { limit: 500 });
     const rows = listed.flatMap((job) => {
       const entry = Object.values(jobs).find((e) => e.job.id === job.id)!;
       const video = VIDEOS.find((v) => jobs[v] === entry)!;
@@ -269,6 +249,6 @@ describe('review keys pressed with no pause (real serve, embedded emulator, Chro
     expect(csv).toBe(want);
     // 31 decided per video, 12 of them rejected by these keys: 20 rows each.
     expect(rows).toHaveLength(2 * 20);
-    expect(pageErrors).toEqual([]);
+    expect(served.pageErrors).toEqual([]);
   });
 });

@@ -5,49 +5,30 @@
  * analysed; the review's <video> reaches loadedmetadata from the emulator's /dl/ URL, with no
  * CSP violation in the console. Before media-src the page's `default-src 'self'` blocked it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chromium } from './chromium';
-import { openServedApp, startServe, type ServeApp, uploadedThrough, analysedThrough } from './serve-app';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uploadedThrough, analysedThrough, serveSuite } from './serve-app';
 
-let tmp: string;
-let app: ServeApp;
-let browser: Chromium;
-let page: Page;
-const pageErrors: string[] = [];
+const served = serveSuite({
+  tmp: 'bl-e2e-video-',
+  viewport: { width: 1400, height: 1000 },
+  vcaLabels: {
+    jobs: [
+      { match: 'http://127.0.0.1:*/clip.webm', results: { scenario: [{ attribute: 'a canvas', confidence: 0.9 }] } },
+    ],
+  },
+});
 const consoleLines: string[] = [];
 
-beforeAll(async () => {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-video-'));
-  const labelsFile = path.join(tmp, 'labels.json');
-  await writeFile(
-    labelsFile,
-    JSON.stringify({
-      jobs: [
-        {
-          match: 'http://127.0.0.1:*/clip.webm',
-          results: { scenario: [{ attribute: 'a canvas', confidence: 0.9 }] },
-        },
-      ],
-    }),
-  );
-  app = await startServe({ args: ['--vca-labels', labelsFile] });
-  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
-  page.on('console', (m) => consoleLines.push(m.text()));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  if (tmp) await rm(tmp, { recursive: true, force: true });
+// Runs after serveSuite's beforeAll: the page is open.
+beforeAll(() => {
+  served.page.on('console', (m) => consoleLines.push(m.text()));
 });
 
 /** A short real WebM (VP8) video, recorded in the page from a canvas: 12 frames drawn, then the recorder stopped. */
 async function recordWebm(): Promise<Buffer> {
-  const base64 = (await page.evaluate(`new Promise((resolve, reject) => {
+  const base64 = (await served.page.evaluate(`new Promise((resolve, reject) => {
     const canvas = document.createElement('canvas');
     canvas.width = 64;
     canvas.height = 48;
@@ -78,14 +59,14 @@ describe('the review player', () => {
   it("loads the job's video from the embedded emulator (loadedmetadata), with no CSP violation", async () => {
     const bytes = await recordWebm();
     expect(bytes.length).toBeGreaterThan(100);
-    const file = path.join(tmp, 'clip.webm');
+    const file = path.join(served.tmp, 'clip.webm');
     await writeFile(file, bytes);
-    const done = await analysedThrough(app, await uploadedThrough(app, file, 'clip.webm'));
+    const done = await analysedThrough(served.app, await uploadedThrough(served.app, file, 'clip.webm'));
     expect(done.sourceUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/dl\/.*clip\.webm$/);
 
-    await page.getByRole('tab', { name: 'Video review' }).click();
-    await page.locator('.vca-job').filter({ hasText: 'clip.webm' }).getByRole('button').click();
-    const video = page.locator('video');
+    await served.page.getByRole('tab', { name: 'Video review' }).click();
+    await served.page.locator('.vca-job').filter({ hasText: 'clip.webm' }).getByRole('button').click();
+    const video = served.page.locator('video');
     await video.waitFor();
     expect(await video.getAttribute('src')).toBe(done.sourceUrl);
     // HAVE_METADATA (1) or more: the browser fetched the video and read its header.
@@ -103,6 +84,6 @@ describe('the review player', () => {
     expect(await outcome()).toBe('loaded');
     expect(await media()).toMatchObject({ error: null, size: [64, 48] });
     expect(consoleLines.filter((l) => /Content Security Policy|violates/i.test(l))).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(served.pageErrors).toEqual([]);
   });
 });

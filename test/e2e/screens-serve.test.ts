@@ -5,42 +5,25 @@
  * saving a screenshot under test/e2e/screenshots/ and checking what is on screen. The tests
  * share one serve child and run in order (the VCA test reviews a video dropped by the first).
  */
-import { mkdirSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccountView, Settings, TransferPage } from '../../src-main/shared/contract';
 import { objectAccessUrl } from '../../src-main/tasks/access-url';
-import { SCREENSHOT_DIR, type Chromium } from './chromium';
-import { dropFiles, shot, openServedApp, startServe, type ServeApp } from './serve-app';
+import { dropFiles, shot, serveSuite } from './serve-app';
 
-let app: ServeApp;
-let browser: Chromium;
-let page: Page;
-const pageErrors: string[] = [];
-
-beforeAll(async () => {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  app = await startServe();
-  ({ browser, page } = await openServedApp(app, { width: 1400, height: 850 }, pageErrors));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const served = serveSuite({ viewport: { width: 1400, height: 850 } });
 
 /** The row of the Transfers grid whose name is `name`. */
-const row = (name: string) => page.locator('.transfer-scroll [role=row]').filter({ hasText: name });
+const row = (name: string) => served.page.locator('.transfer-scroll [role=row]').filter({ hasText: name });
 const stateOf = (name: string) => row(name).locator('.state').textContent();
 
 /** Drops files and confirms the "Upload dropped files" dialog. */
 async function dropAndUpload(files: Array<{ name: string; size: number }>, screenshot?: string) {
-  await dropFiles(page, files);
-  const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+  await dropFiles(served.page, files);
+  const dialog = served.page.getByRole('dialog', { name: 'Upload dropped files' });
   await dialog.waitFor();
   for (const f of files) expect(await dialog.getByTestId('dropped-files').textContent()).toContain(f.name);
-  if (screenshot) await shot(page, screenshot);
+  if (screenshot) await shot(served.page, screenshot);
   await dialog.getByRole('button', { name: 'Upload' }).click();
   await dialog.waitFor({ state: 'hidden' });
 }
@@ -51,7 +34,7 @@ async function dropAndUpload(files: Array<{ name: string; size: number }>, scree
  */
 async function setBandwidth(bytesPerSecond: number | null) {
   const chunkSize = bytesPerSecond === null ? null : 256 * 1024;
-  const s = await app.api<Settings>('settings.set', { bandwidthLimit: bytesPerSecond, chunkSize });
+  const s = await served.app.api<Settings>('settings.set', { bandwidthLimit: bytesPerSecond, chunkSize });
   expect([s.bandwidthLimit, s.chunkSize]).toEqual([bytesPerSecond, chunkSize]);
 }
 
@@ -59,13 +42,13 @@ async function setBandwidth(bytesPerSecond: number | null) {
 async function actOn(name: string, action: 'Pause' | 'Resume') {
   const box = row(name).getByRole('checkbox');
   if (!(await box.isChecked())) await box.check();
-  await page.getByRole('button', { name: action, exact: true }).click();
+  await served.page.getByRole('button', { name: action, exact: true }).click();
 }
 
 describe('the served app in Chromium (real serve, embedded emulator)', () => {
   it('files dropped on the window upload through the staging route and reach Done', async () => {
     // Nothing has run yet: the throughput chart says so over its baseline (not an empty box).
-    expect(await page.locator('svg.sparkline').getAttribute('data-note')).toBe('idle');
+    expect(await served.page.locator('svg.sparkline').getAttribute('data-note')).toBe('idle');
     await dropAndUpload(
       [
         { name: 'notes.txt', size: 2_000 },
@@ -77,10 +60,10 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await expect.poll(() => stateOf('clip.mp4'), { timeout: 60_000 }).toBe('Done');
     expect(await row('clip.mp4').textContent()).toContain('clip.mp4');
     // Uploaded for real: the service kept both objects, and the staged copies are gone.
-    const done = await app.api<TransferPage>('transfers.list', { states: ['done'] });
+    const done = await served.app.api<TransferPage>('transfers.list', { states: ['done'] });
     expect(done.rows.map((r) => r.key).sort()).toEqual(expect.arrayContaining([expect.stringMatching(/clip\.mp4$/)]));
-    await expect.poll(() => app.staged('notes.txt')).toEqual([]);
-    await shot(page, 'serve-dropped-done');
+    await expect.poll(() => served.app.staged('notes.txt')).toEqual([]);
+    await shot(served.page, 'serve-dropped-done');
   });
 
   it('pauses and resumes an upload the bandwidth limit keeps slow', async () => {
@@ -89,28 +72,28 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await expect.poll(() => stateOf('big.bin'), { timeout: 60_000 }).toBe('Uploading');
     // A speed was measured: the chart draws its line (and no longer says anything over it).
     // At 32 KiB/s the first chunk's bytes take seconds to be acknowledged and measured.
-    const chart = page.locator('svg.sparkline');
+    const chart = served.page.locator('svg.sparkline');
     await expect.poll(() => chart.getAttribute('data-note'), { timeout: 30_000 }).toBeNull();
     expect(await chart.locator('polyline').count()).toBe(1);
     await actOn('big.bin', 'Pause');
     await expect.poll(() => stateOf('big.bin')).toBe('Paused');
-    await shot(page, 'serve-paused');
+    await shot(served.page, 'serve-paused');
     await actOn('big.bin', 'Resume');
     await expect.poll(() => stateOf('big.bin')).toMatch(/^(Queued|Uploading)$/);
     await setBandwidth(null);
     await expect.poll(() => stateOf('big.bin'), { timeout: 90_000 }).toBe('Done');
-    await shot(page, 'serve-resumed-done');
+    await shot(served.page, 'serve-resumed-done');
   });
 
   it('an upload whose file is removed while paused fails and says why in words', async () => {
-    const clear = page.getByRole('button', { name: 'Clear selection' });
+    const clear = served.page.getByRole('button', { name: 'Clear selection' });
     if (await clear.isVisible()) await clear.click();
     await setBandwidth(32 * 1024);
     await dropAndUpload([{ name: 'gone.bin', size: 6 * 1024 * 1024 }]);
     await expect.poll(() => stateOf('gone.bin'), { timeout: 60_000 }).toBe('Uploading');
     await actOn('gone.bin', 'Pause');
     await expect.poll(() => stateOf('gone.bin')).toBe('Paused');
-    const staged = await app.staged('gone.bin');
+    const staged = await served.app.staged('gone.bin');
     expect(staged).toHaveLength(1);
     await rm(staged[0] ?? '');
     await actOn('gone.bin', 'Resume');
@@ -119,20 +102,21 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     const error = row('gone.bin').locator('.row-error');
     await expect.poll(() => error.textContent()).toMatch(/gone\.bin does not exist/);
     await row('gone.bin').locator('.cell-name').dblclick();
-    const drawer = page.getByRole('dialog').filter({ hasText: 'Local path' });
+    const drawer = served.page.getByRole('dialog').filter({ hasText: 'Local path' });
     const reason = drawer.getByText(/gone\.bin does not exist \(moved or deleted\?\)/);
     await expect.poll(() => reason.isVisible()).toBe(true);
     await reason.click({ trial: true }); // waits until the drawer stops sliding in
-    await shot(page, 'serve-failed-reason');
-    await page.keyboard.press('Escape');
+    await shot(served.page, 'serve-failed-reason');
+    await served.page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'hidden' });
   });
 
   it('submits an Fmgr copy from the Tasks form and shows its states', async () => {
-    const [notes] = (await app.api<TransferPage>('transfers.list', { text: 'notes.txt', states: ['done'] })).rows;
+    const [notes] = (await served.app.api<TransferPage>('transfers.list', { text: 'notes.txt', states: ['done'] }))
+      .rows;
     expect(notes).toBeDefined();
-    await page.getByRole('tab', { name: 'Tasks' }).click();
-    const form = page.locator('.ant-card').filter({ hasText: 'New operation' });
+    await served.page.getByRole('tab', { name: 'Tasks' }).click();
+    const form = served.page.locator('.ant-card').filter({ hasText: 'New operation' });
     // Checked before submit: the required fields are named.
     await form.getByRole('button', { name: 'Submit' }).click();
     await expect.poll(() => form.getByText('Source bucket is required').isVisible()).toBe(true);
@@ -141,45 +125,45 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await form.getByLabel('Bucket', { exact: true }).fill(notes?.bucket ?? '');
     await form.getByLabel('Key', { exact: true }).fill('copies/notes.txt');
     await form.getByRole('button', { name: 'Submit' }).click();
-    const task = page.locator('.ant-table-row').first();
+    const task = served.page.locator('.ant-table-row').first();
     await expect.poll(() => task.textContent(), { timeout: 60_000 }).toContain('Finished');
     expect(await task.textContent()).toMatch(/copy/i);
     await task.click();
-    await expect.poll(() => page.getByText('States seen').isVisible()).toBe(true);
-    await expect.poll(() => page.getByText('copies/notes.txt').first().isVisible()).toBe(true);
-    await shot(page, 'serve-fmgr-task');
+    await expect.poll(() => served.page.getByText('States seen').isVisible()).toBe(true);
+    await expect.poll(() => served.page.getByText('copies/notes.txt').first().isVisible()).toBe(true);
+    await shot(served.page, 'serve-fmgr-task');
   });
 
   it('reviews a video job with j/k/a/r and exports the accepted labels as CSV', async () => {
     // Analysed from the screen's form: the uploaded clip's access URL, the default account, no
     // bucket (the Local account's own).
-    const [clip] = (await app.api<TransferPage>('transfers.list', { text: 'clip.mp4' })).rows;
-    const [local] = await app.api<AccountView[]>('accounts.list', undefined);
+    const [clip] = (await served.app.api<TransferPage>('transfers.list', { text: 'clip.mp4' })).rows;
+    const [local] = await served.app.api<AccountView[]>('accounts.list', undefined);
     const url = objectAccessUrl(local?.downloadDomain ?? '', clip?.key ?? '');
-    await page.getByRole('tab', { name: 'Video review' }).click();
-    await page.getByLabel('Video URL').fill(url);
-    await page.getByRole('button', { name: 'Analyse' }).click();
-    await expect.poll(() => page.getByLabel('Video URL').inputValue()).toBe('');
-    expect(await page.getByTestId('vca-create-error').count()).toBe(0);
-    const job = page.locator('.vca-job').filter({ hasText: 'clip.mp4' });
+    await served.page.getByRole('tab', { name: 'Video review' }).click();
+    await served.page.getByLabel('Video URL').fill(url);
+    await served.page.getByRole('button', { name: 'Analyse' }).click();
+    await expect.poll(() => served.page.getByLabel('Video URL').inputValue()).toBe('');
+    expect(await served.page.getByTestId('vca-create-error').count()).toBe(0);
+    const job = served.page.locator('.vca-job').filter({ hasText: 'clip.mp4' });
     await expect.poll(() => job.locator('.ant-tag').first().textContent(), { timeout: 60_000 }).toBe('Done');
     await job.getByRole('button').click();
-    const options = page.getByRole('option');
+    const options = served.page.getByRole('option');
     await expect.poll(() => options.count()).toBeGreaterThan(1);
     const first = (await options.nth(0).locator('.label-text').textContent()) ?? '';
     const second = (await options.nth(1).locator('.label-text').textContent()) ?? '';
-    await page.locator('body').click({ position: { x: 5, y: 5 } });
-    await page.keyboard.press('a'); // first label: accepted, the cursor moves on
+    await served.page.locator('body').click({ position: { x: 5, y: 5 } });
+    await served.page.keyboard.press('a'); // first label: accepted, the cursor moves on
     await expect.poll(() => options.nth(0).textContent()).toContain('Accepted');
-    await page.keyboard.press('k'); // back to the first
+    await served.page.keyboard.press('k'); // back to the first
     await expect.poll(() => options.nth(0).getAttribute('aria-selected')).toBe('true');
-    await page.keyboard.press('j'); // and down to the second
+    await served.page.keyboard.press('j'); // and down to the second
     await expect.poll(() => options.nth(1).getAttribute('aria-selected')).toBe('true');
-    await page.keyboard.press('r');
+    await served.page.keyboard.press('r');
     await expect.poll(() => options.nth(1).textContent()).toContain('Rejected');
-    await shot(page, 'serve-vca-reviewed');
-    const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Export CSV' }).click();
+    await shot(served.page, 'serve-vca-reviewed');
+    const download = served.page.waitForEvent('download');
+    await served.page.getByRole('button', { name: 'Export CSV' }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe('vca-labels.csv');
     const csv = (await readFile((await file.path()) ?? '', 'utf8')).replace(/^\uFEFF/, '');
@@ -199,20 +183,21 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
   });
 
   it('switches to Chinese and the dark theme: <html lang> and the navigation follow', async () => {
-    await page.getByRole('tab', { name: 'Settings' }).click();
-    await page.getByRole('radio', { name: '简体中文' }).click();
-    await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('zh-CN');
-    for (const name of ['传输', '文件夹', '设置']) expect(await page.getByRole('tab', { name }).isVisible()).toBe(true);
-    expect(await page.getByRole('tab', { name: 'Transfers' }).count()).toBe(0);
-    await page.getByRole('radio', { name: '深色' }).click();
-    await expect.poll(() => page.locator('html').getAttribute('data-theme')).toBe('dark');
-    const background = await page.evaluate("getComputedStyle(document.querySelector('.frame')).backgroundColor");
+    await served.page.getByRole('tab', { name: 'Settings' }).click();
+    await served.page.getByRole('radio', { name: '简体中文' }).click();
+    await expect.poll(() => served.page.locator('html').getAttribute('lang')).toBe('zh-CN');
+    for (const name of ['传输', '文件夹', '设置'])
+      expect(await served.page.getByRole('tab', { name }).isVisible()).toBe(true);
+    expect(await served.page.getByRole('tab', { name: 'Transfers' }).count()).toBe(0);
+    await served.page.getByRole('radio', { name: '深色' }).click();
+    await expect.poll(() => served.page.locator('html').getAttribute('data-theme')).toBe('dark');
+    const background = await served.page.evaluate("getComputedStyle(document.querySelector('.frame')).backgroundColor");
     expect(background).not.toBe('rgb(245, 245, 245)');
     // Kept by the service: a new page opens in Chinese and dark.
-    const settings = await app.api<Settings>('settings.get');
+    const settings = await served.app.api<Settings>('settings.get');
     expect([settings.language, settings.theme]).toEqual(['zh-CN', 'dark']);
-    await page.getByRole('tab', { name: '传输' }).click();
-    await shot(page, 'serve-zh-dark');
-    expect(pageErrors).toEqual([]);
+    await served.page.getByRole('tab', { name: '传输' }).click();
+    await shot(served.page, 'serve-zh-dark');
+    expect(served.pageErrors).toEqual([]);
   });
 });

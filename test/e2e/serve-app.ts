@@ -5,12 +5,14 @@
  * deleted by `close()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { AddTransfersResult, Result, TransferDetail } from '../../src-main/shared/contract';
+import type { VcaLabelsFile } from '../../src-main/emulator/vca-labels';
 import type { VcaJobView } from '../../src-main/shared/task-views';
 import { API_HTTP_PREFIX } from '../../src-main/shared/wire';
 import { launchChromium, SCREENSHOT_DIR, type Chromium } from './chromium';
@@ -33,9 +35,12 @@ export interface ServeApp {
 /**
  * `home`: the user's home of the serve child (HOME), which its folder browser shows; a test
  * gives a temp folder so that nothing of the real home is listed. `args` are added to the
- * command line (e.g. `--vca-labels <file>`).
+ * command line (e.g. `--vca-labels <file>`). `signal`, aborted before the login URL is
+ * printed, kills the child. When it fails to start, the child is killed and its folder deleted.
  */
-export async function startServe(opts: { home?: string; args?: string[] } = {}): Promise<ServeApp> {
+export async function startServe(
+  opts: { home?: string; args?: string[]; signal?: AbortSignal } = {},
+): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
   const dataDir = path.join(tmp, 'data');
   const child: ChildProcess = spawn(
@@ -48,6 +53,7 @@ export async function startServe(opts: { home?: string; args?: string[] } = {}):
   );
   const stderr: string[] = [];
   child.stderr?.on('data', (d: Buffer) => stderr.push(String(d)));
+  let onAbort = () => {};
   const loginUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -56,7 +62,22 @@ export async function startServe(opts: { home?: string; args?: string[] } = {}):
       if (m?.[1]) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr.join('')}`)));
-  });
+    child.once('error', reject);
+    onAbort = () => reject(new Error('serve: stopped before it printed its login URL'));
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  })
+    .catch(async (e: unknown) => {
+      // It did not start: nothing of it is left (the child killed, its folder deleted).
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await rm(tmp, { recursive: true, force: true });
+      throw e;
+    })
+    .finally(() => opts.signal?.removeEventListener('abort', onAbort));
   const url = new URL(loginUrl);
   const token = url.searchParams.get('token') ?? '';
   return {
@@ -130,7 +151,8 @@ export async function dropPaths(context: BrowserContext, page: Page, paths: stri
 
 /**
  * Chromium on the served app as a person first opens it: the login URL, then the first-run
- * notice dismissed. The page's uncaught errors are pushed to `pageErrors`.
+ * notice dismissed. The page's uncaught errors are pushed to `pageErrors`. When the page does
+ * not open, the browser is closed before the error is thrown.
  */
 export async function openServedApp(
   app: ServeApp,
@@ -138,13 +160,94 @@ export async function openServedApp(
   pageErrors: string[],
 ): Promise<{ browser: Chromium; page: Page }> {
   const browser = await launchChromium({ viewport });
-  const page = await browser.context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(app.loginUrl);
-  const gotIt = page.getByRole('button', { name: 'Got it' });
-  await gotIt.waitFor();
-  await gotIt.click();
-  return { browser, page };
+  try {
+    const page = await browser.context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(app.loginUrl);
+    const gotIt = page.getByRole('button', { name: 'Got it' });
+    await gotIt.waitFor();
+    await gotIt.click();
+    return { browser, page };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
+/** What a test file's tests share: the served app, the Chromium page open on it, and a temp folder of the file's. */
+export interface ServedSuite {
+  app: ServeApp;
+  browser: Chromium;
+  page: Page;
+  /** The page's uncaught errors (pushed as they happen). */
+  pageErrors: string[];
+  /** With the `home` option: the serve child's home (HOME), a temp folder; '' without. */
+  home: string;
+  /** Without `home`: the temp folder (`tmp`, or one made for `vcaLabels`) for the tests' own files; '' without. */
+  tmp: string;
+}
+
+export interface ServedSuiteOptions {
+  /** Chromium's window. */
+  viewport: { width: number; height: number };
+  /** Prefix of a temp folder (under the OS's, its real path) made first and given to the serve child as its home. */
+  home?: string;
+  /** Prefix of a temp folder (under the OS's, its real path) made first for the tests' files. */
+  tmp?: string;
+  /** The results the serve's video analyses give: written as labels.json in the temp folder, passed as `--vca-labels`. */
+  vcaLabels?: VcaLabelsFile;
+  /** Runs before the serve starts, its temp folder made: writes what the tests need there. */
+  prepare?: (served: ServedSuite) => Promise<void>;
+}
+
+/**
+ * One served app and Chromium page for the tests of a file. Registers a beforeAll that makes
+ * the temp folder (`home` or `tmp`), writes `vcaLabels` there, runs `prepare`, starts the
+ * serve (startServe) and opens the page on it (openServedApp; the screenshot folder made), and
+ * an afterAll that closes the browser, stops the serve and deletes the temp folder, each even
+ * when another throws or the setup failed or timed out half-way (a serve still starting is
+ * killed). Returns the handle whose fields the beforeAll fills; a file's own beforeAll, called
+ * after this, runs once they are.
+ */
+export function serveSuite(opts: ServedSuiteOptions): ServedSuite {
+  // Filled by the beforeAll: the tests, which run after it, see every field.
+  const served = { pageErrors: [], home: '', tmp: '' } as unknown as ServedSuite;
+  const stop = new AbortController();
+  let dir = '';
+  let setup: Promise<void> | undefined;
+  beforeAll(async () => {
+    setup = (async () => {
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const prefix = opts.home ?? opts.tmp ?? (opts.vcaLabels ? 'bl-e2e-suite-' : undefined);
+      if (prefix) dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+      if (opts.home) served.home = dir;
+      else served.tmp = dir;
+      const args: string[] = [];
+      if (opts.vcaLabels) {
+        const labelsFile = path.join(dir, 'labels.json');
+        await writeFile(labelsFile, JSON.stringify(opts.vcaLabels));
+        args.push('--vca-labels', labelsFile);
+      }
+      await opts.prepare?.(served);
+      served.app = await startServe({ home: opts.home ? dir : undefined, args, signal: stop.signal });
+      Object.assign(served, await openServedApp(served.app, opts.viewport, served.pageErrors));
+    })();
+    await setup;
+  });
+  afterAll(async () => {
+    stop.abort();
+    await setup?.catch(() => {});
+    try {
+      await served.browser?.close();
+    } finally {
+      try {
+        await served.app?.close();
+      } finally {
+        if (dir) await rm(dir, { recursive: true, force: true });
+      }
+    }
+  });
+  return served;
 }
 
 /** Uploads `file` as `key` to the served app's Local bucket through `transfers.add`; resolves with its transfer id once it is done. */
