@@ -236,7 +236,7 @@ export class UploadEngine implements TransferQueue, TransferControl {
 
   /**
    * Starts queued transfers while there is room, in queue order: at most `maxFiles` large
-   * ones (uploaded in blocks) and at most `maxSmallFiles` (× the window, scheduler.ts) in all, so many small files (form
+   * ones sending blocks (uploaded in blocks; one completing frees its slot, `launch`) and at most `maxSmallFiles` (× the window, scheduler.ts) in all, so many small files (form
    * uploads, one request each) run at once while large ones keep their own limit. A large
    * file at the head waits for a large slot; the small files behind it wait too (order kept).
    */
@@ -309,16 +309,29 @@ export class UploadEngine implements TransferQueue, TransferControl {
     const ctrl = new AbortController();
     const hard = new AbortController();
     const tracker = new ProgressTracker(0, rec.size);
-    const entry = { ctrl, hard, tracker, done: Promise.resolve(), small };
-    this.running.set(rec.id, entry);
-    if (!small) this.largeRunning++;
     let released = false;
+    // A large file holds a large slot while it sends blocks; while it completes (mkfile, or
+    // the Fmgr copy of bytes already stored) it sends none, and the next file's blocks start
+    // meanwhile: on a long round trip a camera card's photos each spent a round trip or more
+    // in mkfile with their slot idle. Back to uploading (a refused block list), it counts again.
+    let holdsLarge = !small;
+    const phase = (state: TransferState): void => {
+      if (small || released) return;
+      const holds = state !== 'completing';
+      if (holds === holdsLarge) return;
+      holdsLarge = holds;
+      this.largeRunning += holds ? 1 : -1;
+      if (!holds) this.pumpSoon();
+    };
+    const entry = { ctrl, hard, tracker, done: Promise.resolve(), small, phase };
+    this.running.set(rec.id, entry);
+    if (holdsLarge) this.largeRunning++;
     /** Frees the run's slot; true only for the call that did. */
     const release = (): boolean => {
       if (released) return false;
       released = true;
       this.running.delete(rec.id);
-      if (!small) this.largeRunning--;
+      if (holdsLarge) this.largeRunning--;
       return true;
     };
     // The slot is normally freed with the run's final write, and EndBatch pumps in that same

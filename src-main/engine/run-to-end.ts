@@ -1,6 +1,7 @@
 import { DISK_FULL_RETRY_MS, StopRequest, diskFullFailure, isDiskFull, sleep, type TransferFailure } from './errors';
 import type { EndBatch, EndRecorded } from './end-batch';
 import type { EngineStore, TransferRecord } from './ports';
+import type { TransferState } from '../shared/models';
 import type { ProgressTracker } from './progress';
 import { runAttempt, type RunEnd } from './run-attempt';
 import type { TransferNews } from './transfer-news';
@@ -25,6 +26,8 @@ export interface RunHandles {
   readonly tracker: ProgressTracker;
   /** Whether the admission's stat found the file small enough for a form upload (engine.ts `isSmall`). */
   readonly small: boolean;
+  /** Told each state the run writes (its phases: uploading, completing); the engine's slot count follows. */
+  readonly phase?: (state: TransferState) => void;
 }
 
 /**
@@ -86,13 +89,20 @@ async function holdOnDiskFull(
 }
 
 /** One try of a transfer's upload (run-attempt.ts), wired to the engine's writes and events. */
-function attempt(ctx: RunContext, rec: TransferRecord, { ctrl, hard, tracker, small }: RunHandles): Promise<RunEnd> {
+function attempt(
+  ctx: RunContext,
+  rec: TransferRecord,
+  { ctrl, hard, tracker, small, phase }: RunHandles,
+): Promise<RunEnd> {
   const { store, news } = ctx;
   return runAttempt(
     rec,
     () => ctx.resources.depsFor(rec.accountId),
     {
-      setState: (id, patch) => news.setState(id, patch),
+      setState: (id, patch) => {
+        news.setState(id, patch);
+        if (patch.state) phase?.(patch.state);
+      },
       progress: (bytesDone, total) => news.bytes(rec.id, tracker, bytesDone, total),
       retried: (reason, delayMs, about) => {
         news.retry(rec.id, tracker, reason, delayMs, about.action);

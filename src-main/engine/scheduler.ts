@@ -82,7 +82,7 @@ export class PrioritySemaphore {
 }
 
 export interface SchedulerLimits {
-  /** Transfers uploading in blocks (files above the form-upload threshold) at the same time. */
+  /** Transfers sending blocks (files above the form-upload threshold) at the same time; one completing (mkfile) does not count. */
   maxFiles: number;
   /**
    * Transfers uploading at the same time when they are small (form upload, one request

@@ -57,3 +57,40 @@ describe('the queue is read as far as transfers can start', () => {
     expect(rows).toBeLessThanOrEqual(2 * 80);
   });
 });
+
+describe('a large file completing gives its slot to the next', () => {
+  it("the next file's blocks go out while the one before waits for its mkfile", async () => {
+    // One large slot; every mkfile answers 400 ms late (a long round trip on the completing request).
+    rig = await startRig({
+      engine: { formUploadMaxBytes: 0, limits: { maxFiles: 1 } },
+      emulator: { faults: { latencyMs: 400, latencyEndpoints: ['mkfile'] } },
+    });
+    const r = rig;
+    const names = ['a.bin', 'b.bin', 'c.bin'];
+    const data = new Map<string, Buffer>();
+    for (const n of names) data.set(n, await r.file(n, 200 * 1024));
+    const seen: string[] = [];
+    const off = r.engine.onTransferChange((s) => {
+      if (s.state === 'completing' || s.state === 'done') seen.push(`${s.key} ${s.state}`);
+    });
+    const ids = r.engine.enqueue(
+      names.map((n) => ({
+        accountId: r.accountId,
+        bucket: r.emu.bucket,
+        key: n,
+        localPath: path.join(r.dir, n),
+        source: 'manual' as const,
+      })),
+    );
+    for (const [i, id] of ids.entries()) {
+      const s = await r.settled(id);
+      expect(s.state).toBe('done');
+      expect(s.etag).toBe(etagOfBuffer(data.get(names[i]!)!));
+    }
+    off();
+    // Each file reached its mkfile before the file ahead of it was done: its blocks went out
+    // while that mkfile waited. With the slot held through mkfile, b waited for a's done.
+    expect(seen.indexOf('b.bin completing')).toBeLessThan(seen.indexOf('a.bin done'));
+    expect(seen.indexOf('c.bin completing')).toBeLessThan(seen.indexOf('b.bin done'));
+  });
+});
