@@ -32,6 +32,9 @@ const GiB = 1024 * MiB;
 const LATENCIES_MS = [0, 20, 50];
 const SMALL_COUNT = Number(process.env.BENCH_SMALL64_FILES ?? 500);
 const BIG_BYTES = Number(process.env.BENCH_LATENCY_BIG_MIB ?? 512) * MiB;
+/** A camera card's photos: files of a few MiB, each in two blocks and a mkfile (two round trips or more). */
+const PHOTO_COUNT = Number(process.env.BENCH_PHOTOS ?? 60);
+const PHOTO_BYTES = 6 * MiB;
 
 export interface SpeedContext {
   root: string;
@@ -131,6 +134,17 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
   const big = path.join(ctx.tmp, 'big512.bin');
   await ctx.makeFile(big, BIG_BYTES);
   const bigEtag = (await etagOfFile(big)).etag;
+  const photoDir = path.join(ctx.tmp, 'photos');
+  await mkdir(photoDir, { recursive: true });
+  const photos: string[] = [];
+  const photoEtags: string[] = [];
+  for (let i = 0; i < PHOTO_COUNT; i++) {
+    const p = path.join(photoDir, `IMG_${String(i).padStart(4, '0')}.jpg`);
+    const data = randomBytes(PHOTO_BYTES);
+    await writeFile(p, data);
+    photos.push(p);
+    photoEtags.push(etagOfBuffer(data));
+  }
   note(
     'SDK rows: the browser SDK wcs-js-sdk 1.0.12 in Chromium; the Node SDK (wcs-nodejs-sdk 3.0.6) is not on npm, so its requests are sent as its source sends them (sdk.ts NodeSdkProtocol)',
   );
@@ -235,6 +249,15 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
           }
         }
       };
+      // --- a camera card's photos (Blocklift alone: no SDK row): many files of a few MiB.
+      const p = (await ctx.upload(photos, path.join(ctx.tmp, `photos-${ms}.db`)))!;
+      await verifyAll(
+        ctx,
+        photos.map((f) => path.basename(f)),
+        photoEtags,
+      );
+      out[`photos_mbps_${ms}ms`] = p.bytes / 1e6 / (p.elapsedMs / 1000);
+      out[`photos_mbps_${ms}ms_load1`] = load1();
       await bigRun(0);
       let sdkBig = 0;
       if (browser) {
@@ -274,6 +297,7 @@ export async function runLatencyBench(ctx: SpeedContext): Promise<Figures> {
     await rm(big, { force: true });
     await rm(smallAll, { force: true });
     await rm(smallDir, { recursive: true, force: true });
+    await rm(photoDir, { recursive: true, force: true });
   }
   out.small64_ratio_20ms = out.small64_files_per_s_20ms! / out.small64_files_per_s_0ms!;
   out.small64_ratio_50ms = out.small64_files_per_s_50ms! / out.small64_files_per_s_0ms!;

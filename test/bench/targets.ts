@@ -106,6 +106,7 @@ const latency = (ms: number): FigureDef[] => [
   f(`small64_emulator_cpu_ms_per_file_${ms}ms`, 'latency', `emulator CPU per 64 KiB file, ${ms} ms`, 'CPU ms/file'),
   f(`small64_event_loop_p99_ms_${ms}ms`, 'latency', `uploader event-loop delay p99, 64 KiB files, ${ms} ms`, 'ms'),
   f(`big512_mbps_${ms}ms`, 'latency', `one 512 MiB file, ${ms} ms added latency`, 'MB/s'),
+  f(`photos_mbps_${ms}ms`, 'latency', `60 × 6 MiB (a camera card's photos, in blocks), ${ms} ms`, 'MB/s'),
 ];
 
 /** Issue 19's bound: at these latencies Blocklift at its defaults does twice the best SDK setting. */
