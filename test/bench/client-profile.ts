@@ -37,6 +37,7 @@ import { bundleForNode } from '../../bin/build-lib.mjs';
 import type { InFlightReport } from '../../src-main/engine/engine';
 import { AK, BUCKET, SK, emulatorArgs } from './bench-emulator';
 import { makeFile } from './bench-files';
+import { cpuSeconds, cpuSplit } from '../helpers/proc-cpu';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -254,18 +255,16 @@ async function uploadOnce(
     r = JSON.parse(line.slice(7)) as ChildResult;
     // The child is still alive here (closing its database): whole-process figures so far.
     try {
-      const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
       const byName = new Map<string, number>();
       for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
         const name = readFileSync(`/proc/${child.pid}/task/${tid}/comm`, 'utf8').trim();
-        const t = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        byName.set(name, (byName.get(name) ?? 0) + (Number(t[11]) + Number(t[12])) / 100);
+        byName.set(name, (byName.get(name) ?? 0) + cpuSeconds(child.pid!, Number(tid)));
       }
       const threads = [...byName.entries()]
         .filter(([, v]) => v > 0)
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ');
-      stat = { user: Number(f[11]) / 100, system: Number(f[12]) / 100, threads };
+      stat = { ...cpuSplit(child.pid!), threads };
     } catch {
       // already gone
     }
@@ -322,6 +321,7 @@ try {
   for (let i = 0; i < ROUNDS * (BASE ? 2 : 1); i++) {
     const onBase = BASE !== undefined && i % 2 === 0;
     const prof = PROFILE && i === ROUNDS * (BASE ? 2 : 1) - 1 ? path.join(tmp, 'prof') : undefined;
+    const emu0 = cpuSeconds(emu.pid!);
     const { r, user, system, threads } = await uploadOnce(
       uploadUrl,
       files,
@@ -330,6 +330,8 @@ try {
       onBase ? BASE : ROOT,
     );
     const figure = perUnit(r.cpuSeconds, r);
+    // The service's side of the same round (the emulator serves one uploader at a time here).
+    const emuFigure = perUnit(cpuSeconds(emu.pid!) - emu0, r);
     if (!prof) (onBase ? baseFigures : figures).push(figure);
     if (SMALL > 0 && !prof) (onBase ? baseRates : rates).push(r.files / (r.elapsedMs / 1000));
     if (!prof) (onBase ? baseRss : rss).push(r.peakRssBytes / MiB);
@@ -347,7 +349,7 @@ try {
                 : ''
             }`
           : `${(r.bytes / 1e6 / (r.elapsedMs / 1000)).toFixed(0)} MB/s`
-      }, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); load1 ${os
+      }, peak RSS ${(r.peakRssBytes / MiB).toFixed(1)} MiB${parts}; whole process user ${user.toFixed(2)} s, system ${system.toFixed(2)} s (by thread: ${threads}); emulator ${emuFigure.toFixed(3)}; load1 ${os
         .loadavg()[0]!
         .toFixed(2)}\n`,
     );

@@ -21,6 +21,7 @@ import { startEmulator } from '../../src-main/emulator/server';
 import type { HostMode } from '../../src-main/emulator/host';
 import { AppCore } from '../../src-main/service/app-core';
 import { LOCAL_ACCESS_KEY, LOCAL_ACCOUNT_NAME, localSecret } from '../../src-main/service/embedded';
+import { cpuSeconds as cpu } from '../helpers/proc-cpu';
 
 type Mode = 'inline' | HostMode;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,7 +33,6 @@ const FILES = Number(process.env.BENCH_FILES ?? 3000);
 const BIG = Number(process.env.BENCH_BIG_MIB ?? 4);
 const MODES = (process.env.BENCH_MODES ?? 'inline,worker,child').split(',') as Mode[];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const TICKS = 100;
 
 interface Row {
   mode: Mode;
@@ -58,13 +58,6 @@ function rssOf(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** user+system CPU seconds of a process or one of its threads, from /proc. */
-function cpu(pid: number, tid?: number): number {
-  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
-  const f = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / TICKS;
 }
 
 /** The child processes of this one (the emulator's, in child mode). */

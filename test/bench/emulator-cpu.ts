@@ -18,28 +18,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { EMULATOR_NODE_FLAGS } from '../../src-main/emulator/node-flags';
+import { cpuSeconds, cpuSplit } from '../helpers/proc-cpu';
 
 const MiB = 1024 * 1024;
 const TOTAL = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2);
 const CHUNK = Number(process.env.BENCH_CHUNK_MIB ?? 4) * MiB;
 const BLOCK = 4 * MiB;
-const CLOCK_TICKS = 100;
 
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
-
-/** user + system CPU of a process, or of one of its threads (`/proc/<pid>/task/<tid>`). */
-function cpuSeconds(pid: number, tid?: number): number {
-  const { user, system } = cpuSplit(pid, tid);
-  return user + system;
-}
-
-/** user and system CPU seconds of a process or one of its threads. */
-function cpuSplit(pid: number, tid?: number): { user: number; system: number } {
-  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
-  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS }; // utime, stime
-}
 
 /** user+system CPU of every thread of `pid`, by thread id, with the thread's name. */
 function threadCpu(pid: number): Map<number, { name: string; cpu: number }> {

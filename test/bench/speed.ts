@@ -18,7 +18,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +25,7 @@ import type { InFlightReport } from '../../src-main/engine/engine';
 import { DEFAULT_LIMITS } from '../../src-main/engine/scheduler';
 import { etagOfBuffer, etagOfFile } from '../../src-main/protocol/etag';
 import { NodeSdkProtocol, pool, startBrowserSdk, verify, type BrowserSdk, type SdkTarget } from './sdk';
+import { cpuSeconds as cpuSecondsOf } from '../helpers/proc-cpu';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -99,14 +99,6 @@ async function setLatency(ctx: SpeedContext, ms: number): Promise<void> {
     body: JSON.stringify(ms > 0 ? { latencyMs: ms } : {}),
   });
   if (!res.ok) throw new Error(`setting the emulator's latency answered ${res.status}: ${await res.text()}`);
-}
-
-/** User + system CPU seconds a process has used so far (Linux /proc). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of the whole line (11 and 12 after "pid (comm) ").
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Every one of `keys` downloaded and its etag compared with the file's (`etags`, same order). */

@@ -28,6 +28,7 @@ import type { AppEvents, TransferTotals } from '../../src-main/shared/contract';
 import { startFixturePage } from '../e2e/fixture-page';
 import { startFeed, type Feed } from './ui-feed';
 import { traced } from './ui-trace';
+import { cpuSeconds, parentPid } from '../helpers/proc-cpu';
 
 const ROWS = 50_000;
 const ACTIVE = Number(process.env.BENCH_UI_ACTIVE ?? 10_000);
@@ -155,9 +156,6 @@ function batch(tick: number): string {
 }
 const GiB = 1024 * MiB;
 
-/** Linux clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every Linux this runs on). */
-const TICKS = 100;
-
 /**
  * CPU seconds of the main thread (the thread whose id is the process id) of every Chromium
  * renderer started by this process, by pid. Unlike TaskDuration (wall time of tasks), CPU time
@@ -170,8 +168,7 @@ function rendererMainCpu(): Map<number, number> {
     const pid = Number(name);
     if (!Number.isInteger(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      parent.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      parent.set(pid, parentPid(pid));
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) renderers.push(pid);
     } catch {
       // The process ended while being read.
@@ -184,9 +181,7 @@ function rendererMainCpu(): Map<number, number> {
   const cpu = new Map<number, number>();
   for (const pid of renderers.filter(ours)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      cpu.set(pid, (Number(f[11]) + Number(f[12])) / TICKS);
+      cpu.set(pid, cpuSeconds(pid, pid));
     } catch {
       // Ended.
     }
