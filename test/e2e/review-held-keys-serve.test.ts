@@ -1,0 +1,111 @@
+/**
+ * A reviewer's fast hands on the review screen: the real `blocklift serve` (embedded emulator,
+ * VCA labels from a file written here: three videos of 6 labels) in Chromium.
+ *
+ * A held key: Chromium sends the key's auto-repeats (keydown with `repeat`) as the OS does.
+ * A held "a" or "r" decides the label under the cursor once, not label after label and then,
+ * past the last one, the labels of the next video the reviewer never saw; a held "j" still
+ * moves the cursor on. Checked in the service and on screen after a reload.
+ * Screenshot: review-held-keys.png.
+ */
+import { mkdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VcaJobView } from '../../src-main/shared/task-views';
+import { SCREENSHOT_DIR, type Chromium } from './chromium';
+import { analysedThrough, openServedApp, shot, startServe, uploadedThrough, type ServeApp } from './serve-app';
+
+const VIDEOS = ['held-a', 'held-b', 'held-c'] as const;
+const N = 6;
+
+let tmp: string;
+let app: ServeApp;
+let browser: Chromium;
+let page: Page;
+const pageErrors: string[] = [];
+const jobs = new Map<string, VcaJobView>();
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-held-'));
+  const labelsFile = path.join(tmp, 'labels.json');
+  const results = (v: string) => ({
+    scenario: Array.from({ length: N }, (_, i) => ({ attribute: `${v} ${i + 1}`, confidence: 0.95 - i * 0.05 })),
+  });
+  await writeFile(
+    labelsFile,
+    JSON.stringify({ jobs: VIDEOS.map((v) => ({ match: `http://127.0.0.1:*/${v}.mp4`, results: results(v) })) }),
+  );
+  app = await startServe({ args: ['--vca-labels', labelsFile] });
+  ({ browser, page } = await openServedApp(app, { width: 1400, height: 1000 }, pageErrors));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+/** Every video's labels as the service has them, one letter each (p, a, r, c), in list order. */
+async function saved(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [v, job] of jobs) {
+    const now = await app.api<VcaJobView>('vca.get', { id: job.id });
+    out[v] = now.results.flatMap((g) => g.labels.map((l) => l.decision[0])).join('');
+  }
+  return out;
+}
+
+/** The decisions the review lists, one letter each, and the video it shows. */
+async function shown(): Promise<{ video: string | null; decisions: string }> {
+  const decisions = await page
+    .locator('.label-list [role=option] .ant-tag')
+    .evaluateAll((els) => els.map((el) => (el.textContent ?? '?')[0]!.toLowerCase()).join(''));
+  const video = await page.locator('.vca-review video').getAttribute('aria-label');
+  return { video: video && path.basename(video), decisions };
+}
+
+/** Holds `key` down: one press and `repeats` auto-repeats (Chromium marks a keydown of a key already down as a repeat), then lets go. */
+async function hold(key: string, repeats: number): Promise<void> {
+  for (let i = 0; i <= repeats; i++) await page.keyboard.down(key);
+  await page.keyboard.up(key);
+}
+
+describe('review keys held down (real serve, embedded emulator, Chromium)', () => {
+  it('analyses three videos of 6 labels each', async () => {
+    for (const [i, v] of VIDEOS.entries()) {
+      const file = path.join(tmp, `${v}.mp4`);
+      await writeFile(file, Buffer.alloc(4096, i + 1));
+      jobs.set(v, await analysedThrough(app, await uploadedThrough(app, file, `${v}.mp4`)));
+    }
+  });
+
+  it('a held "a" or "r" decides one label; a held "j" moves on; nothing of another video is touched', async () => {
+    await page.getByRole('tab', { name: 'Video review' }).click();
+    await page.locator('.vca-job').filter({ hasText: 'held-a.mp4' }).getByRole('button').click();
+    await expect.poll(async () => (await shown()).decisions).toBe('pppppp');
+    for (const close of await page.locator('.ant-notification-notice-close').all()) await close.click();
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+
+    // Held for 12 repeats: more than the video has labels (before, it went on into the next video).
+    await hold('a', 12);
+    expect(await shown()).toEqual({ video: 'held-a.mp4', decisions: 'appppp' });
+    // A held "j" moves the cursor three labels on (one press, two repeats), then a held "r" rejects one.
+    await hold('j', 2);
+    await hold('r', 12);
+    expect(await shown()).toEqual({ video: 'held-a.mp4', decisions: 'appprp' });
+    await expect.poll(() => page.locator('[data-saving], [data-failed]').count(), { timeout: 30_000 }).toBe(0);
+    await shot(page, 'review-held-keys');
+    expect(await saved()).toEqual({ 'held-a': 'appprp', 'held-b': 'pppppp', 'held-c': 'pppppp' });
+
+    // A reload shows what the service has.
+    await page.reload();
+    await page.getByRole('tab', { name: 'Video review' }).click();
+    await page.locator('.vca-job').filter({ hasText: 'held-a.mp4' }).getByRole('button').click();
+    await expect.poll(async () => (await shown()).decisions).toBe('appprp');
+    expect(pageErrors).toEqual([]);
+  });
+});
