@@ -6,7 +6,11 @@
  * A held "a" or "r" decides the label under the cursor once, not label after label and then,
  * past the last one, the labels of the next video the reviewer never saw; a held "j" still
  * moves the cursor on. Checked in the service and on screen after a reload.
- * Screenshot: review-held-keys.png.
+ *
+ * Keys pressed while the service does not answer (SIGSTOP), then a reload: the decisions live
+ * only in the page until answered, so the browser asks before leaving; staying, every key is
+ * saved once the service answers, and the reload after shows them all.
+ * Screenshots: review-held-keys.png, review-unsent-reload.png (the keys waiting to be saved).
  */
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -74,7 +78,7 @@ async function hold(key: string, repeats: number): Promise<void> {
   await page.keyboard.up(key);
 }
 
-describe('review keys held down (real serve, embedded emulator, Chromium)', () => {
+describe('review keys held down, and a reload before they are saved (real serve, embedded emulator, Chromium)', () => {
   it('analyses three videos of 6 labels each', async () => {
     for (const [i, v] of VIDEOS.entries()) {
       const file = path.join(tmp, `${v}.mp4`);
@@ -106,6 +110,43 @@ describe('review keys held down (real serve, embedded emulator, Chromium)', () =
     await page.getByRole('tab', { name: 'Video review' }).click();
     await page.locator('.vca-job').filter({ hasText: 'held-a.mp4' }).getByRole('button').click();
     await expect.poll(async () => (await shown()).decisions).toBe('appprp');
+  });
+
+  it('a reload while decisions wait for the service asks first; staying, every key is saved', async () => {
+    await page.locator('.vca-job').filter({ hasText: 'held-b.mp4' }).getByRole('button').click();
+    await expect.poll(async () => (await shown()).video).toBe('held-b.mp4');
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    process.kill(app.pid, 'SIGSTOP');
+    let dialogType = '';
+    try {
+      for (const k of ['a', 'r', 'a']) await page.keyboard.press(k);
+      expect(await shown()).toEqual({ video: 'held-b.mp4', decisions: 'arappp' });
+      await shot(page, 'review-unsent-reload');
+      const dialog = page.waitForEvent('dialog', { timeout: 5_000 });
+      // Dismissed below (the person stays), so this navigation never happens.
+      const reload = page.reload({ timeout: 5_000 }).catch(() => undefined);
+      const d = await dialog;
+      dialogType = d.type();
+      await d.dismiss();
+      await reload;
+    } finally {
+      process.kill(app.pid, 'SIGCONT');
+    }
+    expect(dialogType).toBe('beforeunload');
+    await expect.poll(() => page.locator('[data-saving], [data-failed]').count(), { timeout: 30_000 }).toBe(0);
+    expect(await saved()).toEqual({ 'held-a': 'appprp', 'held-b': 'arappp', 'held-c': 'pppppp' });
+
+    // Nothing waits now: the reload goes ahead without asking and shows what the service has.
+    let asked = false;
+    page.once('dialog', (d) => {
+      asked = true;
+      void d.accept();
+    });
+    await page.reload();
+    expect(asked).toBe(false);
+    await page.getByRole('tab', { name: 'Video review' }).click();
+    await page.locator('.vca-job').filter({ hasText: 'held-b.mp4' }).getByRole('button').click();
+    await expect.poll(async () => (await shown()).decisions).toBe('arappp');
     expect(pageErrors).toEqual([]);
   });
 });
