@@ -66,8 +66,11 @@ async function saved(): Promise<Record<string, string>> {
 /** The decisions the review lists, one letter each, and the video it shows. */
 async function shown(): Promise<{ video: string | null; decisions: string }> {
   const decisions = await page
-    .locator('.label-list [role=option] .ant-tag')
-    .evaluateAll((els) => els.map((el) => (el.textContent ?? '?')[0]!.toLowerCase()).join(''));
+    .locator('.label-list [role=option]')
+    // The first tag of an option is its decision (a "Not saved" tag may follow).
+    .evaluateAll((els) =>
+      els.map((el) => (el.querySelector('.ant-tag')?.textContent ?? '?')[0]!.toLowerCase()).join(''),
+    );
   const video = await page.locator('.vca-review video').getAttribute('aria-label');
   return { video: video && path.basename(video), decisions };
 }
