@@ -1,11 +1,15 @@
 import { readAccountFlags, type AccountFlags } from './account-options';
 import { openApp, type CliApi } from './app-client';
 import { CliError } from './cli-error';
+import { connectRunningApp } from './door-client';
+import { valueOf } from './service-result';
 
 /**
  * What the `fmgr` and `vca` commands open: the running app of the data folder (its door),
  * or the app service here on the database with the flags' account as a session account
  * named by the management host (`sessionAccountName`). Either way only the contract's verbs.
+ * With no management host given and an app running, the app's default account is used (as
+ * `upload` does): its keys are the app's, and its embedded emulator's port is the app's to know.
  */
 
 /**
@@ -57,6 +61,11 @@ export interface ServiceContext {
  * emulator, no other task polled), with the flags' account. `signed`: the call needs AK and SK.
  */
 export async function openTasksService(opts: Record<string, unknown>, signed: boolean): Promise<ServiceContext> {
+  const given = readAccountFlags(opts);
+  if (!given.mgrUrl) {
+    const running = await inRunningApp(given);
+    if (running) return running;
+  }
   const flags = tasksFlags(opts, signed);
   const app = await openApp(flags, {
     account: {
@@ -101,4 +110,24 @@ export function seconds(flag: string) {
       throw new CliError(`${flag} must be a number of seconds above 0, not "${v}"`);
     return Number(v);
   };
+}
+
+/** The running app of the data folder with its default account, when one runs; undefined otherwise. */
+async function inRunningApp(flags: AccountFlags): Promise<ServiceContext | undefined> {
+  const door = await connectRunningApp(flags.dataDir, flags.db);
+  if (!door) return undefined;
+  try {
+    // As the app resolves an account not named (AccountsUseCase.resolve): its default, else the Local one, else the only one.
+    const all = valueOf(await door.accounts.list());
+    const account =
+      all.find((a) => a.isDefault) ?? all.find((a) => a.isLocal) ?? (all.length === 1 ? all[0] : undefined);
+    if (!account?.mgrUrl)
+      throw new CliError(
+        `the Blocklift app running on this data folder (${door.url}) has no default account with a management host: give one with --mgr-url (or BLOCKLIFT_MGR_URL), or set it in the app's Settings`,
+      );
+    return { flags, api: door, accountId: account.id, handedTo: door.url, close: () => door.close() };
+  } catch (e) {
+    await door.close();
+    throw e;
+  }
 }

@@ -49,8 +49,11 @@ export interface StagedFile {
 /**
  * `stalled`: connected, but the app has sent nothing, not even the answer to a liveness
  * check, for a while (it is stuck or stopped); calls made meanwhile wait for it.
+ * `refused`: the door is there but refuses this page's access (it was started again, with a
+ * new token): only opening the address it printed helps; the bridge goes on trying, so the
+ * page connects once that address was opened in this browser.
  */
-export type BridgeConnection = 'connecting' | 'open' | 'stalled' | 'closed';
+export type BridgeConnection = 'connecting' | 'open' | 'stalled' | 'closed' | 'refused';
 
 /** Codes the renderer itself produces (the transport), beside the service's catalog. */
 export type BridgeErrorCode = 'bridge-closed';

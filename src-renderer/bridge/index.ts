@@ -3,7 +3,7 @@
  * WebSocket to the page's own host in a browser (the headless door serves both the page and
  * the socket, and its access cookie authenticates the socket).
  */
-import { API_WS_PATH, PRELOAD_GLOBAL, type PreloadApi } from '../../src-main/shared/wire';
+import { API_HTTP_PREFIX, API_WS_PATH, PRELOAD_GLOBAL, type PreloadApi } from '../../src-main/shared/wire';
 import type { Bridge } from './bridge';
 import { preloadBridge } from './preload';
 import { stageFiles } from './staging';
@@ -13,8 +13,14 @@ export function defaultBridge(win: Window): Bridge {
   const preload = (win as unknown as Record<string, PreloadApi | undefined>)[PRELOAD_GLOBAL];
   if (preload) return preloadBridge(preload);
   const scheme = win.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const bridge = webSocketBridge({ url: `${scheme}//${win.location.host}${API_WS_PATH}` });
   const base = `${win.location.protocol}//${win.location.host}`;
+  const bridge = webSocketBridge({
+    url: `${scheme}//${win.location.host}${API_WS_PATH}`,
+    // The door answers 401 to a page whose cookie is not its token (it was started again).
+    refused: async () =>
+      (await win.fetch(`${base}${API_HTTP_PREFIX}app.status`, { method: 'POST', credentials: 'same-origin' }))
+        .status === 401,
+  });
   return { ...bridge, stageFiles: (files, target, onProgress) => stageFiles(base, files, target, onProgress) };
 }
 

@@ -12,6 +12,11 @@
  * without a frame the bridge sends a `ping`, which the door answers at once; when nothing at
  * all arrives for STALLED_AFTER_MS the connection is `stalled` (the page says the app is not
  * answering) until the next frame. Calls made meanwhile wait for their replies as before.
+ *
+ * A socket that closes before it opened may be a door that refuses this page (started again
+ * with a new token: the page's cookie is the old one's); the browser does not tell a refused
+ * upgrade from a door that is down, so `refused` (an option) asks the door over HTTP, and the
+ * connection is `refused` from then until a socket opens.
  */
 import { DoorRpcCore, reconnectDelay } from '../../src-main/common/door-rpc';
 import type { ApiMethod, AppEventName } from '../../src-main/shared/contract';
@@ -38,6 +43,8 @@ export interface WebSocketBridgeOptions {
   pingEveryMs?: number;
   /** Silence after which the connection counts as stalled (default STALLED_AFTER_MS). */
   stalledAfterMs?: number;
+  /** Whether the door refuses this page's access (asked when a socket closes before it opened). */
+  refused?: () => Promise<boolean>;
 }
 
 /** A quiet connection is asked whether the door is there after this long. */
@@ -103,10 +110,13 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
   const connect = (): void => {
     timer = null;
     if (disposed) return;
-    setState('connecting');
+    // Refused stays refused while the attempts go on: only an open socket ends it.
+    if (state !== 'refused') setState('connecting');
     const ws = open(options.url);
     socket = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       attempt = 0;
       heardAt = performance.now();
       setState('open');
@@ -130,7 +140,14 @@ export function webSocketBridge(options: WebSocketBridgeOptions): Bridge & { dis
       stopLiveness();
       // Calls still queued were never sent: they stay queued for the next connection.
       core.connectionLost({ error: new BridgeError('bridge-closed', 'The connection to Blocklift closed.') });
-      setState('closed');
+      if (state !== 'refused') setState('closed');
+      if (!opened && state !== 'refused' && options.refused && !disposed)
+        void options.refused().then(
+          (refused) => {
+            if (refused && !disposed && socket === null) setState('refused');
+          },
+          () => undefined, // not known: stays closed, asked again at the next failed attempt
+        );
       if (!disposed) timer = setTimeout(connect, backoff(attempt++));
     };
   };

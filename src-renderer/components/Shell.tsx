@@ -3,7 +3,7 @@
  * en or zh-CN), the navigation between the five screens (tabs; Ctrl/Cmd+1…5 from the keymap), the first-run
  * panel, toasts, the window-wide drop target, and the `?` sheet of keyboard shortcuts.
  */
-import { ConfigProvider, App as AntApp, Button, Tabs, Tag, theme } from 'antd';
+import { Alert, ConfigProvider, App as AntApp, Button, Tabs, Tag, theme } from 'antd';
 import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
 import { useEffect, useState, type ReactNode } from 'react';
@@ -129,7 +129,7 @@ function Frame({ screens }: { screens: Record<Screen, () => ReactNode> }) {
           color={
             connection === 'open'
               ? 'success'
-              : connection === 'closed'
+              : connection === 'closed' || connection === 'refused'
                 ? 'error'
                 : connection === 'stalled'
                   ? 'warning'
@@ -152,7 +152,20 @@ function Frame({ screens }: { screens: Record<Screen, () => ReactNode> }) {
         items={SCREENS.map((key) => ({
           key,
           label: t(`app.screens.${key}`),
-          children: <main className="screen">{screens[key]()}</main>,
+          children: (
+            <main className="screen">
+              {connection === 'refused' && (
+                // The door refuses this page (started again, new token): what to do, above every screen.
+                <Alert
+                  type="error"
+                  showIcon
+                  role="alert"
+                  message={t('app.refused', { origin: window.location.origin })}
+                />
+              )}
+              {screens[key]()}
+            </main>
+          ),
         }))}
       />
       <ShortcutsSheet open={sheet} onClose={() => setSheet(false)} />

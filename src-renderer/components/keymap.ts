@@ -22,6 +22,12 @@ export interface Shortcut {
   where?: 'window' | 'element';
   /** Also fires while a text field has focus (screen switches, focusing the search). */
   whileTyping?: boolean;
+  /**
+   * false: a held key acts once, its auto-repeats are ignored. For keys that decide something
+   * (accept, reject…): a held "a" would otherwise decide label after label and, past the last
+   * one, the labels of the next video, which the reviewer never saw.
+   */
+  repeats?: boolean;
 }
 
 export const KEYMAP: readonly Shortcut[] = [
@@ -40,10 +46,10 @@ export const KEYMAP: readonly Shortcut[] = [
   { id: 'list.all', keys: 'Mod+A', scope: 'transfers', description: 'listAll', where: 'element' },
   { id: 'vca.next', keys: 'j', scope: 'vca', description: 'vcaNext' },
   { id: 'vca.previous', keys: 'k', scope: 'vca', description: 'vcaPrevious' },
-  { id: 'vca.accept', keys: 'a', scope: 'vca', description: 'vcaAccept' },
-  { id: 'vca.reject', keys: 'r', scope: 'vca', description: 'vcaReject' },
-  { id: 'vca.correct', keys: 'e', scope: 'vca', description: 'vcaCorrect' },
-  { id: 'vca.nextVideo', keys: 'n', scope: 'vca', description: 'vcaNextVideo' },
+  { id: 'vca.accept', keys: 'a', scope: 'vca', description: 'vcaAccept', repeats: false },
+  { id: 'vca.reject', keys: 'r', scope: 'vca', description: 'vcaReject', repeats: false },
+  { id: 'vca.correct', keys: 'e', scope: 'vca', description: 'vcaCorrect', repeats: false },
+  { id: 'vca.nextVideo', keys: 'n', scope: 'vca', description: 'vcaNextVideo', repeats: false },
   { id: 'vca.play', keys: 'Space', scope: 'vca', description: 'vcaPlay' },
   { id: 'vca.undo', keys: 'Mod+Z', scope: 'vca', description: 'vcaUndo' },
   { id: 'schedule.move', keys: 'ArrowRight', scope: 'settings', description: 'scheduleMove', where: 'element' },

@@ -1,7 +1,8 @@
 /**
  * Binds the window-wide shortcuts of one scope (components/keymap.ts) to handlers by id,
  * while the calling component is mounted and `enabled`. A key another handler already took
- * (defaultPrevented, e.g. the Transfers grid's own keys) is left alone.
+ * (defaultPrevented, e.g. the Transfers grid's own keys) is left alone; the auto-repeat of a
+ * held key is ignored for a shortcut marked `repeats: false`.
  */
 import { useEffect, useRef } from 'react';
 import { matches, parseKeys, shortcutsOf, type Shortcut, type ShortcutScope } from './keymap';
@@ -21,6 +22,8 @@ export function useShortcuts(scope: ShortcutScope, handlers: ShortcutHandlers, e
       const s = bindings.find((b) => current.current[b.id] && matches(b.keys, e));
       if (!s || !allowedOn(s, e.target)) return;
       e.preventDefault();
+      // A held key's auto-repeat, for a shortcut that acts once per press.
+      if (e.repeat && s.repeats === false) return;
       current.current[s.id]?.();
     };
     window.addEventListener('keydown', onKey);

@@ -15,7 +15,10 @@ export const en = {
       open: 'Connected',
       stalled: 'Not answering: what you do waits for it',
       closed: 'Disconnected, reconnecting…',
+      refused: 'Access refused',
     },
+    refused:
+      'Blocklift was started again, with a new access token, so this page cannot get in. Open the address it printed ({{origin}}/?token=…): this page then connects again by itself and saves what it has not saved yet.',
     dismiss: 'Dismiss',
     retry: 'Try again',
     openSettings: 'Open Settings',

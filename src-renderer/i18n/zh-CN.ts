@@ -12,7 +12,10 @@ export const zhCN: Catalog = {
       open: '已连接',
       stalled: '无响应：你的操作在等待它',
       closed: '连接断开，正在重连…',
+      refused: '访问被拒绝',
     },
+    refused:
+      'Blocklift 已重新启动，访问令牌已更换，此页面无法进入。请打开它打印的地址（{{origin}}/?token=…）：此页面随后会自动重新连接，并保存尚未保存的内容。',
     dismiss: '关闭',
     retry: '重试',
     openSettings: '打开设置',

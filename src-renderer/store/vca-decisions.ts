@@ -150,6 +150,11 @@ export function failuresByLabel(queue: readonly Decision[]): Map<number, Decisio
   return out;
 }
 
+/** Whether a decision waits to be sent or for its answer: leaving the page now would lose it. */
+export function hasUnsent(queue: readonly Decision[]): boolean {
+  return queue.some((d) => d.state !== 'failed');
+}
+
 /** Labels with a decision not yet confirmed (queued or in flight). */
 export function savingLabels(queue: readonly Decision[]): Set<number> {
   return new Set(queue.filter((d) => d.state !== 'failed').flatMap((d) => d.changes.map((c) => c.labelId)));

@@ -37,15 +37,18 @@ export interface ServeApp {
  * gives a temp folder so that nothing of the real home is listed. `args` are added to the
  * command line (e.g. `--vca-labels <file>`). `signal`, aborted before the login URL is
  * printed, kills the child. When it fails to start, the child is killed and its folder deleted.
+ * `dataDir` and `port`: a serve started again on the folder and port of one before it (the
+ * caller then deletes that folder).
  */
 export async function startServe(
-  opts: { home?: string; args?: string[]; signal?: AbortSignal } = {},
+  opts: { home?: string; args?: string[]; signal?: AbortSignal; dataDir?: string; port?: number } = {},
 ): Promise<ServeApp> {
   const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'bl-e2e-serve-')));
-  const dataDir = path.join(tmp, 'data');
+  const dataDir = opts.dataDir ?? path.join(tmp, 'data');
+  const port = String(opts.port ?? 0);
   const child: ChildProcess = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', '0', '--data', dataDir, ...(opts.args ?? [])],
+    [path.join(ROOT, 'bin/blocklift.mjs'), 'serve', '--port', port, '--data', dataDir, ...(opts.args ?? [])],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: opts.home ? { ...process.env, HOME: opts.home, USERPROFILE: opts.home } : process.env,
@@ -100,7 +103,7 @@ export async function startServe(
       return entries.filter((e) => path.basename(e) === name).map((e) => path.join(dataDir, 'staging', e));
     },
     close: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransferPage, WatchRootView } from '../../src-main/shared/contract';
-import type { FmgrTaskView } from '../../src-main/shared/task-views';
+import type { FmgrTaskView, VcaJobView } from '../../src-main/shared/task-views';
 import { DOOR_FILE, readDoorFile } from '../../src-main/service/door-file';
 import { startServe, type ServeApp } from '../e2e/serve-app';
 import { jsonLines, runCli, runStart } from '../helpers/cli';
@@ -179,6 +179,45 @@ describe('blocklift upload with a running app on the same data folder', () => {
     await app.close();
     app = undefined;
     expect(existsSync(path.join(dataDir, DOOR_FILE))).toBe(false);
+  }, 180_000);
+});
+
+describe('fmgr and vca with a running app and no account flags', () => {
+  let app: ServeApp | undefined;
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it("use the app's default account (its embedded emulator), as upload does, instead of asking for --mgr-url", async () => {
+    app = await startServe();
+    const work = path.join(tmp, 'no-flags');
+    await mkdir(work, { recursive: true });
+    await writeFile(path.join(work, 'a.txt'), 'copied by the app');
+    const env = { BLOCKLIFT_DATA: app.dataDir, HOME: tmp };
+    const up = await runCli(['upload', 'a.txt', '--bucket', 'local', '--key', 'nf/a.txt'], { cwd: work, env });
+    expect(up.code, up.stderr).toBe(0);
+
+    // Before, each of these stopped at "missing --mgr-url … e.g. http://127.0.0.1:8088" (exit 2):
+    // the embedded emulator's port and keys are the app's, which a person cannot give.
+    const copy = await runCli(['fmgr', 'copy', '--from', 'local:nf/a.txt', '--bucket', 'local', '--key', 'nf/b.txt'], {
+      cwd: work,
+      env,
+    });
+    expect(copy.code, copy.stderr).toBe(0);
+    const persistentId = copy.stdout.trim();
+    const tasks = await app.api<FmgrTaskView[]>('fmgr.list', {});
+    expect(tasks.map((t) => t.persistentId)).toContain(persistentId);
+    const status = await runCli(['fmgr', 'status', persistentId, '--wait', '--timeout', '60'], { cwd: work, env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(persistentId);
+
+    const page = await app.api<TransferPage>('transfers.list', { text: 'nf/a.txt' });
+    const job = await app.api<VcaJobView>('vca.create', { source: { transferId: page.rows[0]!.id } });
+    const show = await runCli(['vca', 'show', job.jobId, '--wait', '--timeout', '60'], { cwd: work, env });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(job.jobId);
+    // Still one job: the app's, not a second one recorded under another account.
+    expect((await app.api<VcaJobView[]>('vca.list', {})).map((j) => j.jobId)).toEqual([job.jobId]);
   }, 180_000);
 });
 

@@ -9,6 +9,7 @@ import {
   enqueue,
   fail,
   failuresByLabel,
+  hasUnsent,
   previousOf,
   rebase,
   retry,
@@ -37,6 +38,13 @@ describe('review decisions: the queue (pure)', () => {
     ['scenario', 'beach', 0.9],
     ['scenario', 'sea', 0.8],
   ]);
+
+  it('has something unsent (leaving the page would lose it) while a decision is queued or in flight, not when only failed ones are left', () => {
+    expect(hasUnsent([])).toBe(false);
+    expect(hasUnsent([decision(1, 101, 'accepted', 'failed')])).toBe(false);
+    expect(hasUnsent([decision(1, 101, 'accepted', 'failed'), decision(2, 102, 'accepted', 'sending')])).toBe(true);
+    expect(hasUnsent([decision(1, 101, 'accepted')])).toBe(true);
+  });
 
   it('lays the decisions not yet confirmed over the service view, in order, and remembers what they replace', () => {
     const shown = rebase(j, [decision(1, 101, 'accepted'), decision(2, 102, 'rejected'), decision(3, 101, 'rejected')]);

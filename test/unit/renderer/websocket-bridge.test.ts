@@ -33,7 +33,7 @@ class TestSocket implements SocketLike {
   }
 }
 
-function setup() {
+function setup(refused?: () => Promise<boolean>) {
   const sockets: TestSocket[] = [];
   const bridge = webSocketBridge({
     url: 'ws://127.0.0.1/api/ws',
@@ -43,6 +43,7 @@ function setup() {
       return s;
     },
     backoff: () => 0,
+    ...(refused ? { refused } : {}),
   });
   return { bridge, sockets };
 }
@@ -91,6 +92,50 @@ describe('WebSocket bridge', () => {
     const payload = { changed: [], removed: [], progress: [], totals: {}, throughput: 5 };
     sockets[1]!.receive({ type: 'event', name: 'transfers', payload } as unknown as ServerMessage);
     expect(events).toEqual([payload]);
+    bridge.dispose();
+  });
+
+  it('a door that refuses the page (started again, new token) is refused, not "reconnecting", until a socket opens', async () => {
+    let refuses = true;
+    const asked: number[] = [];
+    const { bridge, sockets } = setup(() => {
+      asked.push(sockets.length);
+      return Promise.resolve(refuses);
+    });
+    sockets[0]!.open();
+    const states: string[] = [];
+    bridge.onConnection((s) => states.push(s));
+    // The door stops: a socket that had opened is not a refusal; the next attempt fails before opening.
+    sockets[0]!.close();
+    expect(asked).toEqual([]);
+    await expect.poll(() => sockets.length).toBe(2);
+    sockets[1]!.close();
+    await expect.poll(() => bridge.connection()).toBe('refused');
+    expect(asked).toEqual([2]);
+    // It stays refused while the attempts go on (no "connecting" in between), and asks no more.
+    for (let n = 3; n <= 5; n++) {
+      await expect.poll(() => sockets.length).toBe(n);
+      expect(bridge.connection()).toBe('refused');
+      sockets[n - 1]!.close();
+    }
+    // The person opened the printed address: the next socket opens.
+    refuses = false;
+    await expect.poll(() => sockets.length).toBe(6);
+    sockets[5]!.open();
+    expect(bridge.connection()).toBe('open');
+    expect(asked).toEqual([2]);
+    expect(states.filter((s, i) => s !== states[i - 1])).toEqual(['closed', 'connecting', 'closed', 'refused', 'open']);
+    bridge.dispose();
+  });
+
+  it('a door that is down (nothing answers the question either) is only closed', async () => {
+    const { bridge, sockets } = setup(() => Promise.reject(new TypeError('Failed to fetch')));
+    for (let n = 1; n <= 3; n++) {
+      await expect.poll(() => sockets.length).toBe(n);
+      sockets[n - 1]!.close();
+      await new Promise((r) => setTimeout(r, 0));
+      expect(['closed', 'connecting']).toContain(bridge.connection());
+    }
     bridge.dispose();
   });
 
