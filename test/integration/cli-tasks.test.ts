@@ -118,6 +118,7 @@ describe('blocklift fmgr', () => {
     const r = await cli(['fmgr', 'status', 'no-such-id']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no task "no-such-id" could be found: .*does not know this task id/);
+    expect(r.stderr).not.toContain('.;'); // the service's sentence, then ours, without a stray stop
   });
 
   it("a submission the service refuses: exit 1, and --json names the service's error code from the catalog", async () => {

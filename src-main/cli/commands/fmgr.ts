@@ -248,7 +248,7 @@ async function statusOf(ctx: ServiceContext, persistentId: string): Promise<Fmgr
   const r = await ctx.api.fmgr.track({ accountId: known?.accountId ?? ctx.accountId, persistentId });
   if (!r.ok && r.error.code === 'not-found')
     throw new CliError(
-      `no task "${printable(persistentId)}" could be found: ${String(r.error.params.reason ?? r.error.message)}; check the persistentId (submitting a task prints it) and --mgr-url`,
+      `no task "${printable(persistentId)}" could be found: ${String(r.error.params.reason ?? r.error.message).replace(/[.\s]+$/, '')}; check the persistentId (submitting a task prints it) and --mgr-url`,
       1,
       'task-not-found',
     );
