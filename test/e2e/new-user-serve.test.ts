@@ -145,6 +145,34 @@ describe('a new user in the served app at 800x600', () => {
     expect((await app.api<TransferPage>('transfers.list', { text: 'busy-' })).total).toBe(files.length);
   });
 
+  it('a dropped file, once uploaded, is named as it was dropped in its details, not by its deleted staged copy', async () => {
+    await dropFiles(page, [{ name: 'holiday-notes.txt', size: 3000 }]);
+    const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Upload' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.locator('.transfer-scroll [role=row]').filter({ hasText: 'holiday-notes.txt' });
+    await expect.poll(() => row.locator('.state').textContent(), { timeout: 60_000 }).toBe('Done');
+    // The staged copy is gone once the upload is done.
+    await expect.poll(() => app.staged('holiday-notes.txt')).toEqual([]);
+    const [t] = (await app.api<TransferPage>('transfers.list', { text: 'holiday-notes' })).rows;
+    expect(t?.droppedAs).toBe('holiday-notes.txt');
+    // The row's tooltip names the file as dropped, not the staging folder.
+    expect(await row.locator('.name').getAttribute('title')).toBe('holiday-notes.txt');
+    await row.dblclick();
+    const drawer = page.getByRole('dialog').filter({ hasText: 'Overview' });
+    const dropped = drawer.getByTestId('dropped-as');
+    await dropped.waitFor();
+    const text = (await drawer.textContent()) ?? '';
+    expect(text).not.toContain(path.join(app.dataDir, 'staging'));
+    expect(await dropped.textContent()).toContain('holiday-notes.txt');
+    expect(await dropped.textContent()).toContain('the copy was deleted when the transfer ended');
+    expect(await drawer.getByText('Local path', { exact: true }).count()).toBe(0);
+    await shot(page, 'new-user-dropped-detail-800');
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+  });
+
   it('Transfers fits the window: no sideways scroll, every column heading whole', async () => {
     await page.getByRole('tab', { name: 'Transfers' }).click();
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
