@@ -146,6 +146,11 @@ describe('a new user in the served app at 800x600', () => {
   });
 
   it('a dropped file, once uploaded, is named as it was dropped in its details, not by its deleted staged copy', async () => {
+    // The files of the tests before have ended: the list no longer moves under the double-click.
+    const active = ['queued', 'hashing', 'uploading', 'completing'];
+    await expect
+      .poll(async () => (await app.api<TransferPage>('transfers.list', { states: active })).total, { timeout: 60_000 })
+      .toBe(0);
     await dropFiles(page, [{ name: 'holiday-notes.txt', size: 3000 }]);
     const dialog = page.getByRole('dialog', { name: 'Upload dropped files' });
     await dialog.waitFor();
