@@ -11,7 +11,7 @@ import { startTray } from './tray';
 import { trayVisible } from './tray-visible';
 import { createAppWindow } from './window';
 import { freeLoopbackPort, openLocalDoor, type LocalDoor } from '../headless/local-door';
-import { databaseFile, defaultDataDir } from '../service/data-dir';
+import { databaseFile, defaultDataDir, stagingDir } from '../service/data-dir';
 
 /**
  * The desktop app's main process (package.json "main" → dist/electron/main.js). One
@@ -102,7 +102,7 @@ async function start(paths: string[]): Promise<void> {
     dbFile: databaseFile(dataDir),
     version: app.getVersion(),
     rendererDir,
-    stagingDir: path.join(dataDir, 'staging'),
+    stagingDir: stagingDir(dataDir),
     port,
   }).catch((e: unknown) => {
     log?.write('error', `the local door did not open: ${(e as Error)?.message ?? String(e)}`);

@@ -2,6 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { open, stat, statfs, type FileHandle } from 'node:fs/promises';
 import { crc32 } from '../base/crc32';
 import { DIRECT_IO_ALIGN, O_DIRECT, alignUp, alignmentCandidates, isDirectIoRefusal } from '../base/direct-io';
+import { formatBytes } from '../common/units';
 import { TransferFailure } from './errors';
 
 /** What a person can do about a file that would not open. */
@@ -33,6 +34,26 @@ export function keptChangingWhileRead(p: string): TransferFailure {
   return new TransferFailure(
     'file-changed',
     `${p} kept changing while it was read; upload it again when it is complete`,
+  );
+}
+
+/**
+ * A file that ended before the upload's last byte: what it measured when the upload planned
+ * it and what it measures now, in words and exact bytes (two sizes a byte apart read the
+ * same in MiB), so the failure line says what happened rather than leaving the size the
+ * transfer shows (the planned one) to stand as the file's size.
+ */
+export function becameShorter(p: string, was: number | undefined, now: number | undefined): TransferFailure {
+  const size = (n: number) => `${formatBytes(n)} (${n} bytes)`;
+  const figures =
+    was !== undefined && now !== undefined
+      ? `: it was ${size(was)} when the upload started and is ${size(now)} now`
+      : now !== undefined
+        ? `: it is ${size(now)} now`
+        : '';
+  return new TransferFailure(
+    'file-changed',
+    `${p} became shorter while it was uploaded${figures}; upload it again when it is complete`,
   );
 }
 
@@ -81,6 +102,8 @@ export class FileSource {
   /** Direct reads of this file stopped (one failed, or no buffer offset was accepted). */
   private directOff = false;
   private closed = false;
+  /** The size the last `stat()` found: the one the upload is planned with (said when the file ends early). */
+  private plannedSize: number | undefined;
 
   private constructor(
     readonly path: string,
@@ -97,7 +120,9 @@ export class FileSource {
 
   /** Size and whole-ms mtime of the open file; refuses anything but a regular file. */
   async stat(): Promise<{ size: number; mtimeMs: number }> {
-    return regularFile(this.path, await this.handle.stat());
+    const st = regularFile(this.path, await this.handle.stat());
+    this.plannedSize = st.size;
+    return st;
   }
 
   /** Fills `target` from `position`; a file that ends early is file-changed. */
@@ -110,8 +135,14 @@ export class FileSource {
       } catch (e) {
         throw readFailure(this.path, e);
       }
-      if (bytesRead === 0)
-        throw new TransferFailure('file-changed', `${this.path} became shorter while it was uploaded`);
+      if (bytesRead === 0) {
+        // The open file's size now (the one read: a file renamed over the path is another file).
+        const now = await this.handle.stat().then(
+          (st) => st.size,
+          () => undefined,
+        );
+        throw becameShorter(this.path, this.plannedSize, now);
+      }
       done += bytesRead;
     }
   }

@@ -7,14 +7,15 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { isDiskFull } from '../base/disk-full';
 import { onUnexpectedError } from '../base/unexpected-error';
+import { droppedAs } from '../service/data-dir';
 import { failure, type DoorBackend } from '../service/door-backend';
 import type { AddTransfersInput, AddTransfersResult, Result, TransferTarget } from '../shared/contract';
-import type { TransferState } from '../shared/models';
+import { STAGED_COPY_DELETED_STATES, type TransferState } from '../shared/models';
 import { catalogMessage } from '../shared/errors';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../shared/wire';
 
 /** Transfer states after which a staged copy is no longer needed. */
-const FINISHED = new Set(['done', 'canceled', 'skipped']);
+const FINISHED = new Set(STAGED_COPY_DELETED_STATES);
 /** States of a transfer that still reads (or may read again: a failed one is retried) its staged copy. */
 const READING: TransferState[] = ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'];
 
@@ -203,11 +204,7 @@ export class StagedFiles {
     const staged = (p: string) => (p.startsWith(real + path.sep) ? path.join(folder, path.relative(real, p)) : p);
     for (const s of res.value.skipped) await this.release(staged(s.path));
     for (const a of res.value.alreadyUploaded) await this.release(staged(a.path));
-    const inBatch = (p: string) => {
-      const rel = path.relative(folder, staged(p));
-      return rel.startsWith('..') || path.isAbsolute(rel) ? p : rel.split(path.sep).join('/');
-    };
-    const skipped = res.value.skipped.map((s) => ({ ...s, path: inBatch(s.path) }));
+    const skipped = res.value.skipped.map((s) => ({ ...s, path: droppedAs(this.dir, staged(s.path)) ?? s.path }));
     return { ok: true, value: { ...res.value, skipped } };
   }
 

@@ -34,6 +34,25 @@ export function databaseFile(dataDir: string): string {
   return path.join(dataDir, 'blocklift.db');
 }
 
+/**
+ * Where the door stages files dropped in a browser: <stagingDir>/<batch>/<path as dropped>
+ * (headless/staging.ts).
+ */
+export function stagingDir(dataDir: string): string {
+  return path.join(dataDir, 'staging');
+}
+
+/**
+ * The path a staged file was dropped as ("photos/a.jpg", '/'-separated): its path below its
+ * batch folder in `staging` (a staging folder); undefined for a file elsewhere.
+ */
+export function droppedAs(staging: string, localPath: string): string | undefined {
+  const rel = path.relative(staging, localPath);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  const parts = rel.split(path.sep);
+  return parts.length < 2 ? undefined : parts.slice(1).join('/');
+}
+
 /** The folder of log files inside a data folder. */
 export function logDir(dataDir: string): string {
   return path.join(dataDir, 'logs');

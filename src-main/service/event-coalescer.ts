@@ -12,6 +12,7 @@ import type { FmgrTaskView, VcaJobView } from '../shared/task-views';
 import type { TransferSnapshot } from '../shared/models';
 import { TERMINAL_TRANSFER_STATES } from '../shared/models';
 import { emptyTotals } from '../common/totals';
+import { ProgressTracker } from '../engine/progress';
 
 /** A timer the coalescer can be driven by (tests pass a fake one). */
 export interface FlushClock {
@@ -82,8 +83,17 @@ export class EventCoalescer {
   private readonly transfers = new Map<number, TransferSnapshot>();
   private readonly removed = new Set<number>();
   private readonly progress = new Map<number, TransferProgressView>();
-  /** Speed of every running transfer (the global throughput), kept across batches. */
-  private readonly speeds = new Map<number, number>();
+  /**
+   * The global throughput: bytes every transfer moved (the steps of its progress), one sample
+   * per batch, as a moving average over the engine's speed window. Not the sum of each running
+   * transfer's own speed: a small file (a form upload) reports its bytes in one step and ends
+   * within a batch interval, so 200 files of 64 KiB summed to 0 B/s while megabytes a second went.
+   */
+  private readonly moved = new ProgressTracker(0, 0);
+  /** Bytes moved since the last sample of `moved`. */
+  private movedSinceSample = 0;
+  /** bytesDone of each running transfer's latest progress: a step forward is bytes moved. */
+  private readonly lastDone = new Map<number, number>();
   private readonly roots = new Set<number>();
   private readonly removedRoots = new Set<number>();
   private readonly fmgr = new Map<number, FmgrTaskView>();
@@ -112,7 +122,7 @@ export class EventCoalescer {
   transferChanged(t: TransferSnapshot): void {
     this.transfers.set(t.id, t);
     if (TERMINAL_TRANSFER_STATES.includes(t.state) || t.state === 'paused' || t.state === 'queued') {
-      this.speeds.delete(t.id);
+      this.lastDone.delete(t.id);
       this.progress.delete(t.id);
     }
     this.markTransfers();
@@ -121,14 +131,18 @@ export class EventCoalescer {
   transferRemoved(id: number): void {
     this.transfers.delete(id);
     this.progress.delete(id);
-    this.speeds.delete(id);
+    this.lastDone.delete(id);
     this.removed.add(id);
     this.markTransfers();
   }
 
   transferProgress(p: TransferProgressView): void {
     this.progress.set(p.id, p);
-    this.speeds.set(p.id, p.speed);
+    // A transfer's first progress is where it starts (a resumed one from its committed bytes);
+    // a step back is a block starting over: neither moved bytes.
+    const before = this.lastDone.get(p.id);
+    if (before !== undefined && p.bytesDone > before) this.movedSinceSample += p.bytesDone - before;
+    this.lastDone.set(p.id, p.bytesDone);
     this.markTransfers();
   }
 
@@ -164,11 +178,15 @@ export class EventCoalescer {
     this.schedule();
   }
 
-  /** Bytes per second over every running transfer, from their latest progress. */
+  /**
+   * Bytes per second every transfer moved over the last seconds (as of the last batch); 0
+   * when the last batch's totals had none queued or running, so the figure does not stay at
+   * the rate of the last upload once all have ended.
+   */
   get throughput(): number {
-    let n = 0;
-    for (const s of this.speeds.values()) n += s;
-    return n;
+    const t = this.lastTotals;
+    if (t.queued + t.hashing + t.uploading + t.completing === 0) return 0;
+    return this.moved.speed(this.now());
   }
 
   private markTransfers(): void {
@@ -245,6 +263,8 @@ export class EventCoalescer {
     const removed = [...this.removed];
     this.progress.clear();
     this.removed.clear();
+    this.moved.add(this.movedSinceSample, this.now());
+    this.movedSinceSample = 0;
     // Rows left for the next batch keep it scheduled.
     this.transfersDirty = this.transfers.size > 0;
     this.d.emit({

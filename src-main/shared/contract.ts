@@ -70,6 +70,13 @@ export interface TransferView extends TransferSnapshot {
   persistentId: string | null;
   /** The object this one was copied from on the service (its bytes were stored already, issue 19); null when they were sent. */
   copiedFrom: { bucket: string; key: string } | null;
+  /**
+   * Set for a file dropped into a browser window (the served app): its name as dropped, or
+   * its path inside a dropped folder ("photos/a.jpg"); the browser does not tell which folder
+   * it came from. `localPath` is then the copy the door staged in the data folder, deleted in
+   * STAGED_COPY_DELETED_STATES.
+   */
+  droppedAs?: string;
 }
 
 export interface TransferPage {

@@ -26,6 +26,11 @@ export const TRANSFER_STATES: readonly TransferState[] = [
 ];
 
 export const TERMINAL_TRANSFER_STATES: readonly TransferState[] = ['done', 'failed', 'canceled', 'skipped'];
+/**
+ * States after which the copy the door staged of a file dropped in a browser is deleted (a
+ * failed transfer keeps it for a retry).
+ */
+export const STAGED_COPY_DELETED_STATES: readonly TransferState[] = ['done', 'canceled', 'skipped'];
 
 export type TransferSource = 'watch' | 'manual' | 'cli';
 

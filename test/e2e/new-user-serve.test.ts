@@ -3,8 +3,12 @@
  * at 800x600, the smallest window the app is meant for): a double-clicked "Upload" queued the
  * batch twice; a failed video analysis and a failed Fmgr copy looked like successes; the
  * current video of the review was not marked; Transfers and Video review did not fit the
- * window; the first-run panel came back after a reload. Screenshots new-user-*.png.
+ * window; the first-run panel came back after a reload; a dropped file's details named its
+ * deleted staged copy; a watched folder's path was cut under its card's buttons and a Tasks
+ * heading set one character a line (Folders, Tasks and Settings are checked in English and
+ * Chinese, light and dark). Screenshots new-user-*.png.
  */
+import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Request } from 'playwright-core';
@@ -120,6 +124,41 @@ describe('a new user in the served app at 800x600', () => {
     expect((await served.app.api<TransferPage>('transfers.list', { text: 'busy-' })).total).toBe(files.length);
   });
 
+  it('a dropped file, once uploaded, is named as it was dropped in its details, not by its deleted staged copy', async () => {
+    // The files of the tests before have ended: the list no longer moves under the double-click.
+    const active = ['queued', 'hashing', 'uploading', 'completing'];
+    await expect
+      .poll(async () => (await served.app.api<TransferPage>('transfers.list', { states: active })).total, {
+        timeout: 60_000,
+      })
+      .toBe(0);
+    await dropFiles(served.page, [{ name: 'holiday-notes.txt', size: 3000 }]);
+    const dialog = served.page.getByRole('dialog', { name: 'Upload dropped files' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Upload' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = served.page.locator('.transfer-scroll [role=row]').filter({ hasText: 'holiday-notes.txt' });
+    await expect.poll(() => row.locator('.state').textContent(), { timeout: 60_000 }).toBe('Done');
+    // The staged copy is gone once the upload is done.
+    await expect.poll(() => served.app.staged('holiday-notes.txt')).toEqual([]);
+    const [t] = (await served.app.api<TransferPage>('transfers.list', { text: 'holiday-notes' })).rows;
+    expect(t?.droppedAs).toBe('holiday-notes.txt');
+    // The row's tooltip names the file as dropped, not the staging folder.
+    expect(await row.locator('.name').getAttribute('title')).toBe('holiday-notes.txt');
+    await row.dblclick();
+    const drawer = served.page.getByRole('dialog').filter({ hasText: 'Overview' });
+    const dropped = drawer.getByTestId('dropped-as');
+    await dropped.waitFor();
+    const text = (await drawer.textContent()) ?? '';
+    expect(text).not.toContain(path.join(served.app.dataDir, 'staging'));
+    expect(await dropped.textContent()).toContain('holiday-notes.txt');
+    expect(await dropped.textContent()).toContain('the copy was deleted when the transfer ended');
+    expect(await drawer.getByText('Local path', { exact: true }).count()).toBe(0);
+    await shot(served.page, 'new-user-dropped-detail-800');
+    await served.page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'hidden' });
+  });
+
   it('Transfers fits the window: no sideways scroll, every column heading whole', async () => {
     await served.page.getByRole('tab', { name: 'Transfers' }).click();
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
@@ -214,6 +253,73 @@ describe('a new user in the served app at 800x600', () => {
     expect((await look(VIDEOS[0])).current).toBeNull();
     expect(await pageOverflow()).toBeLessThanOrEqual(0);
     await shot(served.page, 'new-user-review-next-800');
+    expect(served.pageErrors).toEqual([]);
+  });
+  it('Folders, Tasks and Settings fit the window in English and Chinese, light and dark: no title or heading cut, nothing off to the side', async () => {
+    // A long path whose last folder has no space to wrap at: its card's title is the whole path.
+    const folder = path.join(
+      served.tmp,
+      'Photos from the long summer holiday on the coast',
+      'a-folder-name-with-no-space-in-it-at-all',
+    );
+    mkdirSync(folder, { recursive: true });
+    await served.app.api('roots.add', { path: folder, bucket: 'local', prefix: 'holiday/' });
+    // A task in the Tasks table (with an item error, the longest state text).
+    await served.app.api('fmgr.submit', {
+      ops: [{ op: 'copy', srcBucket: 'local', srcKey: 'not-there', bucket: 'local', key: 'copy-of-not-there' }],
+    });
+    // Titles, headings and labels whose text is cut by their box (or off the window), and
+    // table headings set on more than one line ("条目" was one character a line).
+    const cut = () =>
+      served.page.evaluate(`(() => {
+        const W = document.documentElement.clientWidth;
+        const out = [];
+        const shown = (el) => el.offsetParent !== null && el.getBoundingClientRect().width > 0;
+        for (const el of document.querySelectorAll('main.screen .ant-card-head-title, main.screen .ant-card-extra, main.screen th, main.screen .ant-form-item-label > label, main.screen h1, main.screen button')) {
+          if (!shown(el)) continue;
+          const r = el.getBoundingClientRect();
+          if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible') out.push('cut: ' + el.textContent);
+          if (r.right > W + 1 || r.left < -1) out.push('off the window: ' + el.textContent);
+        }
+        for (const th of document.querySelectorAll('main.screen th')) {
+          if (!shown(th) || !th.textContent.trim()) continue;
+          const range = document.createRange();
+          range.selectNodeContents(th);
+          if (new Set([...range.getClientRects()].map((x) => Math.round(x.top))).size > 1) out.push('on two lines: ' + th.textContent);
+        }
+        return out;
+      })()`) as Promise<string[]>;
+    // The tabs by position (their names change with the language): Folders, Tasks, Settings.
+    const screens = [
+      [1, 'folders'],
+      [2, 'tasks'],
+      [4, 'settings'],
+    ] as const;
+    for (const [language, theme] of [
+      ['en', 'light'],
+      ['zh-CN', 'light'],
+      ['en', 'dark'],
+      ['zh-CN', 'dark'],
+    ] as const) {
+      await served.app.api('settings.set', { language, theme });
+      await served.page.reload();
+      await expect.poll(() => served.page.locator('html').getAttribute('lang')).toBe(language);
+      await expect.poll(() => served.page.locator('html').getAttribute('data-theme')).toBe(theme);
+      for (const [tab, name] of screens) {
+        await served.page.getByRole('tab').nth(tab).click();
+        if (name === 'folders')
+          await served.page.locator('.root-path, .ant-card-head-title').filter({ hasText: folder }).first().waitFor();
+        if (name === 'tasks') await served.page.locator('main.screen .ant-table-row').first().waitFor();
+        expect(await pageOverflow(), `${name} ${language} ${theme}`).toBeLessThanOrEqual(0);
+        expect(await cut(), `${name} ${language} ${theme}`).toEqual([]);
+        // Tasks: the table, below the forms, in the picture.
+        if (name === 'tasks') await served.page.locator('main.screen .ant-table').scrollIntoViewIfNeeded();
+        await shot(served.page, `new-user-${name}-${language}-${theme}-800`);
+      }
+    }
+    await served.app.api('settings.set', { language: 'en', theme: 'light' });
+    await served.page.reload();
+    await expect.poll(() => served.page.locator('html').getAttribute('lang')).toBe('en');
     expect(served.pageErrors).toEqual([]);
   });
 });

@@ -102,7 +102,8 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     const error = row('gone.bin').locator('.row-error');
     await expect.poll(() => error.textContent()).toMatch(/gone\.bin does not exist/);
     await row('gone.bin').locator('.cell-name').dblclick();
-    const drawer = served.page.getByRole('dialog').filter({ hasText: 'Local path' });
+    // A dropped file: named as dropped, its staged copy (the one removed) said as where it was sent from.
+    const drawer = served.page.getByRole('dialog').filter({ hasText: 'Dropped file' });
     const reason = drawer.getByText(/gone\.bin does not exist \(moved or deleted\?\)/);
     await expect.poll(() => reason.isVisible()).toBe(true);
     await reason.click({ trial: true }); // waits until the drawer stops sliding in

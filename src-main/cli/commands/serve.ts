@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import { databaseFile, defaultDataDir } from '../../service/data-dir';
+import { databaseFile, defaultDataDir, stagingDir } from '../../service/data-dir';
 import { APP_VERSION } from '../../shared/version';
 import { CliError } from '../cli-error';
 import { wholeNumber } from '../option-parsers';
@@ -115,7 +115,7 @@ async function runServe(o: ServeOptions): Promise<number> {
       dbFile: databaseFile(dataDir),
       version: APP_VERSION,
       rendererDir: rendererDir(),
-      stagingDir: path.join(dataDir, 'staging'),
+      stagingDir: stagingDir(dataDir),
       host: o.host,
       port,
       exposed: o.host !== undefined,

@@ -3,6 +3,7 @@ import type { CoreProblem } from '../../shared/events';
 import type { SqliteTransferStore } from '../../store/transfer-repo';
 import { queryVcaLabels } from '../../store/vca-label-query';
 import type { AppCoreOptions } from '../app-core-options';
+import { stagingDir } from '../data-dir';
 import type { CoreParts } from '../core-parts';
 import type { CoreResources } from '../core-resources';
 import { AccountsUseCase } from './accounts';
@@ -46,6 +47,7 @@ export function buildUseCases(
     pauses: p.pauses,
     settings: p.settingsStore,
     accounts: p.accounts,
+    stagingDir: stagingDir(r.dataDir),
   });
   const roots = new RootsUseCase({ repo: p.syncRepo, watch: p.watch, dataDir: r.dataDir, problem });
   const local = r.embedded && { accountId: r.embedded.accountId, bucket: r.embedded.bucket };

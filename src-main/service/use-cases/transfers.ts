@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type { ProgressEvent } from '../../engine/api';
 import type { UploadEngine } from '../../engine/engine';
 import { RUNNING_STATES } from '../../engine/snapshot';
@@ -15,6 +16,7 @@ import type { TransferQueryRepo } from '../../store/transfer-query';
 import type { SqliteTransferStore } from '../../store/transfer-repo';
 import { objectAccessUrl } from '../../tasks/access-url';
 import { addFiles, type AddFilesResult } from '../add-files';
+import { droppedAs } from '../data-dir';
 import { notFound } from '../api/errors';
 import { blockViews, etagCheck, transferView } from './views';
 import type { Pauses } from '../pauses';
@@ -34,6 +36,8 @@ export interface TransfersDeps {
   settings: Pick<SettingsStore, 'get'>;
   /** The download domain of a done transfer's account (its access URL). */
   accounts: Pick<AccountRepo, 'get'>;
+  /** Where the door stages files dropped in a browser (data-dir.ts `stagingDir`): such a transfer is named as dropped. */
+  stagingDir?: string;
 }
 
 /**
@@ -45,6 +49,8 @@ export interface TransfersDeps {
 export class TransfersUseCase {
   private readonly live = new Map<number, ProgressEvent>();
   private readonly unsubscribe: Array<() => void>;
+  /** The staging folder's real path, once it exists (the queue keeps files by their real path). */
+  private realStaging: string | undefined;
 
   constructor(private readonly d: TransfersDeps) {
     this.unsubscribe = [
@@ -62,8 +68,24 @@ export class TransfersUseCase {
   /** One row as a list shows it (undefined when gone). */
   view(id: number): TransferView | undefined {
     const row = this.d.rows.get(id);
-    return row && transferView(row, this.live.get(id));
+    return row && transferView(row, this.live.get(id), this.droppedAsOf);
   }
+
+  /** The path a file dropped in a browser was dropped as, when `localPath` is its staged copy. */
+  private readonly droppedAsOf = (localPath: string): string | undefined => {
+    const dir = this.d.stagingDir;
+    if (dir === undefined) return undefined;
+    if (this.realStaging === undefined) {
+      try {
+        this.realStaging = realpathSync(dir);
+      } catch {
+        // Not made yet (nothing dropped so far): the path as given.
+      }
+    }
+    return (
+      droppedAs(dir, localPath) ?? (this.realStaging === undefined ? undefined : droppedAs(this.realStaging, localPath))
+    );
+  };
 
   totals(): TransferTotals {
     return this.d.rows.totals();
@@ -72,7 +94,7 @@ export class TransfersUseCase {
   list(q: TransferQuery): { rows: TransferView[]; total: number; totals: TransferTotals } {
     const page = this.d.rows.list(q);
     return {
-      rows: page.rows.map((r) => transferView(r, this.live.get(r.record.id))),
+      rows: page.rows.map((r) => transferView(r, this.live.get(r.record.id), this.droppedAsOf)),
       total: page.total,
       totals: page.totals,
     };
@@ -81,7 +103,7 @@ export class TransfersUseCase {
   detail(id: number): TransferDetail {
     const row = this.d.rows.get(id);
     if (!row) throw notFound('Transfer', id);
-    const view = transferView(row, this.live.get(id));
+    const view = transferView(row, this.live.get(id), this.droppedAsOf);
     const r = row.record;
     const logged = this.d.rows.lastLogged(id);
     let lastReply: TransferDetail['lastReply'] = null;

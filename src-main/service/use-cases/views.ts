@@ -11,10 +11,19 @@ import type { SyncRepo } from '../../store/sync-repo';
 import type { AccountPrefs } from '../account-prefs';
 import { publicAccount } from '../account-public';
 
-/** A stored transfer as a list row shows it; `live` is the engine's progress while it runs. */
-export function transferView(row: TransferListRow, live: ProgressEvent | undefined): TransferView {
+/**
+ * A stored transfer as a list row shows it; `live` is the engine's progress while it runs;
+ * `droppedAsOf` names a file dropped in a browser by its path as dropped (its local path is
+ * the door's staged copy).
+ */
+export function transferView(
+  row: TransferListRow,
+  live: ProgressEvent | undefined,
+  droppedAsOf: (localPath: string) => string | undefined = () => undefined,
+): TransferView {
   const r = row.record;
   const running = RUNNING_STATES.includes(r.state) && live !== undefined;
+  const dropped = droppedAsOf(r.localPath);
   return {
     id: r.id,
     accountId: r.accountId,
@@ -39,6 +48,7 @@ export function transferView(row: TransferListRow, live: ProgressEvent | undefin
     remoteHash: r.remoteHash,
     persistentId: (r.returnBody && persistentIdOfUpload(r.returnBody)) ?? null,
     copiedFrom: r.copiedFrom,
+    ...(dropped !== undefined ? { droppedAs: dropped } : {}),
   };
 }
 

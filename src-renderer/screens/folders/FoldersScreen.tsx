@@ -134,9 +134,10 @@ function RootCard({ root, onEdit }: { root: WatchRootView; onEdit: () => void })
   return (
     <Card
       size="small"
+      className="root-card"
       title={
         <Space wrap>
-          <span>{root.path}</span>
+          <span className="root-path">{root.path}</span>
           <Tag color={root.scanning ? 'processing' : (STATE_COLORS[root.state] ?? 'default')}>{stateText}</Tag>
           {why && <Typography.Text type="secondary">{why}</Typography.Text>}
         </Space>

@@ -114,6 +114,7 @@ export function TasksScreen() {
       ) : (
         <Table<FmgrTaskView>
           size="small"
+          className="tasks-table"
           rowKey="id"
           dataSource={tasks}
           pagination={{ pageSize: 20, hideOnSinglePage: true }}
@@ -124,7 +125,7 @@ export function TasksScreen() {
               title: t('tasks.columns.id'),
               dataIndex: 'persistentId',
               render: (id: string, task) => (
-                <Button type="link" size="small" onClick={() => void actions.tasks.open(task.id)}>
+                <Button type="link" size="small" className="task-id" onClick={() => void actions.tasks.open(task.id)}>
                   {id}
                 </Button>
               ),

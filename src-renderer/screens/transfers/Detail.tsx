@@ -7,7 +7,7 @@ import { App as AntApp, Button, Descriptions, Drawer, Empty, Space, Tabs, Toolti
 import { useEffect, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TransferDetail } from '../../../src-main/shared/contract';
-import { TERMINAL_TRANSFER_STATES } from '../../../src-main/shared/models';
+import { STAGED_COPY_DELETED_STATES, TERMINAL_TRANSFER_STATES } from '../../../src-main/shared/models';
 import { ALLOWS_SHORTCUTS } from '../../components/useShortcuts';
 import { formatBytes, formatDateTime } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
@@ -96,7 +96,21 @@ function Overview({ detail }: { detail: TransferDetail }) {
         <Descriptions.Item label={t('transfers.detail.account')}>
           {accounts.find((a) => a.id === detail.accountId)?.name ?? detail.accountId}
         </Descriptions.Item>
-        <Descriptions.Item label={t('transfers.detail.localPath')}>{detail.localPath}</Descriptions.Item>
+        {detail.droppedAs === undefined ? (
+          <Descriptions.Item label={t('transfers.detail.localPath')}>{detail.localPath}</Descriptions.Item>
+        ) : (
+          <Descriptions.Item label={t('transfers.detail.droppedAs')}>
+            <div data-testid="dropped-as" className="dropped-as">
+              <Typography.Text strong>{detail.droppedAs}</Typography.Text>
+              <Typography.Text type="secondary">{t('transfers.detail.droppedNote')}</Typography.Text>
+              <Typography.Text type="secondary">
+                {STAGED_COPY_DELETED_STATES.includes(detail.state)
+                  ? t('transfers.detail.stagedCopyDeleted')
+                  : t('transfers.detail.stagedCopy', { path: detail.localPath })}
+              </Typography.Text>
+            </div>
+          </Descriptions.Item>
+        )}
         <Descriptions.Item label={t('transfers.columns.size')}>{formatBytes(detail.size, lng)}</Descriptions.Item>
         <Descriptions.Item label={t('transfers.detail.source')}>{t(`sources.${detail.source}`)}</Descriptions.Item>
         <Descriptions.Item label={t('transfers.detail.etag')}>{detail.etag ?? '—'}</Descriptions.Item>

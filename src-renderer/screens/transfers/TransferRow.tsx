@@ -71,7 +71,7 @@ export const TransferRow = memo(function TransferRow({ index, top, active, onAct
         />
       </span>
       <span role="gridcell" className="cell-name">
-        <span className="name" title={row.localPath}>
+        <span className="name" title={row.droppedAs ?? row.localPath}>
           {name}
         </span>
         <span className="key muted" title={row.key}>

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -256,6 +256,29 @@ describe('engine resilience', () => {
     expect(s.state).toBe('failed');
     expect(s.lastError?.code).toBe('file-vanished');
     expect(r.emu.objects.stat(r.emu.bucket, 'gone.bin')).toBeUndefined();
+  });
+
+  it('a file that shrinks mid-upload fails saying the size it had and the size it has (not only the old one)', async () => {
+    rig = await startRig({ engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB } });
+    const r = rig;
+    await r.file('shrunk.bin', 12 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'shrunk.bin')]);
+    let cut = false;
+    const off = r.engine.onProgress((p) => {
+      if (!cut && p.id === id && p.bytesDone > 2 * MiB) {
+        cut = true;
+        truncateSync(path.join(r.dir, 'shrunk.bin'), 3 * MiB + 5);
+      }
+    });
+    const s = await r.settled(id!);
+    off();
+    expect(s.state).toBe('failed');
+    expect(s.lastError?.code).toBe('file-changed');
+    // The row shows the planned size (12.0 MB) next to this line: the line says it is 3.0 MB now.
+    expect(s.lastError?.message).toBe(
+      `${path.join(r.dir, 'shrunk.bin')} became shorter while it was uploaded: it was 12.0 MB (12582912 bytes) when the upload started and is 3.0 MB (3145733 bytes) now; upload it again when it is complete`,
+    );
+    expect(r.emu.objects.stat(r.emu.bucket, 'shrunk.bin')).toBeUndefined();
   });
 
   it('a path that is not a regular file fails with file-unreadable', async () => {

@@ -137,14 +137,15 @@ describe('event coalescer', () => {
     for (const [id, state] of last) expect(seen.get(id)).toBe(state);
   });
 
-  it('progress is one array per batch with the latest entry of each transfer, and throughput sums the running ones', () => {
+  it('progress is one array per batch with the latest entry of each transfer, and throughput is the bytes they moved a second', () => {
     const t = fakeClock();
     const batches: BatchEvent[] = [];
+    let running = 2;
     const c = new EventCoalescer({
       emit: (e) => batches.push(e),
       transferView: view,
       rootView: () => undefined,
-      totals: emptyTotals,
+      totals: () => ({ ...emptyTotals(), uploading: running }),
       clock: t.clock,
     });
     c.transferProgress({ id: 1, bytesDone: 10, size: 100, speed: 5, etaSeconds: 18 });
@@ -161,17 +162,35 @@ describe('event coalescer', () => {
       { id: 1, bytesDone: 20, size: 100, speed: 7, etaSeconds: 11 },
       { id: 2, bytesDone: 1, size: 100, speed: 3, etaSeconds: 33 },
     ]);
-    expect(b.payload.throughput).toBe(10);
-    // A transfer that ends no longer counts in the throughput.
+    // One sample so far (the first progress of a transfer is where it starts): no rate yet.
+    expect(b.payload.throughput).toBe(0);
+    // In the next 100 ms: transfer 1 ends with 80 more bytes (a small file's one step and its
+    // end within one batch interval still count), transfer 2 moves 19 and is still running.
+    c.transferProgress({ id: 1, bytesDone: 100, size: 100, speed: 0, etaSeconds: 0 });
     c.transferChanged(snap(1, 'done', 100));
+    c.transferProgress({ id: 2, bytesDone: 20, size: 100, speed: 3, etaSeconds: 33 });
+    running = 1;
     t.advance(100);
     const b2 = batches[1]!;
     if (b2.name !== 'transfers') throw new Error('expected a transfers batch');
-    expect(b2.payload.throughput).toBe(3);
+    expect(b2.payload.throughput).toBe(990); // 99 bytes in 100 ms
     expect(b2.payload.changed.map((v) => [v.id, v.state])).toEqual([[1, 'done']]);
+    // A block that starts over (bytesDone back) moved nothing.
+    c.transferProgress({ id: 2, bytesDone: 4, size: 100, speed: 0, etaSeconds: null });
+    t.advance(100);
+    const b3 = batches[2]!;
+    if (b3.name !== 'transfers') throw new Error('expected a transfers batch');
+    expect(b3.payload.throughput).toBe(495); // 99 bytes in 200 ms
+    // Nothing queued or running any more: 0, not the rate of the last seconds.
+    c.transferChanged(snap(2, 'done', 100));
+    running = 0;
+    t.advance(100);
+    const b4 = batches[3]!;
+    if (b4.name !== 'transfers') throw new Error('expected a transfers batch');
+    expect(b4.payload.throughput).toBe(0);
     // Nothing pending: no batch.
     t.advance(1000);
-    expect(batches).toHaveLength(2);
+    expect(batches).toHaveLength(4);
   });
 
   it('a burst over the per-batch cap is spread over the next batches, oldest first, the latest snapshot of each', () => {
