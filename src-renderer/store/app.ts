@@ -107,8 +107,21 @@ export function applyProblems(state: AppSliceState, batch: AppEvents['problems']
   );
 }
 
+/**
+ * A finished batch: one "Uploads finished" notice at a time. A batch that ends while an
+ * earlier one's notice is still up replaces it with the counts of both (three drops in a row
+ * stacked three toasts over half an 800×600 window, each with its own part of the count).
+ */
 export function applyBatchFinished(state: AppSliceState, counts: AppEvents['batchFinished']): AppSliceState {
-  return addNotice(state, { kind: 'batch', counts });
+  const shown = state.notices.find((n) => n.kind === 'batch');
+  if (!shown || shown.kind !== 'batch') return addNotice(state, { kind: 'batch', counts });
+  const sum = {
+    done: shown.counts.done + counts.done,
+    failed: shown.counts.failed + counts.failed,
+    skipped: shown.counts.skipped + counts.skipped,
+    canceled: shown.counts.canceled + counts.canceled,
+  };
+  return addNotice({ ...state, notices: state.notices.filter((n) => n !== shown) }, { kind: 'batch', counts: sum });
 }
 
 export function actions(ctx: SliceContext<AppSliceState>) {

@@ -3,7 +3,7 @@ import type { AccountInput, WatchRootView } from '../../../src-main/shared/contr
 import type { FmgrTaskView } from '../../../src-main/shared/task-views';
 import { fakeBridge } from '../../../src-renderer/bridge/fake';
 import { buildOp } from '../../../src-renderer/screens/tasks/ops';
-import { MAX_NOTICES, addNotice, initial as appInitial } from '../../../src-renderer/store/app';
+import { MAX_NOTICES, addNotice, applyBatchFinished, initial as appInitial } from '../../../src-renderer/store/app';
 import { apply as applyRoots, initial as foldersInitial, rootCounts } from '../../../src-renderer/store/folders';
 import { createAppStore } from '../../../src-renderer/store/store';
 import { apply as applyTasks, initial as tasksInitial } from '../../../src-renderer/store/tasks';
@@ -92,6 +92,28 @@ describe('app slice: notices', () => {
       s = addNotice(s, { kind: 'batch', counts: { done: i, failed: 0, skipped: 0, canceled: 0 } });
     expect(s.notices).toHaveLength(MAX_NOTICES);
     expect(s.notices.at(-1)).toMatchObject({ kind: 'batch', counts: { done: MAX_NOTICES + 4 } });
+  });
+
+  it('one "Uploads finished" notice at a time: a batch ending while one is up adds its counts to it', () => {
+    let s = appInitial();
+    s = applyBatchFinished(s, { done: 1, failed: 0, skipped: 0, canceled: 0 });
+    s = addNotice(s, {
+      kind: 'error',
+      error: { code: 'service-error', message: 'busy', params: {} },
+      context: 'transfers.retry',
+    });
+    s = applyBatchFinished(s, { done: 200, failed: 1, skipped: 0, canceled: 0 });
+    s = applyBatchFinished(s, { done: 30, failed: 0, skipped: 2, canceled: 1 });
+    const batches = s.notices.filter((n) => n.kind === 'batch');
+    expect(batches).toEqual([
+      expect.objectContaining({ kind: 'batch', counts: { done: 231, failed: 1, skipped: 2, canceled: 1 } }),
+    ]);
+    // the newest: shown afresh (a new id), after the error that came between
+    expect(s.notices.map((n) => n.kind)).toEqual(['error', 'batch']);
+    // once it was closed, the next batch has a notice of its own counts
+    s = { ...s, notices: s.notices.filter((n) => n.kind !== 'batch') };
+    s = applyBatchFinished(s, { done: 5, failed: 0, skipped: 0, canceled: 0 });
+    expect(s.notices.at(-1)).toMatchObject({ kind: 'batch', counts: { done: 5 } });
   });
 
   it('turns pushed problems and finished batches into notices through the store', () => {
