@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineOptions } from '../../../src-main/engine/engine';
 import { etagOfBuffer, startRig, type Rig } from './harness';
@@ -26,15 +25,7 @@ async function rowsReadFor(count: number, size: number, engine: Partial<EngineOp
     if (states.length === 1 && states[0] === 'queued') rows += got.length;
     return got;
   };
-  const ids = r.engine.enqueue(
-    [...data.keys()].map((name) => ({
-      accountId: r.accountId,
-      bucket: r.emu.bucket,
-      key: `q/${name}`,
-      localPath: path.join(r.dir, name),
-      source: 'manual' as const,
-    })),
-  );
+  const ids = r.enqueueFiles([...data.keys()], (name) => `q/${name}`);
   for (const [i, id] of ids.entries()) {
     const s = await r.settled(id);
     expect(s.lastError).toBeNull();
@@ -73,15 +64,7 @@ describe('a large file completing gives its slot to the next', () => {
     const off = r.engine.onTransferChange((s) => {
       if (s.state === 'completing' || s.state === 'done') seen.push(`${s.key} ${s.state}`);
     });
-    const ids = r.engine.enqueue(
-      names.map((n) => ({
-        accountId: r.accountId,
-        bucket: r.emu.bucket,
-        key: n,
-        localPath: path.join(r.dir, n),
-        source: 'manual' as const,
-      })),
-    );
+    const ids = r.enqueueFiles(names);
     for (const [i, id] of ids.entries()) {
       const s = await r.settled(id);
       expect(s.state).toBe('done');

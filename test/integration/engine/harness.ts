@@ -30,6 +30,8 @@ export interface Rig {
   mgr: MgrClient;
   /** Writes `size` random bytes to dir/name and returns them. */
   file(name: string, size: number): Promise<Buffer>;
+  /** Queues files of `dir` by name (as the user's 'manual' adds), each under the key `key(name)` (default its name). */
+  enqueueFiles(names: readonly string[], key?: (name: string) => string): number[];
   /** Downloads an object and returns its bytes. */
   download(key: string): Promise<Buffer>;
   /** Waits until the transfer reaches a terminal state. */
@@ -94,6 +96,17 @@ export async function startRig(
       const p = path.join(dir, name);
       await writeFile(p, data);
       return data;
+    },
+    enqueueFiles(names, key = (name) => name) {
+      return rig.engine.enqueue(
+        names.map((name) => ({
+          accountId,
+          bucket: emu.bucket,
+          key: key(name),
+          localPath: path.join(dir, name),
+          source: 'manual' as const,
+        })),
+      );
     },
     async download(key) {
       const r = await mgr.download(emu.objectUrl(emu.bucket, key));

@@ -41,15 +41,7 @@ describe('engine: small files are read off the main thread', () => {
     const readFileSync = vi.spyOn(fs, 'readFileSync');
     syncBuiltinESMExports();
 
-    const ids = r.engine.enqueue(
-      names.map((name) => ({
-        accountId: r.accountId,
-        bucket: r.emu.bucket,
-        key: name,
-        localPath: path.join(r.dir, name),
-        source: 'manual' as const,
-      })),
-    );
+    const ids = r.enqueueFiles(names);
     const snaps = [];
     for (const id of ids) snaps.push(await r.settled(id, 120_000));
 

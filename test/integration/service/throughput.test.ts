@@ -4,7 +4,6 @@
  * in one step and end within a batch interval, so a throughput taken from each running
  * transfer's own moving average read 0 B/s all along.
  */
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventCoalescer, type BatchEvent } from '../../../src-main/service/event-coalescer';
 import { emptyTotals } from '../../../src-main/common/totals';
@@ -55,15 +54,7 @@ describe('throughput of many small files', () => {
       r.engine.onProgress((p) => c.transferProgress(p)),
     ];
     const started = performance.now();
-    const ids = r.engine.enqueue(
-      files.map((f) => ({
-        accountId: r.accountId,
-        bucket: r.emu.bucket,
-        key: f,
-        localPath: path.join(r.dir, f),
-        source: 'manual' as const,
-      })),
-    );
+    const ids = r.enqueueFiles(files);
     for (const id of ids) expect((await r.settled(id)).state).toBe('done');
     const ended = performance.now();
     for (const off of offs) off();
