@@ -168,6 +168,7 @@ export const en = {
     descending: 'Descending',
     totalsLine: '{{active}} active · {{done}} done · {{failed}} failed',
     throughput: 'Throughput',
+    thisFile: 'This file',
     spark: { measuring: 'Measuring…', idle: 'No upload running' },
     throughputChart: 'Throughput over the last {{minutes}} minutes, now {{speed}}',
     columns: {

@@ -157,6 +157,7 @@ export const zhCN: Catalog = {
     descending: '降序',
     totalsLine: '进行中 {{active}} · 完成 {{done}} · 失败 {{failed}}',
     throughput: '吞吐量',
+    thisFile: '此文件',
     spark: { measuring: '正在测量…', idle: '没有正在进行的上传' },
     throughputChart: '最近 {{minutes}} 分钟的吞吐量，当前 {{speed}}',
     columns: { name: '名称', key: '键', size: '大小', state: '状态', progress: '进度', speed: '速度', eta: '剩余时间' },

@@ -100,7 +100,8 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await setBandwidth(null);
     await expect.poll(() => stateOf('gone.bin'), { timeout: 60_000 }).toBe('Failed');
     const error = row('gone.bin').locator('.row-error');
-    await expect.poll(() => error.textContent()).toMatch(/gone\.bin does not exist/);
+    // The row says why first (it names the file already); its tooltip and the detail keep the path.
+    await expect.poll(() => error.textContent()).toBe('This file does not exist (moved or deleted?)');
     await row('gone.bin').locator('.cell-name').dblclick();
     // A dropped file: named as dropped, its staged copy (the one removed) said as where it was sent from.
     const drawer = served.page.getByRole('dialog').filter({ hasText: 'Dropped file' });

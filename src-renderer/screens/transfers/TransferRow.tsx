@@ -11,6 +11,7 @@ import { formatBytes, formatEta, formatSpeed } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { idAt } from '../../store/transfers';
 import { ProgressBar } from './ProgressBar';
+import { rowReason } from './row-reason';
 
 export const ROW_HEIGHT = 48;
 export const rowDomId = (index: number) => `transfer-row-${index}`;
@@ -85,7 +86,9 @@ export const TransferRow = memo(function TransferRow({ index, top, active, onAct
         <span className={`state state-${row.state}`}>{t(`states.${row.state}`)}</span>
         {row.lastError && row.state === 'failed' && (
           <Tooltip title={row.lastError.message}>
-            <span className="row-error">{row.lastError.message}</span>
+            <span className="row-error">
+              {rowReason(row.lastError.message, row.localPath, t('transfers.thisFile'))}
+            </span>
           </Tooltip>
         )}
       </span>
