@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { refusal, type DoorBackend } from '../service/door-backend';
 import { accountMediaOrigins, pageCsp } from '../common/csp';
 import { APP_CSP } from '../shared/csp';
+import { catalogMessage } from '../shared/errors';
 import { TOKEN_COOKIE, TOKEN_QUERY } from '../shared/wire';
 import { hostAllowed, isLoopbackHost, newToken, tokenMatches } from './access';
 import { registerApiRoutes } from './api-routes';
@@ -163,7 +164,28 @@ async function guard(req: FastifyRequest, reply: FastifyReply, ctx: GuardContext
   }
   const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
   if (tokenMatches(ctx.token, req.cookies[TOKEN_COOKIE]) || tokenMatches(ctx.token, bearer)) return;
+  if (req.method === 'GET' && !req.headers.upgrade && /\btext\/html\b/.test(req.headers.accept ?? '')) {
+    // A browser opening a page (a bookmark, or a reload after serve started again with a new
+    // token): the same refusal as a page a person reads, not a JSON envelope.
+    await reply
+      .code(401)
+      .type('text/html; charset=utf-8')
+      .send(refusedPage(catalogMessage('door-token-missing', {})));
+    return;
+  }
   await reply.code(401).send(refusal('door-token-missing'));
+}
+
+/** The page a browser gets without the token: what to do, in the catalog's words. */
+function refusedPage(message: string): string {
+  const text = message.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Blocklift: open the address serve printed</title></head>
+<body style="font: 16px/1.5 system-ui, sans-serif; max-width: 40em; margin: 4em auto; padding: 0 1em">
+<h1 style="font-size: 1.3em">Blocklift</h1>
+<p>${text}</p>
+</body></html>
+`;
 }
 
 async function registerRenderer(app: FastifyInstance, rendererDir: string): Promise<void> {

@@ -60,6 +60,16 @@ describe('headless door access', () => {
     expect(door.token.length).toBeGreaterThanOrEqual(40);
   });
 
+  it('a browser opening the page without the token reads what to do, as a page (a bookmark, a reload after a restart)', async () => {
+    const res = await fetch(`${door.url}/`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'/); // the pages' own
+    const html = await res.text();
+    expect(html).toContain('open the address that blocklift serve printed');
+    expect(html).not.toContain('"ok":false');
+  });
+
   it('answers 401 to the page, the API and unknown paths without the token', async () => {
     for (const [p, method] of [
       ['/', 'GET'],
