@@ -12,7 +12,9 @@ const toI18next = (template: string) => template.replace(/\{(\w+)\}/g, '{{$1}}')
 
 export const errorsEn: Record<MessageCode, string> = {
   ...(Object.fromEntries(ERROR_CODES.map((c) => [c, toI18next(ERROR_CATALOG[c].en)])) as Record<ErrorCode, string>),
-  'bridge-closed': 'The connection to Blocklift was lost; it reconnects by itself. Try again in a moment.',
+  // Also what a page whose door was started again (new token) reads: there only the address it printed helps.
+  'bridge-closed':
+    'The connection to Blocklift was lost; it reconnects by itself (if Blocklift was started again, open the address it printed). Try again in a moment.',
 };
 
 export const errorsZhCN: Record<MessageCode, string> = {
@@ -90,5 +92,6 @@ export const errorsZhCN: Record<MessageCode, string> = {
   'door-host-refused': '此处不提供主机 {{host}} 的请求；请使用 blocklift serve 启动时打印的地址。',
   'door-origin-refused': '来自页面 {{origin}} 的请求被拒绝；只有 Blocklift 自己的页面可以连接。',
   internal: 'Blocklift 内部出错：{{detail}}。详情见事件日志。',
-  'bridge-closed': '与 Blocklift 的连接已断开，正在自动重连。请稍后重试。',
+  'bridge-closed':
+    '与 Blocklift 的连接已断开，正在自动重连（如果 Blocklift 已重新启动，请打开它打印的地址）。请稍后重试。',
 };
