@@ -102,7 +102,7 @@ describe('serve killed mid-review and started again (real serve, embedded emulat
     const tag = page.locator('.frame-extra .ant-tag');
     await expect.poll(() => tag.textContent(), { timeout: 30_000 }).toBe('Access refused');
     // Above the screen, what to do, with this door's address.
-    await expect(page.getByRole('alert').filter({ hasText: 'started again' }).textContent()).resolves.toBe(
+    await expect(page.getByRole('alert').filter({ hasText: 'this page cannot get in' }).textContent()).resolves.toBe(
       `Blocklift was started again, with a new access token, so this page cannot get in. Open the address it printed (${app.origin}/?token=…): this page then connects again by itself and saves what it has not saved yet.`,
     );
     await shot(page, 'review-restart-refused');
@@ -114,7 +114,7 @@ describe('serve killed mid-review and started again (real serve, embedded emulat
     await other.goto(app.loginUrl);
     await expect.poll(() => tag.textContent(), { timeout: 30_000 }).toBe('Connected');
     await other.close();
-    expect(await page.getByRole('alert').filter({ hasText: 'started again' }).count()).toBe(0);
+    expect(await page.getByRole('alert').filter({ hasText: 'this page cannot get in' }).count()).toBe(0);
     await expect.poll(saved, { timeout: 30_000 }).toBe('araarppp');
     await expect.poll(() => page.locator('[data-saving], [data-failed]').count(), { timeout: 30_000 }).toBe(0);
     await shot(page, 'review-restart-after');
