@@ -1,7 +1,7 @@
-/** Plain data for the renderer's tests: transfer rows and VCA jobs as the service sends them. */
+/** Plain data for the renderer's tests: transfer rows, Fmgr tasks and VCA jobs as the service sends them. */
 import type { TransferView } from '../../../src-main/shared/contract';
 import type { TransferState } from '../../../src-main/shared/models';
-import type { VcaJobView, VcaLabelDecision } from '../../../src-main/shared/task-views';
+import type { FmgrTaskView, VcaJobView, VcaLabelDecision } from '../../../src-main/shared/task-views';
 
 export function row(id: number, state: TransferState = 'queued', extra: Partial<TransferView> = {}): TransferView {
   return {
@@ -70,5 +70,33 @@ export function job(id: number, labels: Array<[string, string, number, VcaLabelD
     createdAt: 1,
     updatedAt: 1,
     finishedAt: 1,
+  };
+}
+
+/** An Fmgr task just submitted and being followed (no answer yet); `extra` sets what a test is about. */
+export function fmgrTask(extra: Partial<FmgrTaskView> = {}): FmgrTaskView {
+  return {
+    id: 1,
+    accountId: 1,
+    persistentId: 'p1',
+    origin: 'submitted',
+    op: 'copy',
+    fops: null,
+    notifyUrl: null,
+    forTransfer: null,
+    tracking: 'active',
+    code: null,
+    codeSource: null,
+    state: null,
+    description: null,
+    separate: null,
+    items: [],
+    error: null,
+    polls: 0,
+    nextPollAt: null,
+    createdAt: 1,
+    updatedAt: 1,
+    finishedAt: null,
+    ...extra,
   };
 }

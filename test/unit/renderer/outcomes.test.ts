@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FmgrItemView, FmgrTaskView } from '../../../src-main/shared/task-views';
 import { failedItems, jobFailure, jobPhase, taskOutcome } from '../../../src-renderer/store/outcomes';
-import { job } from './fixtures';
+import { fmgrTask, job } from './fixtures';
 
 function item(index: number, code: number, error: string | null = null): FmgrItemView {
   return {
@@ -19,31 +19,18 @@ function item(index: number, code: number, error: string | null = null): FmgrIte
   };
 }
 
+/** A task the app followed to its end: the service answered code 6 (`notification succeeded`). */
 function task(items: FmgrItemView[], extra: Partial<FmgrTaskView> = {}): FmgrTaskView {
-  return {
-    id: 1,
-    accountId: 1,
-    persistentId: 'p1',
-    origin: 'submitted',
-    op: 'copy',
-    fops: null,
-    notifyUrl: null,
+  return fmgrTask({
     tracking: 'done',
     code: 6,
     codeSource: 'poll',
     state: 'notification succeeded',
-    description: null,
-    separate: null,
-    forTransfer: null,
     items,
-    error: null,
     polls: 1,
-    nextPollAt: null,
-    createdAt: 1,
-    updatedAt: 1,
     finishedAt: 1,
     ...extra,
-  };
+  });
 }
 
 describe('outcomes: a VCA job', () => {

@@ -7,6 +7,7 @@ import { MAX_NOTICES, addNotice, applyBatchFinished, initial as appInitial } fro
 import { apply as applyRoots, initial as foldersInitial, rootCounts } from '../../../src-renderer/store/folders';
 import { createAppStore } from '../../../src-renderer/store/store';
 import { apply as applyTasks, initial as tasksInitial } from '../../../src-renderer/store/tasks';
+import { fmgrTask } from './fixtures';
 
 const root = (id: number, state: WatchRootView['state'] = 'watching'): WatchRootView => ({
   id,
@@ -26,29 +27,8 @@ const root = (id: number, state: WatchRootView['state'] = 'watching'): WatchRoot
   lastScanAt: null,
 });
 
-const task = (id: number, createdAt: number): FmgrTaskView => ({
-  id,
-  accountId: 1,
-  persistentId: `p${id}`,
-  origin: 'submitted',
-  op: 'copy',
-  fops: null,
-  notifyUrl: null,
-  forTransfer: null,
-  tracking: 'active',
-  code: null,
-  codeSource: null,
-  state: null,
-  description: null,
-  separate: null,
-  items: [],
-  error: null,
-  polls: 0,
-  nextPollAt: null,
-  createdAt,
-  updatedAt: createdAt,
-  finishedAt: null,
-});
+const task = (id: number, createdAt: number): FmgrTaskView =>
+  fmgrTask({ id, persistentId: `p${id}`, createdAt, updatedAt: createdAt });
 
 describe('folders and tasks slices: apply', () => {
   it('replaces changed roots in place, appends new ones, drops removed ones', () => {
