@@ -18,6 +18,9 @@ export type VcaLabelType = (typeof VCA_TYPES)[number] | (string & {});
 export type VcaLabelDecision = z.output<typeof VCA_LABEL_DECISION>;
 export type VcaEffectiveDecision = 'accepted' | 'corrected' | 'rejected' | 'above-threshold' | 'below-threshold';
 
+/** VCA job `code`: 1 analysing, 2 failed (its `desc` says why), 3 succeeded. */
+export const VCA_CODE = { analysing: 1, failed: 2, succeeded: 3 } as const;
+
 /** Fmgr item codes that mean the item's operation failed: 2, and 18–20 (failed, then notifying / notification failed / succeeded). */
 export const FMGR_FAILED_ITEM_CODES: ReadonlySet<number> = new Set([2, 18, 19, 20]);
 

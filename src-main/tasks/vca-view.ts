@@ -4,7 +4,7 @@ import type { VcaJobRow, VcaLabelRow } from '../store/tasks/vca-repo';
 import { effectiveDecision } from './review';
 
 /** The view types live in shared/ (the renderer uses them); built here from store rows. */
-import type { VcaJobView, VcaLabelView } from '../shared/task-views';
+import { VCA_CODE, type VcaJobView, type VcaLabelView } from '../shared/task-views';
 export type { VcaJobView, VcaLabelView };
 
 export function vcaJobView(j: VcaJobRow, labels: readonly VcaLabelRow[]): VcaJobView {
@@ -58,5 +58,5 @@ export function vcaJobView(j: VcaJobRow, labels: readonly VcaLabelRow[]): VcaJob
  * succeeded) and its notification not in progress (notifyResult other than 1).
  */
 export function isVcaTerminal(job: { code: number; notifyResult?: number }): boolean {
-  return (job.code === 2 || job.code === 3) && job.notifyResult !== 1;
+  return (job.code === VCA_CODE.failed || job.code === VCA_CODE.succeeded) && job.notifyResult !== 1;
 }

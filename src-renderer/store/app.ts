@@ -113,8 +113,8 @@ export function applyProblems(state: AppSliceState, batch: AppEvents['problems']
  * stacked three toasts over half an 800×600 window, each with its own part of the count).
  */
 export function applyBatchFinished(state: AppSliceState, counts: AppEvents['batchFinished']): AppSliceState {
-  const shown = state.notices.find((n) => n.kind === 'batch');
-  if (!shown || shown.kind !== 'batch') return addNotice(state, { kind: 'batch', counts });
+  const shown = state.notices.find((n): n is Extract<Notice, { kind: 'batch' }> => n.kind === 'batch');
+  if (!shown) return addNotice(state, { kind: 'batch', counts });
   const sum = {
     done: shown.counts.done + counts.done,
     failed: shown.counts.failed + counts.failed,

@@ -5,18 +5,16 @@
  */
 import {
   FMGR_FAILED_ITEM_CODES,
+  VCA_CODE,
   type FmgrItemView,
   type FmgrTaskView,
   type VcaJobView,
 } from '../../src-main/shared/task-views';
 
-/** VCA `code`: 1 analysing, 2 failed (`desc` says why), 3 succeeded. */
-const VCA_FAILED_CODE = 2;
-
 export type VcaPhase = 'analysing' | 'failed' | 'done';
 
 export function jobPhase(job: VcaJobView): VcaPhase {
-  if (job.code === VCA_FAILED_CODE) return 'failed';
+  if (job.code === VCA_CODE.failed) return 'failed';
   if (job.tracking === 'failed' || job.tracking === 'lost' || (job.error && job.tracking !== 'active')) return 'failed';
   return job.tracking === 'active' ? 'analysing' : 'done';
 }
@@ -24,7 +22,7 @@ export function jobPhase(job: VcaJobView): VcaPhase {
 /** Why a failed job failed, in the service's or the app's words; null when it did not fail or nobody said. */
 export function jobFailure(job: VcaJobView): string | null {
   if (jobPhase(job) !== 'failed') return null;
-  if (job.code === VCA_FAILED_CODE) return job.description || job.state || job.error?.message || null;
+  if (job.code === VCA_CODE.failed) return job.description || job.state || job.error?.message || null;
   return job.error?.message ?? job.description ?? null;
 }
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { VCA_TYPES, type VcaJobView, type VcaLabelDecision } from '../../shared/task-views';
+import { VCA_CODE, VCA_TYPES, type VcaJobView, type VcaLabelDecision } from '../../shared/task-views';
 import { addAccountOptions } from '../account-options';
 import { collect } from '../option-parsers';
 import { CliError } from '../cli-error';
@@ -49,7 +49,7 @@ export function formatVcaJob(j: VcaJobView): string {
   ];
   if (j.sourceUrl) lines.push(`  video: ${j.sourceUrl}`);
   if (j.bucket) lines.push(`  bucket: ${j.bucket}`);
-  if (j.code === 2 && j.description) lines.push(`  reason: ${j.description}`);
+  if (j.code === VCA_CODE.failed && j.description) lines.push(`  reason: ${j.description}`);
   if (j.notifyState !== null) lines.push(`  notification: ${j.notifyState}`);
   if (j.error) lines.push(`  error: ${j.error.message}`);
   if (j.results.length) lines.push(`  labels (minimum confidence ${j.minConfidence}):`);
@@ -70,7 +70,7 @@ function print(ctx: { flags: { json: boolean } }, j: VcaJobView): void {
 }
 
 const exitCodeOf = (j: VcaJobView) =>
-  j.code === 2 || j.tracking === 'lost' || j.tracking === 'failed' || j.error ? 1 : 0;
+  j.code === VCA_CODE.failed || j.tracking === 'lost' || j.tracking === 'failed' || j.error ? 1 : 0;
 
 /**
  * The app's job of a jobId (found in any account first, so a job created under other flags
@@ -199,7 +199,7 @@ export function register(program: Command): void {
       const ctx = await openTasksService(o, false);
       try {
         let j = await localJob(ctx, jobId);
-        if (j.code !== 3)
+        if (j.code !== VCA_CODE.succeeded)
           throw new CliError(`job ${j.jobId} has no labels to review (${j.state ?? 'no result yet'})`, 1);
         const decisions: [string, VcaLabelDecision, string | undefined][] = [
           ...((o.accept as string[] | undefined) ?? []).map(
@@ -256,9 +256,9 @@ export function register(program: Command): void {
         const rows: number[] = [];
         for (const id of jobIds) {
           const j = await localJob(ctx, id);
-          if (j.code === 2)
+          if (j.code === VCA_CODE.failed)
             throw new CliError(`job ${j.jobId} failed (${j.description ?? 'no reason given'}); it has no labels`, 1);
-          if (j.code !== 3) {
+          if (j.code !== VCA_CODE.succeeded) {
             const why = j.error
               ? j.error.message
               : `it is ${j.state ?? 'not answered yet'}; wait with: blocklift vca show ${j.jobId} --wait`;
