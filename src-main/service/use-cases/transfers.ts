@@ -46,11 +46,16 @@ export interface TransfersDeps {
  * remove of a selection. Keeps the latest progress of each running transfer itself (the
  * engine's progress events); `dispose()` stops listening.
  */
+/** How long a missing staging folder is taken as missing before its real path is asked for again. */
+const STAGING_RETRY_MS = 5_000;
+
 export class TransfersUseCase {
   private readonly live = new Map<number, ProgressEvent>();
   private readonly unsubscribe: Array<() => void>;
   /** The staging folder's real path, once it exists (the queue keeps files by their real path). */
   private realStaging: string | undefined;
+  /** When its real path was last asked for and the folder was not there (asked again after STAGING_RETRY_MS). */
+  private realStagingMissedAt = -Infinity;
 
   constructor(private readonly d: TransfersDeps) {
     this.unsubscribe = [
@@ -75,16 +80,21 @@ export class TransfersUseCase {
   private readonly droppedAsOf = (localPath: string): string | undefined => {
     const dir = this.d.stagingDir;
     if (dir === undefined) return undefined;
-    if (this.realStaging === undefined) {
+    const given = droppedAs(dir, localPath);
+    if (given !== undefined) return given;
+    // This runs for every row shown and every change event: a staging folder not made yet (the
+    // desktop app, the CLI) is asked about at most once per STAGING_RETRY_MS, not each time.
+    const now = performance.now();
+    if (this.realStaging === undefined && now - this.realStagingMissedAt >= STAGING_RETRY_MS) {
       try {
         this.realStaging = realpathSync(dir);
       } catch {
-        // Not made yet (nothing dropped so far): the path as given.
+        this.realStagingMissedAt = now; // not made yet: nothing was dropped so far
       }
     }
-    return (
-      droppedAs(dir, localPath) ?? (this.realStaging === undefined ? undefined : droppedAs(this.realStaging, localPath))
-    );
+    return this.realStaging === undefined || this.realStaging === dir
+      ? undefined
+      : droppedAs(this.realStaging, localPath);
   };
 
   totals(): TransferTotals {
