@@ -42,12 +42,7 @@ export class BandwidthLimiter {
   /** Changes the limit (null: none); waiting reservations are re-planned at the new rate. */
   setRate(bytesPerSecond: number | null): void {
     this.bytesPerSecond = normalize(bytesPerSecond);
-    const pending = this.waiters.splice(0);
-    this.cursorMs = this.now();
-    for (const w of pending) {
-      clearTimeout(w.timer);
-      this.schedule(w);
-    }
+    this.replan(0, this.now());
   }
 
   /** Resolves when `bytes` may be sent; rejects with the signal's reason when it aborts. */
@@ -73,9 +68,14 @@ export class BandwidthLimiter {
    */
   private giveBack(i: number): void {
     const [gone] = this.waiters.splice(i, 1);
-    const behind = this.waiters.splice(i);
-    this.cursorMs = gone!.startMs;
-    for (const w of behind) {
+    this.replan(i, gone!.startMs);
+  }
+
+  /** Plans the waiting reservations from index `from` on again, the first starting at `cursorMs`. */
+  private replan(from: number, cursorMs: number): void {
+    const pending = this.waiters.splice(from);
+    this.cursorMs = cursorMs;
+    for (const w of pending) {
       clearTimeout(w.timer);
       this.schedule(w);
     }

@@ -10,14 +10,14 @@ import { onUnexpectedError } from '../base/unexpected-error';
 import { droppedAs } from '../service/data-dir';
 import { failure, type DoorBackend } from '../service/door-backend';
 import type { AddTransfersInput, AddTransfersResult, Result, TransferTarget } from '../shared/contract';
-import { STAGED_COPY_DELETED_STATES, type TransferState } from '../shared/models';
+import { STAGED_COPY_DELETED_STATES, TRANSFER_STATES, type TransferState } from '../shared/models';
 import { catalogMessage } from '../shared/errors';
 import { DOOR_STAGE_COMMIT_PATH, DOOR_STAGE_PATH } from '../shared/wire';
 
 /** Transfer states after which a staged copy is no longer needed. */
 const FINISHED = new Set(STAGED_COPY_DELETED_STATES);
 /** States of a transfer that still reads (or may read again: a failed one is retried) its staged copy. */
-const READING: TransferState[] = ['queued', 'hashing', 'uploading', 'paused', 'completing', 'failed'];
+const READING: TransferState[] = TRANSFER_STATES.filter((s) => !FINISHED.has(s));
 
 export interface StagingSweepOptions {
   /** A batch opened but not committed for this long is abandoned (the browser was closed mid-stage); default 1 h. */
