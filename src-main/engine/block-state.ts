@@ -1,7 +1,6 @@
-import type { FileHandle } from 'node:fs/promises';
 import { ETAG_UNIT_BYTES, EtagAccumulator, UNIT_DIGEST_BYTES } from '../protocol/etag';
+import type { FileSource } from './file-source';
 import type { BlockRecord } from './ports';
-import { TransferFailure } from './errors';
 
 /**
  * One block as the engine holds it while uploading: where it is in the file, how much the
@@ -72,9 +71,11 @@ export class BlockState {
   /**
    * Restores a block from its stored row. Rebuilds the SHA1 state of the unfinished unit by
    * reading its acknowledged part back from the file (at most 4 MiB, nothing re-sent).
-   * Returns false when the row is inconsistent and the block must start over.
+   * Returns false when the row is inconsistent and the block must start over. A file that
+   * ends before the part to read fails as `FileSource.readAt` says (file-changed, with the
+   * size the upload planned and the size it has now), like the same end met while sending.
    */
-  async restore(row: BlockRecord, fh: FileHandle, scratch: Buffer): Promise<boolean> {
+  async restore(row: BlockRecord, file: FileSource, scratch: Buffer): Promise<boolean> {
     this.reset();
     if (row.nextOffset <= 0 || row.lastCtx === null || row.nextOffset > this.size) return false;
     const stored = row.unitSha1s;
@@ -92,12 +93,10 @@ export class BlockState {
       const partStart = expectUnits * ETAG_UNIT_BYTES;
       let pos = partStart;
       while (pos < row.nextOffset) {
-        const want = Math.min(scratch.length, row.nextOffset - pos);
-        const { bytesRead } = await fh.read(scratch, 0, want, this.fileOffset + pos);
-        if (bytesRead === 0)
-          throw new TransferFailure('file-changed', 'the file became shorter while resuming its upload');
-        units.update(scratch.subarray(0, bytesRead));
-        pos += bytesRead;
+        const part = scratch.subarray(0, Math.min(scratch.length, row.nextOffset - pos));
+        await file.readAt(part, this.fileOffset + pos);
+        units.update(part);
+        pos += part.length;
       }
     }
     this.nextOffset = row.nextOffset;

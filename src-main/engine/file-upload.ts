@@ -163,7 +163,7 @@ export class FileUpload {
         const b = this.blocks[row.index];
         if (!b) continue;
         const fresh = row.ctxTimeMs !== null && now - row.ctxTimeMs < this.deps.purgeAgeMs;
-        if (!fresh || !(await b.restore(row, this.file!.handle, scratch))) {
+        if (!fresh || !(await b.restore(row, this.file!, scratch))) {
           b.reset();
           if (row.nextOffset > 0) storeWrite(() => this.deps.store.resetBlock(this.rec.id, row.index));
         }

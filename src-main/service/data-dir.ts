@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
 
@@ -51,6 +52,46 @@ export function droppedAs(staging: string, localPath: string): string | undefine
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
   const parts = rel.split(path.sep);
   return parts.length < 2 ? undefined : parts.slice(1).join('/');
+}
+
+/** How long a missing staging folder is taken as missing before its real path is asked for again. */
+const STAGING_RETRY_MS = 5_000;
+
+/**
+ * `droppedAs` for the paths the queue keeps: a path inside `staging` as given is named without
+ * a file-system call; the queue keeps files by their real path, so a path inside the staging
+ * folder's real path (reached through a link) is named too. Callers run this for every row
+ * shown and every change event: a staging folder not made yet (the desktop app, the CLI) is
+ * asked about at most once per STAGING_RETRY_MS, not each time.
+ */
+export function droppedAsOf(staging: string | undefined): (localPath: string) => string | undefined {
+  if (staging === undefined) return () => undefined;
+  let real: string | undefined;
+  let missedAt = -Infinity;
+  return (localPath) => {
+    const given = droppedAs(staging, localPath);
+    if (given !== undefined) return given;
+    const now = performance.now();
+    if (real === undefined && now - missedAt >= STAGING_RETRY_MS) {
+      try {
+        real = realpathSync(staging);
+      } catch {
+        missedAt = now; // not made yet: nothing was dropped so far
+      }
+    }
+    return real === undefined || real === staging ? undefined : droppedAs(real, localPath);
+  };
+}
+
+/**
+ * A text about a staged file (an engine failure names the file by the path it read: "<path>
+ * does not exist (moved or deleted?)") with that path, wherever it occurs, replaced by the
+ * name the file was dropped as: the person chose that name and never the staging folder.
+ * The rest, the reason, is kept word for word. Unchanged when `dropped` is undefined (a file
+ * that was not dropped).
+ */
+export function namedAsDropped(text: string, localPath: string, dropped: string | undefined): string {
+  return dropped === undefined || localPath === '' ? text : text.split(localPath).join(dropped);
 }
 
 /** The folder of log files inside a data folder. */

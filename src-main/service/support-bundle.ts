@@ -10,6 +10,7 @@ import type { Db } from '../store/db';
 import { LOG_DIR } from './log-file';
 import type { SecretStore } from './secrets';
 import { accountSecretsInUrls, publicAccount } from './account-public';
+import { droppedAsOf, namedAsDropped, stagingDir } from './data-dir';
 
 /** The folder inside the data folder that support bundles are written to. */
 export const SUPPORT_DIR = 'support';
@@ -32,7 +33,9 @@ const REQUEST_ID = /request id ([^\s)]+)/;
  * Entries: versions.json, settings.json (accounts as `publicAccount` lets them out: no
  * secret, no credentials or query of the token URL, no proxy password), event-log.txt, logs/* (the rotating log files),
  * transfers/{uploaded,failed,skipped}.json (with reasons and the request ids the messages
- * carry). Every entry passes through `redactor()` before it is zipped: the secret of
+ * carry; a file dropped in a browser has `droppedAs`, and its reason names it so, as the app
+ * shows it, while `localPath` keeps the staged copy's path; the event log and the log files
+ * keep the paths the engine read, for support). Every entry passes through `redactor()` before it is zipped: the secret of
  * every account (raw, Base64, URL-safe Base64), what its URLs hold of credentials
  * (`accountSecretsInUrls`: the token URL whole, its password and query values, a proxy
  * password), Authorization headers and upload or management tokens are replaced by `[redacted]`.
@@ -42,6 +45,8 @@ export async function writeSupportBundle(deps: SupportBundleDeps): Promise<{ pat
   const redact = redactor(secretsOf(deps));
   const q = new SupportQuery(deps.db);
   const json = (v: unknown) => JSON.stringify(v, null, 2);
+  const dropped = droppedAsOf(stagingDir(deps.dataDir));
+  const entry = (t: SupportTransferRow) => transferEntry(t, dropped(t.localPath));
   const entries: Array<{ name: string; text: string }> = [
     { name: 'versions.json', text: json(versions(deps.door, now)) },
     {
@@ -58,9 +63,9 @@ export async function writeSupportBundle(deps: SupportBundleDeps): Promise<{ pat
         )
         .join('\n'),
     },
-    { name: 'transfers/uploaded.json', text: json(q.transfers('done').map(transferEntry)) },
-    { name: 'transfers/failed.json', text: json(q.transfers('failed').map(transferEntry)) },
-    { name: 'transfers/skipped.json', text: json(q.transfers('skipped').map(transferEntry)) },
+    { name: 'transfers/uploaded.json', text: json(q.transfers('done').map(entry)) },
+    { name: 'transfers/failed.json', text: json(q.transfers('failed').map(entry)) },
+    { name: 'transfers/skipped.json', text: json(q.transfers('skipped').map(entry)) },
     ...logFiles(deps.dataDir),
   ];
   const zipped: ZipEntry[] = entries.map((e) => ({
@@ -86,14 +91,16 @@ function versions(door: string, now: Date) {
   };
 }
 
-function transferEntry(t: SupportTransferRow) {
-  const reason = t.errorMessage ?? t.warning;
+function transferEntry(t: SupportTransferRow, droppedAs: string | undefined) {
+  const said = t.errorMessage ?? t.warning;
+  const reason = said === null ? null : namedAsDropped(said, t.localPath, droppedAs);
   return {
     id: t.id,
     accountId: t.accountId,
     bucket: t.bucket,
     key: t.key,
     localPath: t.localPath,
+    ...(droppedAs !== undefined ? { droppedAs } : {}),
     size: t.size,
     etag: t.etag,
     attempts: t.attempts,

@@ -103,9 +103,10 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     // The row says why first (it names the file already); its tooltip and the detail keep the path.
     await expect.poll(() => error.textContent()).toBe('This file does not exist (moved or deleted?)');
     await row('gone.bin').locator('.cell-name').dblclick();
-    // A dropped file: named as dropped, its staged copy (the one removed) said as where it was sent from.
+    // A dropped file: named as dropped, its staged copy (the one removed) said as where it was
+    // sent from; its failure names it as dropped too, never by that staged copy's path.
     const drawer = served.page.getByRole('dialog').filter({ hasText: 'Dropped file' });
-    const reason = drawer.getByText(/gone\.bin does not exist \(moved or deleted\?\)/);
+    const reason = drawer.getByText('gone.bin does not exist (moved or deleted?)', { exact: true });
     await expect.poll(() => reason.isVisible()).toBe(true);
     await reason.click({ trial: true }); // waits until the drawer stops sliding in
     await shot(served.page, 'serve-failed-reason');

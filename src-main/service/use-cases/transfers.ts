@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import type { ProgressEvent } from '../../engine/api';
 import type { UploadEngine } from '../../engine/engine';
 import { RUNNING_STATES } from '../../engine/snapshot';
@@ -16,7 +15,7 @@ import type { TransferQueryRepo } from '../../store/transfer-query';
 import type { SqliteTransferStore } from '../../store/transfer-repo';
 import { objectAccessUrl } from '../../tasks/access-url';
 import { addFiles, type AddFilesResult } from '../add-files';
-import { droppedAs } from '../data-dir';
+import { droppedAsOf, namedAsDropped } from '../data-dir';
 import { notFound } from '../api/errors';
 import { blockViews, etagCheck, transferView } from './views';
 import type { Pauses } from '../pauses';
@@ -46,18 +45,14 @@ export interface TransfersDeps {
  * remove of a selection. Keeps the latest progress of each running transfer itself (the
  * engine's progress events); `dispose()` stops listening.
  */
-/** How long a missing staging folder is taken as missing before its real path is asked for again. */
-const STAGING_RETRY_MS = 5_000;
-
 export class TransfersUseCase {
   private readonly live = new Map<number, ProgressEvent>();
   private readonly unsubscribe: Array<() => void>;
-  /** The staging folder's real path, once it exists (the queue keeps files by their real path). */
-  private realStaging: string | undefined;
-  /** When its real path was last asked for and the folder was not there (asked again after STAGING_RETRY_MS). */
-  private realStagingMissedAt = -Infinity;
+  /** The path a file dropped in a browser was dropped as, when a local path is its staged copy. */
+  private readonly droppedAsOf: (localPath: string) => string | undefined;
 
   constructor(private readonly d: TransfersDeps) {
+    this.droppedAsOf = droppedAsOf(d.stagingDir);
     this.unsubscribe = [
       d.engine.onProgress((p) => this.live.set(p.id, p)),
       d.engine.onTransferChange((t) => {
@@ -75,27 +70,6 @@ export class TransfersUseCase {
     const row = this.d.rows.get(id);
     return row && transferView(row, this.live.get(id), this.droppedAsOf);
   }
-
-  /** The path a file dropped in a browser was dropped as, when `localPath` is its staged copy. */
-  private readonly droppedAsOf = (localPath: string): string | undefined => {
-    const dir = this.d.stagingDir;
-    if (dir === undefined) return undefined;
-    const given = droppedAs(dir, localPath);
-    if (given !== undefined) return given;
-    // This runs for every row shown and every change event: a staging folder not made yet (the
-    // desktop app, the CLI) is asked about at most once per STAGING_RETRY_MS, not each time.
-    const now = performance.now();
-    if (this.realStaging === undefined && now - this.realStagingMissedAt >= STAGING_RETRY_MS) {
-      try {
-        this.realStaging = realpathSync(dir);
-      } catch {
-        this.realStagingMissedAt = now; // not made yet: nothing was dropped so far
-      }
-    }
-    return this.realStaging === undefined || this.realStaging === dir
-      ? undefined
-      : droppedAs(this.realStaging, localPath);
-  };
 
   totals(): TransferTotals {
     return this.d.rows.totals();
@@ -129,7 +103,8 @@ export class TransfersUseCase {
         status: null,
         // The engine logs the reply's request id with the failure or retry (event log data), never parsed from words.
         requestId: logged?.requestId ?? null,
-        body: r.lastError?.message ?? logged?.message ?? null,
+        body:
+          view.lastError?.message ?? (logged && namedAsDropped(logged.message, r.localPath, view.droppedAs)) ?? null,
         at: logged?.at ?? r.updatedAt,
       };
     const domain = this.d.accounts.get(r.accountId)?.downloadDomain;

@@ -10,11 +10,14 @@ import { persistentIdOfUpload } from '../../tasks/upload-link';
 import type { SyncRepo } from '../../store/sync-repo';
 import type { AccountPrefs } from '../account-prefs';
 import { publicAccount } from '../account-public';
+import { namedAsDropped } from '../data-dir';
 
 /**
  * A stored transfer as a list row shows it; `live` is the engine's progress while it runs;
  * `droppedAsOf` names a file dropped in a browser by its path as dropped (its local path is
- * the door's staged copy).
+ * the door's staged copy); its failure then names it so too (`namedAsDropped`), since this view
+ * is what every reader of the message gets: the list, the detail, the events (and the desktop
+ * notification made from them), the CLI.
  */
 export function transferView(
   row: TransferListRow,
@@ -37,7 +40,7 @@ export function transferView(
     speed: running ? live.speed : 0,
     etaSeconds: running ? live.etaSeconds : null,
     etag: r.etag,
-    lastError: r.lastError,
+    lastError: r.lastError && { ...r.lastError, message: namedAsDropped(r.lastError.message, r.localPath, dropped) },
     warning: r.warning,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -87,7 +87,7 @@ export const TransferRow = memo(function TransferRow({ index, top, active, onAct
         {row.lastError && row.state === 'failed' && (
           <Tooltip title={row.lastError.message}>
             <span className="row-error">
-              {rowReason(row.lastError.message, row.localPath, t('transfers.thisFile'))}
+              {rowReason(row.lastError.message, row.droppedAs ?? row.localPath, t('transfers.thisFile'))}
             </span>
           </Tooltip>
         )}

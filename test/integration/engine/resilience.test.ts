@@ -31,6 +31,19 @@ const req = (r: Rig, name: string, key = name) => ({
   source: 'manual' as const,
 });
 
+/** Pauses transfer `id` once more than `bytes` of it were acknowledged, and waits until it is paused. */
+async function pauseAfter(r: Rig, id: number, bytes: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const off = r.engine.onProgress(
+      (p) => p.id === id && p.bytesDone > bytes && (off(), r.engine.pause(id), resolve()),
+    );
+  });
+  await new Promise<void>((resolve) => {
+    if (r.engine.get(id)!.state === 'paused') resolve();
+    const off = r.engine.onTransferChange((s) => s.id === id && s.state === 'paused' && (off(), resolve()));
+  });
+}
+
 describe('engine resilience', () => {
   it('gets tokens from a remote token URL (no secret in the uploader)', async () => {
     const seen: string[] = [];
@@ -105,19 +118,7 @@ describe('engine resilience', () => {
     const r = rig;
     const data = await r.file('old.bin', 10 * MiB);
     const [id] = r.engine.enqueue([req(r, 'old.bin')]);
-    await new Promise<void>((resolve) => {
-      const off = r.engine.onProgress((p) => {
-        if (p.id === id && p.bytesDone > 2 * MiB) {
-          off();
-          r.engine.pause(id!);
-          resolve();
-        }
-      });
-    });
-    await new Promise<void>((resolve) => {
-      const off = r.engine.onTransferChange((s) => s.id === id && s.state === 'paused' && (off(), resolve()));
-      if (r.engine.get(id!)!.state === 'paused') resolve();
-    });
+    await pauseAfter(r, id!, 2 * MiB);
     expect(r.store.listBlocks(id!).some((b) => b.nextOffset > 0)).toBe(true);
     r.emu.clock.advance(31 * 24 * 3600_000); // past the emulator's purge age (30 days) and ours
     r.emu.sweepNow();
@@ -135,15 +136,7 @@ describe('engine resilience', () => {
     const r = rig;
     const data = await r.file('lost.bin', 10 * MiB);
     const [id] = r.engine.enqueue([req(r, 'lost.bin')]);
-    await new Promise<void>((resolve) => {
-      const off = r.engine.onProgress(
-        (p) => p.id === id && p.bytesDone > 5 * MiB && (off(), r.engine.pause(id!), resolve()),
-      );
-    });
-    await new Promise<void>((resolve) => {
-      if (r.engine.get(id!)!.state === 'paused') resolve();
-      const off = r.engine.onTransferChange((s) => s.id === id && s.state === 'paused' && (off(), resolve()));
-    });
+    await pauseAfter(r, id!, 5 * MiB);
     expect(r.store.listBlocks(id!)[0]!.nextOffset).toBe(4 * MiB); // block 0 finished before the pause
     r.emu.clock.advance(120_000); // the emulator purges after 1 minute; the engine still trusts its blocks
     r.emu.sweepNow();
@@ -279,6 +272,43 @@ describe('engine resilience', () => {
       `${path.join(r.dir, 'shrunk.bin')} became shorter while it was uploaded: it was 12.0 MB (12582912 bytes) when the upload started and is 3.0 MB (3145733 bytes) now; upload it again when it is complete`,
     );
     expect(r.emu.objects.stat(r.emu.bucket, 'shrunk.bin')).toBeUndefined();
+  });
+
+  it('a file that shrinks before its resume re-reads a block says the size it had and the size it has', async () => {
+    rig = await startRig({
+      engine: { chunkBytes: 256 * 1024, bandwidthBytesPerSec: 8 * MiB, limits: { maxBlocksPerFile: 1 } },
+    });
+    const r = rig;
+    const file = path.join(r.dir, 'resumed.bin');
+    await r.file('resumed.bin', 12 * MiB);
+    const [id] = r.engine.enqueue([req(r, 'resumed.bin')]);
+    await pauseAfter(r, id!, 2 * MiB);
+    const part = r.store.listBlocks(id!)[0]!.nextOffset;
+    expect(part).toBeGreaterThan(2 * MiB);
+    expect(part).toBeLessThan(4 * MiB); // block 0 resumes mid-unit: its restore reads [0, part) back
+    // The file shrinks after the resumed run's stat (size and mtime as stored: the blocks are
+    // kept) and before the restore reads: the run's read of its blocks is that moment.
+    const { SqliteTransferStore } = await import('../../../src-main/store/transfer-repo');
+    let shrunk = false;
+    class ShrinksBeforeRestore extends SqliteTransferStore {
+      override listBlocks(transferId: number) {
+        if (!shrunk && transferId === id && this.getTransfer(transferId)?.state === 'uploading') {
+          shrunk = true;
+          truncateSync(file, MiB + 5);
+        }
+        return super.listBlocks(transferId);
+      }
+    }
+    await r.engine.close();
+    r.newEngine({ store: new ShrinksBeforeRestore(r.db), chunkBytes: 256 * 1024 });
+    r.engine.resume(id!);
+    const s = await r.settled(id!);
+    expect(shrunk).toBe(true);
+    expect(s.state).toBe('failed');
+    expect(s.lastError).toEqual({
+      code: 'file-changed',
+      message: `${file} became shorter while it was uploaded: it was 12.0 MB (12582912 bytes) when the upload started and is 1.0 MB (1048581 bytes) now; upload it again when it is complete`,
+    });
   });
 
   it('a path that is not a regular file fails with file-unreadable', async () => {

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlockState } from '../../../src-main/engine/block-state';
+import { FileSource } from '../../../src-main/engine/file-source';
 import { etagFromUnitDigests, etagOfBuffer } from '../../../src-main/protocol/etag';
 
 const MiB = 1024 * 1024;
@@ -55,7 +55,7 @@ describe('BlockState', () => {
       ctxTimeMs: 5,
       unitSha1s: a.unitSha1s(),
     };
-    const fh = await open(file, 'r');
+    const fh = await FileSource.open(file);
     try {
       const b = new BlockState(1, 4 * MiB, 8 * MiB);
       expect(await b.restore(row, fh, Buffer.alloc(MiB))).toBe(true);
