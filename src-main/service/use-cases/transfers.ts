@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import type { ProgressEvent } from '../../engine/api';
 import type { UploadEngine } from '../../engine/engine';
 import { RUNNING_STATES } from '../../engine/snapshot';
@@ -46,16 +45,9 @@ export interface TransfersDeps {
  * remove of a selection. Keeps the latest progress of each running transfer itself (the
  * engine's progress events); `dispose()` stops listening.
  */
-/** How long a missing staging folder is taken as missing before its real path is asked for again. */
-const STAGING_RETRY_MS = 5_000;
-
 export class TransfersUseCase {
   private readonly live = new Map<number, ProgressEvent>();
   private readonly unsubscribe: Array<() => void>;
-  /** The staging folder's real path, once it exists (the queue keeps files by their real path). */
-  private realStaging: string | undefined;
-  /** When its real path was last asked for and the folder was not there (asked again after STAGING_RETRY_MS). */
-  private realStagingMissedAt = -Infinity;
 
   constructor(private readonly d: TransfersDeps) {
     this.unsubscribe = [
@@ -76,26 +68,14 @@ export class TransfersUseCase {
     return row && transferView(row, this.live.get(id), this.droppedAsOf);
   }
 
-  /** The path a file dropped in a browser was dropped as, when `localPath` is its staged copy. */
-  private readonly droppedAsOf = (localPath: string): string | undefined => {
-    const dir = this.d.stagingDir;
-    if (dir === undefined) return undefined;
-    const given = droppedAs(dir, localPath);
-    if (given !== undefined) return given;
-    // This runs for every row shown and every change event: a staging folder not made yet (the
-    // desktop app, the CLI) is asked about at most once per STAGING_RETRY_MS, not each time.
-    const now = performance.now();
-    if (this.realStaging === undefined && now - this.realStagingMissedAt >= STAGING_RETRY_MS) {
-      try {
-        this.realStaging = realpathSync(dir);
-      } catch {
-        this.realStagingMissedAt = now; // not made yet: nothing was dropped so far
-      }
-    }
-    return this.realStaging === undefined || this.realStaging === dir
-      ? undefined
-      : droppedAs(this.realStaging, localPath);
-  };
+  /**
+   * The path a file dropped in a browser was dropped as, when `localPath` is its staged copy.
+   * The queue keeps a staged copy under the staging folder as given, even when a link leads to
+   * it: the door adds its batch folder, a folder it made, and a named folder that is not a link
+   * is walked as named (expand-paths.ts).
+   */
+  private readonly droppedAsOf = (localPath: string): string | undefined =>
+    this.d.stagingDir === undefined ? undefined : droppedAs(this.d.stagingDir, localPath);
 
   totals(): TransferTotals {
     return this.d.rows.totals();
