@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { net, protocol } from 'electron';
-import { accountMediaOrigins, pageCsp } from '../common/csp';
 import type { DoorBackend } from '../service/door-backend';
+import { doorCsp } from '../service/door-csp';
 import { APP_SCHEME } from './ipc';
 
 /** Must run before the app is ready: app:// is a standard, secure scheme (origin app://renderer). */
@@ -20,16 +20,15 @@ export function rendererFile(rendererDir: string, requestUrl: string): string | 
   return file.startsWith(path.resolve(rendererDir) + path.sep) ? file : null;
 }
 
-/** Serves dist/renderer at app://renderer/ with the CSP header on every reply (its media origins: the accounts' download domains). */
+/** Serves dist/renderer at app://renderer/ with the CSP header on every reply (service/door-csp.ts: a page's names the accounts' media origins). */
 export function serveRenderer(rendererDir: string, backend: Pick<DoorBackend, 'accounts'>): void {
   protocol.handle(APP_SCHEME, async (request) => {
     const file = rendererFile(rendererDir, request.url);
     if (!file) return new Response('not found', { status: 404 });
     const reply = await net.fetch(pathToFileURL(file).href);
     const headers = new Headers(reply.headers);
-    // Media from the accounts' download domains as they are now (common/csp.ts).
-    const accounts = await backend.accounts.list().catch(() => undefined);
-    headers.set('Content-Security-Policy', pageCsp(accounts?.ok ? accountMediaOrigins(accounts.value) : []));
+    // The page is the one HTML file (its type comes from its name, as Electron gives it).
+    headers.set('Content-Security-Policy', await doorCsp(backend, file.endsWith('.html')));
     headers.set('X-Content-Type-Options', 'nosniff');
     return new Response(reply.body, { status: reply.status, headers });
   });

@@ -235,6 +235,23 @@ async function launchWhenFree(mode: HostMode, options: HostedEmulatorOptions, lo
   }
 }
 
+/**
+ * Starts on `port` and, when that port is taken, on any free one (port 0: any free one at
+ * once), so that the URLs given out on it keep working across restarts whenever they can.
+ * The embedded emulator's start (service/embedded.ts: the last run's port) and the host's
+ * restart after a crash (its port before) both go through here.
+ */
+export async function onPortElseAny<T>(port: number, start: (port: number) => Promise<T>, logger: Logger): Promise<T> {
+  if (port === 0) return start(0);
+  try {
+    return await start(port);
+  } catch (e) {
+    if (!/EADDRINUSE/.test((e as Error).message)) throw e;
+    logger.warn(`port ${port} is taken; starting on another port`);
+    return start(0);
+  }
+}
+
 /** Starts the emulator in a child process (default) or a worker thread; resolves once it listens. */
 export async function startEmulatorHost(opts: EmulatorHostOptions): Promise<EmulatorHost> {
   const mode = opts.mode ?? DEFAULT_HOST_MODE;
@@ -276,15 +293,7 @@ export async function startEmulatorHost(opts: EmulatorHostOptions): Promise<Emul
       await sleep(delay);
       if (closing) throw new Error('the emulator is closed');
       try {
-        let next: Running;
-        try {
-          next = await launch(mode, { ...opts.emulator, port }, logger);
-        } catch (e) {
-          if (!/EADDRINUSE/.test((e as Error).message)) throw e;
-          logger.warn(`port ${port} is taken; restarting on another port`);
-          next = await launch(mode, { ...opts.emulator, port: 0 }, logger);
-        }
-        run = next;
+        run = await onPortElseAny(port, (p) => launch(mode, { ...opts.emulator, port: p }, logger), logger);
         config.downloadBaseUrl = run.facts.config.downloadBaseUrl;
         restarts++;
         logger.info(`restarted on port ${run.facts.port}`);

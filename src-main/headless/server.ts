@@ -7,8 +7,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { refusal, type DoorBackend } from '../service/door-backend';
-import { accountMediaOrigins, pageCsp } from '../common/csp';
-import { APP_CSP } from '../shared/csp';
+import { doorCsp } from '../service/door-csp';
 import { catalogMessage } from '../shared/errors';
 import { TOKEN_COOKIE, TOKEN_QUERY } from '../shared/wire';
 import { hostAllowed, isLoopbackHost, newToken, tokenMatches } from './access';
@@ -100,10 +99,9 @@ export async function startHeadlessDoor(opts: HeadlessDoorOptions): Promise<Head
     guard(req, reply, { token, loopbackOnly, port: () => port, devRendererUrl: opts.devRendererUrl }),
   );
   app.addHook('onSend', async (_req, reply) => {
-    // A page gets the media origins of the accounts as they are now (an account added or
-    // edited counts from the next page load); other replies the fixed policy.
-    const html = String(reply.getHeader('content-type') ?? '').startsWith('text/html');
-    reply.header('Content-Security-Policy', html ? await servedPageCsp(opts.backend) : APP_CSP);
+    // A page gets the accounts' media origins as they are now; other replies the fixed policy.
+    const page = String(reply.getHeader('content-type') ?? '').startsWith('text/html');
+    reply.header('Content-Security-Policy', await doorCsp(opts.backend, page));
     reply.header('X-Frame-Options', 'DENY');
     reply.header('Referrer-Policy', 'no-referrer');
     reply.header('X-Content-Type-Options', 'nosniff');
@@ -126,12 +124,6 @@ export async function startHeadlessDoor(opts: HeadlessDoorOptions): Promise<Head
       await app.close();
     },
   };
-}
-
-/** The CSP of a page served now: media from the configured accounts' download domains (the embedded emulator's among them). */
-export async function servedPageCsp(backend: Pick<DoorBackend, 'accounts'>): Promise<string> {
-  const accounts = await backend.accounts.list().catch(() => undefined);
-  return pageCsp(accounts?.ok ? accountMediaOrigins(accounts.value) : []);
 }
 
 interface GuardContext {

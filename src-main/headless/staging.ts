@@ -100,7 +100,12 @@ export class StagedFiles {
     }
   }
 
-  /** Local paths under the staging folder of transfers that still read them; undefined when the queue does not answer. */
+  /**
+   * Local paths under the staging folder of transfers that still read them; undefined when the
+   * queue does not answer. The door's own transfers name it as given; one a person added by
+   * naming a link to a staged file names it by its real path (a named link is followed), which
+   * counts too when a link leads to the staging folder: the one place a real path is mapped back.
+   */
   private async readingPaths(): Promise<Set<string> | undefined> {
     const dirs = [this.dir];
     const real = await realpath(this.dir).catch(() => this.dir);
@@ -199,12 +204,10 @@ export class StagedFiles {
       await rm(folder, { recursive: true, force: true });
       return res;
     }
-    // The add names files by their real path (the staging folder may be reached through a link).
-    const real = await realpath(folder).catch(() => folder);
-    const staged = (p: string) => (p.startsWith(real + path.sep) ? path.join(folder, path.relative(real, p)) : p);
-    for (const s of res.value.skipped) await this.release(staged(s.path));
-    for (const a of res.value.alreadyUploaded) await this.release(staged(a.path));
-    const skipped = res.value.skipped.map((s) => ({ ...s, path: droppedAs(this.dir, staged(s.path)) ?? s.path }));
+    // The add names the files below the batch folder as given (a folder the door made, not a link).
+    for (const s of res.value.skipped) await this.release(s.path);
+    for (const a of res.value.alreadyUploaded) await this.release(a.path);
+    const skipped = res.value.skipped.map((s) => ({ ...s, path: droppedAs(this.dir, s.path) ?? s.path }));
     return { ok: true, value: { ...res.value, skipped } };
   }
 

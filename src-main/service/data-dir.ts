@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import envPaths from 'env-paths';
 
@@ -54,33 +53,15 @@ export function droppedAs(staging: string, localPath: string): string | undefine
   return parts.length < 2 ? undefined : parts.slice(1).join('/');
 }
 
-/** How long a missing staging folder is taken as missing before its real path is asked for again. */
-const STAGING_RETRY_MS = 5_000;
-
 /**
- * `droppedAs` for the paths the queue keeps: a path inside `staging` as given is named without
- * a file-system call; the queue keeps files by their real path, so a path inside the staging
- * folder's real path (reached through a link) is named too. Callers run this for every row
- * shown and every change event: a staging folder not made yet (the desktop app, the CLI) is
- * asked about at most once per STAGING_RETRY_MS, not each time.
+ * `droppedAs` for the paths the queue keeps, as one function (undefined staging: nothing was
+ * dropped here). The queue keeps a staged copy under the staging folder as given, even when a
+ * link leads to it: the door adds its batch folder, a folder it made, and a named folder that
+ * is not a link is walked as named (expand-paths.ts). A file a person added by naming a link
+ * to a staged copy is kept by its real path and is not taken for a dropped one.
  */
 export function droppedAsOf(staging: string | undefined): (localPath: string) => string | undefined {
-  if (staging === undefined) return () => undefined;
-  let real: string | undefined;
-  let missedAt = -Infinity;
-  return (localPath) => {
-    const given = droppedAs(staging, localPath);
-    if (given !== undefined) return given;
-    const now = performance.now();
-    if (real === undefined && now - missedAt >= STAGING_RETRY_MS) {
-      try {
-        real = realpathSync(staging);
-      } catch {
-        missedAt = now; // not made yet: nothing was dropped so far
-      }
-    }
-    return real === undefined || real === staging ? undefined : droppedAs(real, localPath);
-  };
+  return staging === undefined ? () => undefined : (localPath) => droppedAs(staging, localPath);
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prefixedLogger, silentLogger, type Logger } from '../base/logger';
-import { startEmulatorHost, type EmulatorHost, type HostMode } from '../emulator/host';
+import { onPortElseAny, startEmulatorHost, type EmulatorHost, type HostMode } from '../emulator/host';
 import type { HostedEmulatorOptions } from '../emulator/host-protocol';
 import { DEFAULT_BUCKET } from '../emulator/server';
 import type { AccountRepo } from '../store/account-repo';
@@ -119,18 +119,7 @@ export async function startEmbedded(
     });
   // The port of the last run (the Local account's URL), so that the URLs it gave out (video
   // jobs' sources, copied download URLs) keep working across restarts; another when it is taken.
-  const last = lastPort(accounts);
-  let emulator: EmulatorHost;
-  if (last === undefined) emulator = await start(0);
-  else {
-    try {
-      emulator = await start(last);
-    } catch (e) {
-      if (!/EADDRINUSE/.test((e as Error).message)) throw e;
-      emuLogger.warn(`port ${last} of the last run is taken; starting on another port`);
-      emulator = await start(0);
-    }
-  }
+  const emulator = await onPortElseAny(lastPort(accounts) ?? 0, start, emuLogger);
   try {
     bucket = emulator.config.buckets[0] ?? DEFAULT_BUCKET;
     const accountId = upsertLocal(emulator);

@@ -4,7 +4,7 @@
  * headless/server.ts): its own scripts only, no remote content, not framed.
  *
  * Without `media-src` (the default: 'self'); each door adds it when it serves a page, with the
- * origins of the accounts' download domains (common/csp.ts `pageCsp`), so the review player
+ * origins of the accounts' download domains (service/door-csp.ts `doorCsp`), so the review player
  * can load a video from where it is stored.
  *
  * `form-action 'none'`: no form of the app submits to a URL. Every form is handled in script

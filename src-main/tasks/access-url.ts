@@ -8,13 +8,16 @@ export class AccessUrlError extends Error {
   override readonly name = 'AccessUrlError';
 }
 
-export function objectAccessUrl(downloadDomain: string, key: string): string {
+/**
+ * A download domain as a base URL: http:// assumed without a scheme, a path prefix kept.
+ * Throws AccessUrlError, saying what to set, for one that is empty, not a URL, or not http(s).
+ */
+export function downloadBase(downloadDomain: string): URL {
   const domain = downloadDomain.trim();
   if (domain === '')
     throw new AccessUrlError(
       'the account has no download domain; set one in the account settings to analyse uploaded videos',
     );
-  if (key === '') throw new AccessUrlError('the object key is empty');
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `http://${domain}`;
   let base: URL;
   try {
@@ -24,6 +27,22 @@ export function objectAccessUrl(downloadDomain: string, key: string): string {
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:')
     throw new AccessUrlError(`the download domain must be http:// or https://, not ${base.protocol}`);
+  return base;
+}
+
+/** The origin (scheme, host, port) the access URLs of a download domain have; null when it gives none. */
+export function downloadOrigin(downloadDomain: string): string | null {
+  try {
+    return downloadBase(downloadDomain).origin;
+  } catch (e) {
+    if (e instanceof AccessUrlError) return null;
+    throw e;
+  }
+}
+
+export function objectAccessUrl(downloadDomain: string, key: string): string {
+  const base = downloadBase(downloadDomain);
+  if (key === '') throw new AccessUrlError('the object key is empty');
   const prefix = base.pathname.replace(/\/+$/, '');
   const encodedKey = key.split('/').map(encodeURIComponent).join('/');
   return `${base.protocol}//${base.host}${prefix}/${encodedKey}`;

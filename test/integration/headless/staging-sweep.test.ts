@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -71,6 +71,20 @@ describe('the staging folder is swept', () => {
     // Only transfers that may still read their file are asked for, and only those under the staging folder.
     expect(queries[0]).toMatchObject({ text: dir, states: expect.arrayContaining(['queued', 'uploading', 'failed']) });
     expect(queries[0]!.states).not.toContain('done');
+  });
+
+  it('at start, with the staging folder reached through a link: a file a transfer reads by its real path stays', async () => {
+    // A transfer a person added by naming a link to a staged file reads it by its real path
+    // (a named link is followed); the door knows the staging folder through the data folder's link.
+    const read = await file(`${UUID(4)}/keep.bin`);
+    const gone = await file(`${UUID(4)}/gone.bin`);
+    const linked = path.join(tmp, 'linked-staging');
+    await symlink(dir, linked);
+    const staged = new StagedFiles(linked, backendReading([read]));
+    await staged.swept;
+    staged.dispose();
+    expect(existsSync(read)).toBe(true);
+    expect(existsSync(gone)).toBe(false);
   });
 
   it('at start with no staging folder, or a queue that does not answer: nothing breaks, nothing is deleted', async () => {

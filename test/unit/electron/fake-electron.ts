@@ -1,9 +1,13 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 /**
  * A test double of the Electron runtime (which cannot be downloaded here), just wide
  * enough for src-main/electron's IPC, preload and tray code: ipcMain/ipcRenderer over an
  * in-memory channel, a contextBridge that records what is exposed, webUtils, safeStorage,
  * a dialog whose open-dialog calls are recorded and answered with `dialog.answer`, a Tray
- * that records its tooltips and menus. (The built main process runs on the wider stand-in of
+ * that records its tooltips and menus, a protocol whose handlers are kept in `protocol.handlers`
+ * and a net.fetch that reads file: URLs as Electron's does. (The built main process runs on the wider stand-in of
  * test/helpers/electron-runtime.)
  * Used with `vi.mock('electron', () => fakeElectron)`.
  */
@@ -128,6 +132,20 @@ export const fakeElectron = {
     isPackaged: false,
     getLoginItemSettings: () => ({ openAtLogin: false }),
     setLoginItemSettings: () => undefined,
+  },
+  /** Custom schemes: the handler protocol.handle registered, by scheme (app-protocol.ts). */
+  protocol: {
+    handlers: new Map<string, (request: Request) => Promise<Response>>(),
+    handle(scheme: string, h: (request: Request) => Promise<Response>) {
+      fakeElectron.protocol.handlers.set(scheme, h);
+    },
+  },
+  /** Electron's net.fetch reads file: URLs (Node's fetch does not); no Content-Type, as the runtime stand-in. */
+  net: {
+    async fetch(url: string) {
+      const file = fileURLToPath(url);
+      return existsSync(file) ? new Response(readFileSync(file)) : new Response('not found', { status: 404 });
+    },
   },
   currentSender: null as FakeWebContents | null,
   /** Delivers what the main side sent to a window to the renderer-side listeners. */

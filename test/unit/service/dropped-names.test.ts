@@ -19,14 +19,14 @@ describe('a staged file named as dropped', () => {
     expect(namedAsDropped('The service answered 503', '', 'x')).toBe('The service answered 503');
   });
 
-  it('names a path in the staging folder as given, and in its real path when it is reached through a link', () => {
+  it('names a path in the staging folder as given, and not one reached by its real path (a named link)', () => {
     tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'bl-dropped-')));
     mkdirSync(path.join(tmp, 'real', 'staging'), { recursive: true });
     symlinkSync(path.join(tmp, 'real'), path.join(tmp, 'link'));
     const of = droppedAsOf(path.join(tmp, 'link', 'staging'));
-    expect(of(path.join(tmp, 'link', 'staging', 'b1', 'a.jpg'))).toBe('a.jpg');
-    expect(of(path.join(tmp, 'real', 'staging', 'b1', 'photos', 'a.jpg'))).toBe('photos/a.jpg');
-    expect(of(path.join(tmp, 'real', 'elsewhere', 'a.jpg'))).toBeUndefined();
+    expect(of(path.join(tmp, 'link', 'staging', 'b1', 'photos', 'a.jpg'))).toBe('photos/a.jpg');
+    expect(of(path.join(tmp, 'real', 'staging', 'b1', 'a.jpg'))).toBeUndefined();
+    expect(of(path.join(tmp, 'link', 'elsewhere', 'a.jpg'))).toBeUndefined();
     expect(droppedAsOf(undefined)('/any/a.jpg')).toBeUndefined();
   });
 });

@@ -1,4 +1,23 @@
 import { APP_CSP } from '../shared/csp';
+import { downloadOrigin } from '../tasks/access-url';
+import type { DoorBackend } from './door-backend';
+
+/**
+ * The Content-Security-Policy header of a reply of either door (the desktop's app:// protocol,
+ * electron/app-protocol.ts, and the headless door's HTTP, headless/server.ts). A page gets
+ * `pageCsp` with the origins of the accounts' download domains as they are now (an account
+ * added or edited counts from the next page load); any other reply (a script, a style, an
+ * image, an API answer) the fixed APP_CSP, without asking for the accounts: a policy on
+ * anything but a document has no effect.
+ */
+export async function doorCsp(
+  backend: { accounts: Pick<DoorBackend['accounts'], 'list'> },
+  page: boolean,
+): Promise<string> {
+  if (!page) return APP_CSP;
+  const accounts = await backend.accounts.list().catch(() => undefined);
+  return pageCsp(accounts?.ok ? accountMediaOrigins(accounts.value) : []);
+}
 
 /**
  * The Content-Security-Policy of a renderer page served now: APP_CSP with `media-src 'self'`
@@ -15,24 +34,7 @@ export function pageCsp(mediaOrigins: readonly string[]): string {
 /** http(s)://host[:port] with nothing a CSP source list could misread (no space, ';', ',', '*', quote). */
 const SAFE_ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
-/**
- * The origin of a download domain as tasks/access-url.ts reads it (http:// assumed without
- * a scheme; a path prefix allowed); null when it is not an http(s) URL.
- */
-export function downloadOrigin(downloadDomain: string): string | null {
-  const domain = downloadDomain.trim();
-  if (domain === '') return null;
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(domain) ? domain : `http://${domain}`;
-  try {
-    const url = new URL(withScheme);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    return SAFE_ORIGIN.test(url.origin) ? url.origin : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The media origins of the configured accounts (their download domains). */
+/** The media origins of the configured accounts: those of their access URLs (tasks/access-url.ts). */
 export function accountMediaOrigins(accounts: ReadonlyArray<{ downloadDomain: string | null }>): string[] {
   const out: string[] = [];
   for (const a of accounts) {
