@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { app, dialog, powerMonitor, type BrowserWindow } from 'electron';
+import type { CloseGuard } from './close-guard';
 import { RotatingLog } from '../service/log-file';
 import { registerAppScheme, serveRenderer } from './app-protocol';
 import { openDesktopApp, type DesktopApp } from './desktop-app';
@@ -36,6 +37,7 @@ let desktop: DesktopApp | undefined;
 let ipc: IpcDoor | undefined;
 let localDoor: LocalDoor | undefined;
 let win: BrowserWindow | undefined;
+let guard: CloseGuard | undefined;
 let tray: { dispose(): void } | undefined;
 let log: RotatingLog | undefined;
 /** Whether a tray icon is really shown (desktop-integration.ts): else closing the window quits. */
@@ -43,10 +45,11 @@ let trayShown = process.platform !== 'linux';
 
 const quit = installQuitFlow({
   app,
-  leave: () => {
+  // The window first: its page may hold review decisions not saved yet and the person may choose Wait.
+  leave: (force) => (win && guard && !win.isDestroyed() ? guard.leave(force) : Promise.resolve({ left: true })),
+  afterLeave: () => {
     tray?.dispose();
     tray = undefined;
-    if (win && !win.isDestroyed()) win.close();
   },
   // door.json goes first: no command hands work to an app that is quitting.
   close: async () => {
@@ -112,14 +115,24 @@ async function start(paths: string[]): Promise<void> {
   const backend = desktop.backend;
   log.follow((l) => backend.on(l));
   const icon = path.join(root, 'dist', 'electron', 'icon.png');
-  win = createAppWindow({
+  const ipcDoor = ipc;
+  ({ window: win, guard } = createAppWindow({
     preload: path.join(root, 'dist', 'electron', 'preload.cjs'),
     boundsFile: path.join(dataDir, 'window-state.json'),
     icon,
     // Close to the tray only where a tray icon is shown; else the window's close quits.
     quitting: () => quit.quitting || !trayShown,
+    guard: {
+      unsent: () => (win && !win.isDestroyed() ? ipcDoor.unsent(win.webContents) : 0),
+      show: showWindow,
+      log: (level, text) => log?.write(level, text),
+    },
+  }));
+  ipc.onUnsent((contents, count) => {
+    if (win && !win.isDestroyed() && contents === win.webContents) guard?.unsentChanged(count);
   });
-  // Windows log-off or shutdown sends no 'before-quit': close as Quit does, not to the tray.
+  // Windows log-off or shutdown sends no 'before-quit': close as Quit does, not to the tray, and
+  // without asking (nobody answers while the session ends; unsaved review decisions are logged as lost).
   win.on('session-end', () => quit.quitNow('session end'));
   ipc.attach(win.webContents);
   await win.loadURL(`${APP_ORIGIN}/index.html`);

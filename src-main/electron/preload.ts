@@ -1,6 +1,12 @@
 import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron';
 import type { ApiMethod, AppEventName } from '../shared/contract';
-import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL, type PreloadApi } from '../shared/wire';
+import {
+  IPC_CALL_CHANNEL,
+  IPC_EVENT_CHANNEL,
+  IPC_UNSENT_CHANNEL,
+  PRELOAD_GLOBAL,
+  type PreloadApi,
+} from '../shared/wire';
 
 /**
  * The preload of the app's window (sandboxed, context-isolated): exposes exactly PreloadApi
@@ -22,6 +28,9 @@ const api: PreloadApi = {
     } catch {
       return '';
     }
+  },
+  reportUnsent(count: number) {
+    ipcRenderer.send(IPC_UNSENT_CHANNEL, count);
   },
 };
 

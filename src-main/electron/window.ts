@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { BrowserWindow, screen, type Rectangle } from 'electron';
+import { BrowserWindow, dialog, screen, type Rectangle } from 'electron';
+import { guardClose, type CloseGuard, type CloseGuardOptions } from './close-guard';
 import { APP_ORIGIN } from './ipc';
 
 export interface SavedBounds {
@@ -39,14 +40,17 @@ export interface AppWindowOptions {
   icon: string;
   /** Whether closing should really close (quitting) or only hide to the tray. */
   quitting: () => boolean;
+  /** The question before a page holding unsaved review decisions goes (close-guard.ts). */
+  guard: Omit<CloseGuardOptions, 'window' | 'beforeDestroy' | 'ask'>;
 }
 
 /**
  * The app's one window: sandboxed, context-isolated, no Node in the page, only the app's
  * own origin (navigation elsewhere and new windows are refused), its size and place saved to
- * boundsFile and restored. Closing it hides it: uploads go on in the tray.
+ * boundsFile and restored. Closing it hides it: uploads go on in the tray. When it really
+ * closes (quitting), a page holding unsaved review decisions makes it ask first (the guard).
  */
-export function createAppWindow(opts: AppWindowOptions): BrowserWindow {
+export function createAppWindow(opts: AppWindowOptions): { window: BrowserWindow; guard: CloseGuard } {
   const saved = usableBounds(
     readBounds(opts.boundsFile),
     screen.getAllDisplays().map((d) => d.workArea),
@@ -81,12 +85,20 @@ export function createAppWindow(opts: AppWindowOptions): BrowserWindow {
     const b = win.getNormalBounds();
     writeFileSync(opts.boundsFile, JSON.stringify({ ...b, maximized: win.isMaximized() }));
   };
+  const guard = guardClose({
+    ...opts.guard,
+    window: win,
+    beforeDestroy: save,
+    // The window's own message box (a sheet on macOS), asynchronous: the main process goes on meanwhile.
+    ask: async (options, signal) => (await dialog.showMessageBox(win, { ...options, signal })).response,
+  });
+  // Electron emits 'close' before the page's beforeunload: hiding to the tray never asks the page.
   win.on('close', (event) => {
     save();
     if (!opts.quitting()) {
       event.preventDefault();
       win.hide();
-    }
+    } else guard.closing();
   });
-  return win;
+  return { window: win, guard };
 }

@@ -33,6 +33,12 @@ export const PRELOAD_GLOBAL = 'blocklift';
 /** Electron door: the IPC channel of calls (invoke) and of pushed events. */
 export const IPC_CALL_CHANNEL = 'blocklift:call';
 export const IPC_EVENT_CHANNEL = 'blocklift:event';
+/**
+ * Electron door: the page → main message (send, no reply) saying how many review decisions the
+ * page holds that are not saved yet, each time that number changes. The main process names
+ * the number when it asks before the window goes (electron/close-guard.ts).
+ */
+export const IPC_UNSENT_CHANNEL = 'blocklift:unsent';
 
 export interface PreloadApi {
   /** Calls one verb; resolves to its Result (never rejects for a refused call). */
@@ -41,6 +47,8 @@ export interface PreloadApi {
   subscribe(listener: (name: AppEventName, payload: unknown) => void): () => void;
   /** The local path of a dropped File (Electron's webUtils.getPathForFile); '' when it has none. */
   pathForFile(file: unknown): string;
+  /** Tells the main process how many review decisions are not saved yet (IPC_UNSENT_CHANNEL). */
+  reportUnsent(count: number): void;
 }
 
 /**

@@ -150,9 +150,9 @@ export function failuresByLabel(queue: readonly Decision[]): Map<number, Decisio
   return out;
 }
 
-/** Whether a decision waits to be sent or for its answer: leaving the page now would lose it. */
-export function hasUnsent(queue: readonly Decision[]): boolean {
-  return queue.some((d) => d.state !== 'failed');
+/** How many decisions wait to be sent or for their answer (what leaving the page now would lose). */
+export function unsentCount(queue: readonly Decision[]): number {
+  return queue.filter((d) => d.state !== 'failed').length;
 }
 
 /** Labels with a decision not yet confirmed (queued or in flight). */

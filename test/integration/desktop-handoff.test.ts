@@ -125,10 +125,14 @@ describe('the desktop app opens the local door serve opens', () => {
 
   it('quitting removes door.json before the service closes, and the app ends with 0', async () => {
     await app.command('quit');
-    // As before-quit's listeners return: door.json is gone, the database still open.
+    // Held; the window is asked first (its page may hold unsaved review decisions, and the
+    // person may choose to stay): the app still takes work from the command line meanwhile.
     const beforeQuit = await app.waitFor('app-event', (e) => e.name === 'before-quit');
     expect(beforeQuit.prevented).toBe(true);
-    expect(beforeQuit.exists).toEqual({ [doorFile]: false, [walFile]: true });
+    expect(beforeQuit.exists).toEqual({ [doorFile]: true, [walFile]: true });
+    // Once the window has gone, door.json goes first: as the tray goes, the database is still open.
+    const trayGone = await app.waitFor('tray-destroyed');
+    expect(trayGone.exists).toEqual({ [doorFile]: false, [walFile]: true });
     expect(await app.exited).toEqual({ code: 0, signal: null });
     // The service closed its database (SQLite removes the write-ahead log at the last close).
     expect(existsSync(walFile)).toBe(false);

@@ -15,7 +15,8 @@
 //   STANDIN_EXE       app.getPath('exe') as the app sees it (a packaged app's executable; the
 //                     process keeps its real execPath, which forks of it run)
 //   STANDIN_WATCH     files (joined with path.delimiter) whose existence each 'app-event'
-//                     report carries, seen the moment the event's listeners have returned
+//                     report carries, seen the moment the event's listeners have returned,
+//                     and the 'tray-destroyed' report, seen as the tray goes
 import { EventEmitter } from 'node:events';
 import { createLifecycle, newEvent } from './lifecycle.mjs';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -154,6 +155,8 @@ export const net = {
 // IPC, windows
 
 const ipcHandlers = new Map();
+/** ipcMain.on listeners (messages a page sends without a reply), per channel. */
+const ipcListeners = new Map();
 export const ipcMain = {
   handle(channel, handler) {
     if (ipcHandlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
@@ -164,7 +167,13 @@ export const ipcMain = {
     ipcHandlers.delete(channel);
     report('ipc-remove-handler', { channel, windows: BrowserWindow.getAllWindows().length });
   },
-  on() {},
+  on(channel, listener) {
+    if (!ipcListeners.has(channel)) ipcListeners.set(channel, new Set());
+    ipcListeners.get(channel).add(listener);
+  },
+  removeListener(channel, listener) {
+    ipcListeners.get(channel)?.delete(listener);
+  },
 };
 
 export const BrowserWindow = lifecycle.BrowserWindow;
@@ -190,8 +199,9 @@ export class Tray extends EventEmitter {
     this.menus++;
     report('tray-menu', { labels: menu?.items?.map((i) => i.label ?? `(${i.type})`) ?? [], count: this.menus });
   }
+  /** Reported with the existence of the watched files (STANDIN_WATCH) as the tray goes. */
   destroy() {
-    report('tray-destroyed');
+    report('tray-destroyed', { exists: Object.fromEntries(WATCH.map((f) => [f, existsSync(f)])) });
   }
 }
 export const Menu = {
@@ -219,9 +229,33 @@ export const powerMonitor = new EventEmitter();
 export const shell = {
   openPath: async () => '',
 };
+/** The open message boxes: the test answers one with the 'answer-message-box' command. */
+const messageBoxes = [];
 export const dialog = {
   showErrorBox(title, content) {
     report('error-box', { title, content });
+  },
+  /**
+   * The asynchronous message box ([window,] options): reported as 'message-box' and open until
+   * the test answers it; an aborted `signal` closes it as if cancelled (Electron's behaviour).
+   */
+  showMessageBox(...args) {
+    const [window, options] = args.length > 1 ? args : [undefined, args[0]];
+    const { signal, ...shown } = options;
+    return new Promise((resolve) => {
+      const box = {
+        answer(response, by) {
+          const i = messageBoxes.indexOf(box);
+          if (i < 0) return;
+          messageBoxes.splice(i, 1);
+          report('message-box-closed', { response, by });
+          resolve({ response, checkboxChecked: false });
+        },
+      };
+      messageBoxes.push(box);
+      report('message-box', { ...shown, parent: window ? 'window' : null, open: messageBoxes.length });
+      signal?.addEventListener('abort', () => box.answer(options.cancelId ?? 0, 'abort'));
+    });
   },
   async showOpenDialog() {
     return { canceled: true, filePaths: [] };
@@ -253,6 +287,25 @@ const commands = {
     w?.emit(name, e);
     return { prevented: e.defaultPrevented };
   },
+  /** The person answers the oldest open message box with the button at `response`. */
+  'answer-message-box': ({ response }) => {
+    const box = messageBoxes[0];
+    if (!box) throw new Error('no message box is open');
+    box.answer(response, 'person');
+  },
+  /**
+   * The page's review decisions not saved yet: its beforeunload refuses while there are any
+   * (src-renderer/leave-guard.ts), and it reports the count through the preload's send.
+   */
+  page: ({ unsent, channel }) => {
+    const w = BrowserWindow.getAllWindows()[0];
+    if (!w) throw new Error('no window');
+    w.webContents.beforeUnload = () => unsent > 0;
+    const event = { sender: w.webContents, senderFrame: w.webContents.mainFrame };
+    for (const l of ipcListeners.get(channel) ?? []) l(event, unsent);
+  },
+  /** The page is reloaded (the default menu's View → Reload). */
+  reload: () => BrowserWindow.getAllWindows()[0]?.webContents.reload(),
   /** The page calls a verb through the preload: the IPC handler, from the window's main frame. */
   invoke: async ({ channel, args }) => {
     const w = BrowserWindow.getAllWindows()[0];

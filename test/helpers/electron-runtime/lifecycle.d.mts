@@ -15,8 +15,15 @@ export interface LifecycleApp extends EventEmitter {
   exit(code?: number): void;
   focus(): void;
 }
+export interface LifecycleWebContents extends EventEmitter {
+  /** The page's beforeunload handler (true: refuses the unload); null: the page has none. */
+  beforeUnload: (() => boolean) | null;
+  reload(): void;
+  isDestroyed(): boolean;
+}
 export interface LifecycleWindow extends EventEmitter {
   readonly options: unknown;
+  readonly webContents: LifecycleWebContents;
   readonly visible: boolean;
   loadURL(url: string): Promise<void>;
   show(): void;

@@ -1,7 +1,8 @@
 // How the Electron main process's lifecycle behaves in tests, in one place: the `app` events
 // (ready, second-instance, before-quit, will-quit, quit, window-all-closed) in Electron's
-// documented order, and windows whose close is cancelable and whose going ends a quit or
-// emits window-all-closed. electron.mjs (the stand-in `electron` module the built main.js runs
+// documented order, and windows whose close is cancelable (by the main process's 'close' and
+// by the page's beforeunload, which Electron reports as the page's 'will-prevent-unload') and
+// whose going ends a quit or emits window-all-closed. electron.mjs (the stand-in `electron` module the built main.js runs
 // on) builds on it; a unit test can drive it directly, with no process around it.
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -103,6 +104,34 @@ export function createLifecycle({ report = () => undefined, exit = () => undefin
     destroyed = false;
     mainFrame = { url: 'about:blank', parent: null };
     sent = 0;
+    /**
+     * The page's beforeunload handler, if it has one: returns true to refuse the unload. The
+     * page answers on a later turn (the renderer is another process); Chromium does not ask a
+     * page without such a handler, which goes at once.
+     */
+    beforeUnload = null;
+    /**
+     * Asks the page before it unloads; `go()` runs when it may. A refusal is reported to the
+     * main process as 'will-prevent-unload'; its preventDefault() lets the page go anyway.
+     */
+    askToUnload(go) {
+      const handler = this.beforeUnload;
+      if (!handler) return go();
+      later(() => {
+        if (this.destroyed) return;
+        if (!handler()) return go();
+        const e = newEvent();
+        this.emit('will-prevent-unload', e);
+        report('unload-refused', { ignored: e.defaultPrevented });
+        if (e.defaultPrevented) go();
+      });
+    }
+    reload() {
+      this.askToUnload(() => {
+        report('page-reloaded');
+        this.emit('did-navigate', newEvent(), this.mainFrame.url);
+      });
+    }
     send(channel) {
       if (this.destroyed) throw new Error('Object has been destroyed');
       this.sent++;
@@ -169,13 +198,13 @@ export function createLifecycle({ report = () => undefined, exit = () => undefin
       return { x: 10, y: 10, width: 1200, height: 800 };
     }
     setProgressBar() {}
-    /** Emits 'close' (cancelable); when not canceled, the window goes. */
+    /** Emits 'close' (cancelable), then asks the page (beforeunload); when neither refuses, the window goes. */
     close() {
       if (this.destroyed) return;
       const e = newEvent();
       this.emit('close', e);
       if (e.defaultPrevented) return;
-      this.destroy();
+      this.webContents.askToUnload(() => this.destroy());
     }
     destroy() {
       if (this.destroyed) return;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Result, TransferPage } from '../../../src-main/shared/contract';
-import { IPC_CALL_CHANNEL } from '../../../src-main/shared/wire';
+import { IPC_CALL_CHANNEL, IPC_UNSENT_CHANNEL } from '../../../src-main/shared/wire';
 import { startStandIn, type StandInApp, type StandInOptions } from '../../helpers/electron-runtime/run';
 
 /**
@@ -12,7 +12,8 @@ import { startStandIn, type StandInApp, type StandInOptions } from '../../helper
  * (test/helpers/electron-runtime) with the built dist/electron/main.js, its real service and
  * data folder: a failed start in a dialog, a second launch from another folder, launch at
  * login on Linux, quitting twice, a Windows session end, closing the window where no tray is
- * shown. What only a real desktop shows is listed in src-main/electron/README.md.
+ * shown, a page holding unsaved review decisions when Quit comes. What only a real desktop
+ * shows is listed in src-main/electron/README.md.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -139,6 +140,82 @@ describe('the desktop main process on the stand-in runtime', () => {
     expect(await app.exited).toEqual({ code: 0, signal: null });
     expect(app.events.some((e) => e.ev === 'window-hidden')).toBe(false);
     expect(logText(dir)).toMatch(/quitting \(session end\)[\s\S]*desktop app quit/);
+  });
+
+  describe('a page holding review decisions not saved yet', () => {
+    /** The page's count, as it reports it and as its beforeunload refuses on it. */
+    const page = (app: StandInApp, unsent: number) => app.command('page', { unsent, channel: IPC_UNSENT_CHANNEL });
+    const boxes = (app: StandInApp) => app.events.filter((e) => e.ev === 'message-box');
+
+    it('Quit asks on the window; Wait keeps the app, its tray and its service; a later Quit asks again and goes anyway', async () => {
+      const dir = tempDir('bl-desktop-');
+      const app = start({ dir, env: { XDG_CURRENT_DESKTOP: 'KDE' } });
+      await app.waitFor('window-shown');
+      await page(app, 2);
+      void app.command('quit');
+      const box = await app.waitFor('message-box');
+      expect(box).toMatchObject({
+        message: '2 review decisions are still being saved.',
+        buttons: ['Wait', 'Quit anyway'],
+        defaultId: 0,
+        cancelId: 0,
+        parent: 'window',
+      });
+      // A second Quit while it is open: no second question, nothing closes.
+      await app.command('quit');
+      await expect.poll(() => logText(dir), POLL).toMatch(/while the window is asked: waiting for that answer/);
+      expect(boxes(app)).toHaveLength(1);
+
+      await app.command('answer-message-box', { response: 0 });
+      await expect
+        .poll(() => logText(dir), POLL)
+        .toMatch(/quit cancelled \(quit\): the person chose to wait: 2 review decisions still being saved/);
+      expect(app.events.some((e) => ['window-closed', 'tray-destroyed', 'ipc-remove-handler'].includes(e.ev))).toBe(
+        false,
+      );
+      // The service still answers; closing the window only hides it again, without asking.
+      expect((await call(app, 'app.status')).ok).toBe(true);
+      await expect.poll(() => logText(dir), POLL).toMatch(/tray icon shown: closing the window keeps the app/);
+      await app.command('close-window');
+      await app.waitFor('window-hidden');
+      expect(boxes(app)).toHaveLength(1);
+
+      void app.command('quit');
+      await app.waitFor('message-box', (e) => e.open === 1 && boxes(app).length === 2);
+      // The window is brought back from the tray to ask.
+      expect(app.events.filter((e) => e.ev === 'window-shown').length).toBeGreaterThan(1);
+      await app.command('answer-message-box', { response: 1 });
+      expect(await app.exited).toEqual({ code: 0, signal: null });
+      const order = app.events
+        .map((e) => e.ev)
+        .filter((e) => ['window-closed', 'tray-destroyed', 'ipc-remove-handler', 'exit'].includes(e));
+      expect(order).toEqual(['window-closed', 'tray-destroyed', 'ipc-remove-handler', 'exit']);
+      expect(logText(dir)).toMatch(/quit anyway: 2 review decisions not saved are lost[\s\S]*desktop app quit/);
+    });
+
+    it('saved while the question is open: it closes by itself and the app quits, nothing lost', async () => {
+      const dir = tempDir('bl-desktop-');
+      const app = start({ dir });
+      await app.waitFor('window-shown');
+      await page(app, 1);
+      void app.command('quit');
+      expect((await app.waitFor('message-box')).message).toBe('1 review decision is still being saved.');
+      await page(app, 0);
+      expect(await app.waitFor('message-box-closed')).toMatchObject({ by: 'abort' });
+      expect(await app.exited).toEqual({ code: 0, signal: null });
+      expect(logText(dir)).toMatch(/saved while asking: the quit goes ahead[\s\S]*desktop app quit/);
+    });
+
+    it('a Windows session end does not wait for an answer: the window goes without asking, the loss logged', async () => {
+      const dir = tempDir('bl-desktop-');
+      const app = start({ dir });
+      await app.waitFor('window-shown');
+      await page(app, 3);
+      await app.command('window-event', { name: 'session-end' });
+      expect(await app.exited).toEqual({ code: 0, signal: null });
+      expect(boxes(app)).toHaveLength(0);
+      expect(logText(dir)).toMatch(/the window closes without asking: 3 review decisions not saved are lost/);
+    });
   });
 
   describe('closing the window', () => {

@@ -48,6 +48,8 @@ export class FakeWebContents {
 }
 
 export const handlers = new Map<string, Handler>();
+/** ipcMain.on listeners (a page's sends, no reply), per channel. */
+export const mainListeners = new Map<string, Set<Handler>>();
 const rendererListeners = new Map<string, Set<Listener>>();
 export const exposed: Record<string, unknown> = {};
 
@@ -60,9 +62,20 @@ export const fakeElectron = {
     removeHandler(channel: string) {
       handlers.delete(channel);
     },
+    on(channel: string, l: Handler) {
+      if (!mainListeners.has(channel)) mainListeners.set(channel, new Set());
+      mainListeners.get(channel)?.add(l);
+    },
+    removeListener(channel: string, l: Handler) {
+      mainListeners.get(channel)?.delete(l);
+    },
   },
-  /** The renderer side: invoke goes to the handler as if from `fakeElectron.currentSender`. */
+  /** The renderer side: invoke and send reach the main side as if from `fakeElectron.currentSender`. */
   ipcRenderer: {
+    send(channel: string, ...args: unknown[]) {
+      const sender = fakeElectron.currentSender;
+      for (const l of mainListeners.get(channel) ?? []) l({ sender, senderFrame: sender?.mainFrame ?? null }, ...args);
+    },
     invoke(channel: string, ...args: unknown[]) {
       const h = handlers.get(channel);
       if (!h) return Promise.reject(new Error(`no handler for ${channel}`));

@@ -2,13 +2,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DoorBackend } from '../../../src-main/service/door-backend';
 import type { AppApi, AppEventMessage } from '../../../src-main/shared/contract';
 import type { PreloadApi } from '../../../src-main/shared/wire';
-import { fakeElectron, FakeWebContents, handlers, exposed } from './fake-electron';
+import { fakeElectron, FakeWebContents, handlers, exposed, mainListeners } from './fake-electron';
 
 vi.mock('electron', () => fakeElectron);
 
 const { registerIpcDoor, APP_ORIGIN } = await import('../../../src-main/electron/ipc');
 const { API_METHODS, API_VERBS } = await import('../../../src-main/shared/contract');
-const { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, PRELOAD_GLOBAL } = await import('../../../src-main/shared/wire');
+const { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, IPC_UNSENT_CHANNEL, PRELOAD_GLOBAL } =
+  await import('../../../src-main/shared/wire');
 
 /**
  * A backend whose every verb records its call and echoes its input (tests the door's
@@ -112,9 +113,33 @@ describe('Electron IPC door', () => {
     expect(other.sent).toEqual([]);
   });
 
+  it("keeps each window's count of unsaved review decisions, from the app's own page only", () => {
+    const heard: number[] = [];
+    door.onUnsent((_contents, n) => heard.push(n));
+    const send = (count: unknown) => fakeElectron.ipcRenderer.send(IPC_UNSENT_CHANNEL, count);
+    expect(door.unsent(win as never)).toBe(0);
+    send(3);
+    expect(door.unsent(win as never)).toBe(3);
+    // Not a count: ignored.
+    for (const bad of [-1, 1.5, '2', null]) send(bad);
+    expect(door.unsent(win as never)).toBe(3);
+    // Another origin, or a window the door did not attach: ignored.
+    win.mainFrame.url = 'https://evil.example/';
+    send(9);
+    win.mainFrame.url = `${APP_ORIGIN}/index.html`;
+    const stranger = new FakeWebContents();
+    fakeElectron.currentSender = stranger;
+    send(9);
+    expect(door.unsent(stranger as never)).toBe(0);
+    fakeElectron.currentSender = win;
+    send(0);
+    expect(heard).toEqual([3, 0]);
+  });
+
   it('stops serving after dispose', async () => {
     door.dispose();
     expect(handlers.size).toBe(0);
+    expect(mainListeners.get(IPC_UNSENT_CHANNEL)?.size ?? 0).toBe(0);
     expect(listeners.size).toBe(0);
     door = registerIpcDoor(recordingBackend(calls, new Set()));
   });
@@ -131,7 +156,7 @@ describe('preload', () => {
     await import('../../../src-main/electron/preload');
     expect(Object.keys(exposed)).toEqual([PRELOAD_GLOBAL]);
     const api = exposed[PRELOAD_GLOBAL] as PreloadApi;
-    expect(Object.keys(api).sort()).toEqual(['invoke', 'pathForFile', 'subscribe']);
+    expect(Object.keys(api).sort()).toEqual(['invoke', 'pathForFile', 'reportUnsent', 'subscribe']);
     expect(await api.invoke('settings.get', undefined)).toEqual({
       ok: true,
       value: { method: 'settings.get', input: undefined },
@@ -146,6 +171,8 @@ describe('preload', () => {
     expect(got).toEqual([['batchFinished', { done: 1, failed: 0, skipped: 0, canceled: 0 }]]);
     expect(api.pathForFile({ path: '/home/me/a.jpg' })).toBe('/home/me/a.jpg');
     expect(api.pathForFile({})).toBe('');
+    api.reportUnsent(2);
+    expect(door.unsent(win as never)).toBe(2);
     door.dispose();
   });
 });

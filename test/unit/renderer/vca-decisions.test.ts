@@ -9,11 +9,11 @@ import {
   enqueue,
   fail,
   failuresByLabel,
-  hasUnsent,
   previousOf,
   rebase,
   retry,
   savingLabels,
+  unsentCount,
   type Decision,
 } from '../../../src-renderer/store/vca-decisions';
 import { job } from './fixtures';
@@ -39,11 +39,11 @@ describe('review decisions: the queue (pure)', () => {
     ['scenario', 'sea', 0.8],
   ]);
 
-  it('has something unsent (leaving the page would lose it) while a decision is queued or in flight, not when only failed ones are left', () => {
-    expect(hasUnsent([])).toBe(false);
-    expect(hasUnsent([decision(1, 101, 'accepted', 'failed')])).toBe(false);
-    expect(hasUnsent([decision(1, 101, 'accepted', 'failed'), decision(2, 102, 'accepted', 'sending')])).toBe(true);
-    expect(hasUnsent([decision(1, 101, 'accepted')])).toBe(true);
+  it('counts as unsent (leaving the page would lose them) the decisions queued or in flight, not the failed ones', () => {
+    expect(unsentCount([])).toBe(0);
+    expect(unsentCount([decision(1, 101, 'accepted', 'failed')])).toBe(0);
+    expect(unsentCount([decision(1, 101, 'accepted', 'failed'), decision(2, 102, 'accepted', 'sending')])).toBe(1);
+    expect(unsentCount([decision(1, 101, 'accepted'), decision(2, 102, 'accepted', 'sending')])).toBe(2);
   });
 
   it('lays the decisions not yet confirmed over the service view, in order, and remembers what they replace', () => {
