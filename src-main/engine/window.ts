@@ -12,10 +12,8 @@
  * - it probes only while the window is full (work waits for it), one step at a time, each
  *   step held for a measuring period of at least `periodMs` and 4 round trips;
  * - it starts fast: until a step fails, each step doubles (`startStep`) and is kept on one
- *   period whose reply rate rose by `gainToKeep` (20 %); these periods are shorter
- *   (`startPeriodMs` and 2 round trips: a doubling that pays shows it plainly), so a batch of
- *   files that lasts a second gets its wider window within its first half (a camera card
- *   over a hotel link);
+ *   period whose reply rate rose by `gainToKeep` (20 %), so a batch of files that lasts a
+ *   second or two gets its wider window within it (a camera card over a hotel link);
  * - after that, a step (×1.5) is kept when the rate rose by `gainToKeep` over the step before
  *   in two periods in a row, and then the next step is tried;
  * - a step that did not pay is taken back, and the window stays there for `holdPeriods`
@@ -38,8 +36,6 @@ export interface WindowOptions {
   latencyFloorMs?: number;
   /** Shortest measuring period of one step (else 4 round trips). Default 250 ms. */
   periodMs?: number;
-  /** Shortest measuring period while the window starts (else 2 round trips). Default 100 ms. */
-  startPeriodMs?: number;
   /** Rate rise that keeps a step. Default 0.2 (20 %: a ×1.5 step on a link that only waits gives up to +50 %; less is noise on a shared machine). */
   gainToKeep?: number;
   /** Periods a window stays put after a step that did not pay. Default 10. */
@@ -60,7 +56,6 @@ const DEFAULTS: Required<WindowOptions> = {
   maxFactor: 4,
   latencyFloorMs: 10,
   periodMs: 250,
-  startPeriodMs: 100,
   gainToKeep: 0.2,
   holdPeriods: 10,
   step: 1.5,
@@ -111,7 +106,7 @@ class KindWindow {
     const before = this.factor;
     // After a pause (nothing to upload) the measure starts over, warm-up included; a step
     // still being measured when the replies stopped was never shown to pay, and is taken back.
-    if (this.lastReplyMs !== undefined && nowMs - this.lastReplyMs > 2 * this.steadyPeriodMs()) {
+    if (this.lastReplyMs !== undefined && nowMs - this.lastReplyMs > 2 * this.periodLength()) {
       if (this.rateBefore !== undefined) {
         this.factor = this.factorBefore;
         this.changedAtMs = nowMs;
@@ -137,19 +132,10 @@ class KindWindow {
     return this.factor !== before;
   }
 
-  /** A measuring period: at least `periodMs` and 4 round trips; while starting, `startPeriodMs` and 2. */
+  /** A measuring period: at least `periodMs` and 4 round trips. */
   private periodLength(): number {
-    if (!this.starting) return this.steadyPeriodMs();
-    return Math.max(this.o.startPeriodMs, 2 * this.rttOrZero());
-  }
-
-  /** The period after the start; a pause in replies is measured in it. */
-  private steadyPeriodMs(): number {
-    return Math.max(this.o.periodMs, 4 * this.rttOrZero());
-  }
-
-  private rttOrZero(): number {
-    return Number.isFinite(this.minRttMs) ? this.minRttMs : 0;
+    const rtt = Number.isFinite(this.minRttMs) ? this.minRttMs : 0;
+    return Math.max(this.o.periodMs, 4 * rtt);
   }
 
   private endPeriod(spanMs: number, nowMs: number): void {

@@ -28,7 +28,7 @@ describe('InFlightWindow', () => {
     expect(w.factor('form')).toBe(1); // kinds are measured apart
   });
 
-  it('reaches its widest within 0.4 s on a 50 ms link that only waits (a batch of a second gets it)', () => {
+  it('reaches its widest within a second on a 50 ms link that only waits (a short batch gets it)', () => {
     const w = new InFlightWindow();
     // 32 small files in flight, 50 ms each: 640 × factor replies a second.
     const t = { ms: 0 };
@@ -38,10 +38,8 @@ describe('InFlightWindow', () => {
       w.observe('form', 50, t.ms, true);
       seen.push([t.ms, w.factor('form')]);
     }
-    // The first period (100 ms, 2 round trips) is measured only; then each period doubles the
-    // window while it pays (it was 250 ms and 4 round trips a period: widest after 0.75 s).
-    expect(seen.find(([, f]) => f > 1)![0]).toBeLessThan(250);
-    expect(seen.find(([, f]) => f === 4)![0]).toBeLessThan(400);
+    // The first period (250 ms) is measured only; then each period doubles the window while it pays.
+    expect(seen.find(([, f]) => f > 1)![0]).toBeLessThan(600);
     expect(w.factor('form')).toBe(4);
   });
 
