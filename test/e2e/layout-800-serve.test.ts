@@ -1,11 +1,13 @@
 /**
- * What covered what in the served app (real `blocklift serve`, embedded emulator) in an
- * 800x600 Chromium window, the smallest the app is meant for, in English and Chinese, light
- * and dark: the "Uploads finished" toast hid the header, close button and tabs of an open
- * transfer detail panel for its 6 seconds, and covered the top bar; the "Access refused" tag
- * of the top bar sat under the toasts after serve was started again with a new token. Each is
- * measured with bounding boxes and what the window hit-tests at the control's centre. Toasts
- * moved to the bottom edge must still not cover a dialog's buttons there.
+ * What covered what, or left space empty, in the served app (real `blocklift serve`, embedded
+ * emulator) in an 800x600 Chromium window, the smallest the app is meant for, in English and
+ * Chinese, light and dark: the "Uploads finished" toast hid the header, close button and tabs
+ * of an open transfer detail panel for its 6 seconds, and covered the top bar; the "Access
+ * refused" tag of the top bar sat under the toasts after serve was started again with a new
+ * token; the Tasks screen's "New operation" card stood beside the short "Track" card at a
+ * fixed width, leaving an empty strip below one and beside the other. Each is measured with
+ * bounding boxes (and, for "covered", what the window hit-tests at the control's centre).
+ * Toasts moved to the bottom edge must still not cover a dialog's buttons there.
  * Screenshots layout-800-*.png.
  */
 import AxeBuilder from '@axe-core/playwright';
@@ -141,7 +143,7 @@ async function toastsUnclear(): Promise<string[]> {
   })()`)) as string[];
 }
 
-describe('the served app at 800x600: nothing covered', () => {
+describe('the served app at 800x600: nothing covered, no empty strip', () => {
   it('the "Uploads finished" toast covers neither an open transfer detail panel\'s controls nor the top bar', async () => {
     for (const [language, theme] of LOOKS) {
       const where = `${language} ${theme}`;
@@ -180,6 +182,41 @@ describe('the served app at 800x600: nothing covered', () => {
       await served.page.keyboard.press('Escape');
       await served.page.locator('.ant-drawer-section').waitFor({ state: 'hidden' });
       await closeToasts();
+    }
+    expect(served.pageErrors).toEqual([]);
+  });
+
+  it('the Tasks screen\'s "Track" and "New operation" cards leave no empty strip', async () => {
+    for (const [language, theme] of LOOKS) {
+      const where = `${language} ${theme}`;
+      await look(language, theme);
+      await served.page.getByRole('tab').nth(2).click();
+      const cards = served.page.locator('main.screen .ant-card');
+      await expect.poll(() => cards.count(), { message: where }).toBe(2);
+      await shot(served.page, `layout-800-tasks-${language}-${theme}`);
+      // The part of the band the cards stand in (the page's content width, from the top of
+      // the first card to the bottom of the last) that no card covers: the gaps between
+      // cards (16 px) aside, sampled every 4 px.
+      const empty = (await served.page.evaluate(`(() => {
+        const page = document.querySelector('main.screen .page');
+        const cs = getComputedStyle(page);
+        const p = page.getBoundingClientRect();
+        const left = p.left + parseFloat(cs.paddingLeft);
+        const right = p.right - parseFloat(cs.paddingRight);
+        const boxes = [...document.querySelectorAll('main.screen .ant-card')].map((c) => c.getBoundingClientRect());
+        const top = Math.min(...boxes.map((b) => b.top));
+        const bottom = Math.max(...boxes.map((b) => b.bottom));
+        const GAP = 8;
+        let all = 0;
+        let bare = 0;
+        for (let y = top + 2; y < bottom; y += 4)
+          for (let x = left + 2; x < right; x += 4) {
+            all++;
+            if (!boxes.some((b) => x >= b.left - GAP && x <= b.right + GAP && y >= b.top - GAP && y <= b.bottom + GAP)) bare++;
+          }
+        return bare / all;
+      })()`)) as number;
+      expect(empty, where).toBeLessThan(0.02);
     }
     expect(served.pageErrors).toEqual([]);
   });
