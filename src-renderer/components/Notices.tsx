@@ -1,9 +1,11 @@
 /**
  * Shows the app slice's notices as toasts (antd notification): an error with the service's
  * message in words and the action that can fix it; a finished batch with its counts. A toast
- * closed by the user leaves the store; one dropped by the store closes.
+ * closed by the user leaves the store; one dropped by the store closes. Each has an edge in
+ * the kit's border colour: in the dark theme a toast over a detail panel has the panel's own
+ * background, and the shadow that sets it apart in light does not show on dark.
  */
-import { App as AntApp, Button, Space } from 'antd';
+import { App as AntApp, Button, Space, theme } from 'antd';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Notice } from '../store/app';
@@ -16,6 +18,7 @@ export function Notices() {
   const notices = useApp((s) => s.app.notices);
   const actions = useActions();
   const shown = useRef(new Set<number>());
+  const { token } = theme.useToken();
 
   useEffect(() => {
     const current = new Set(notices.map((n) => n.id));
@@ -37,12 +40,16 @@ export function Notices() {
         type: n.kind === 'batch' ? 'success' : 'error',
         title: title(t, n),
         description: n.kind === 'batch' ? t('notices.batch', n.counts) : errorText(t, n.error),
-        actions: <NoticeAction notice={n} onDone={() => notification.destroy(String(n.id))} />,
+        // None when it has no button: an empty line of actions left a blank band under the text.
+        actions: hasAction(n) ? (
+          <NoticeAction notice={n} onDone={() => notification.destroy(String(n.id))} />
+        ) : undefined,
         duration: n.kind === 'batch' ? 6 : 0,
         onClose: close,
+        style: { border: `${token.lineWidth}px ${token.lineType} ${token.colorBorder}` },
       });
     }
-  }, [notices, notification, actions, t]);
+  }, [notices, notification, actions, t, token]);
   return null;
 }
 
@@ -51,6 +58,12 @@ function title(t: ReturnType<typeof useTranslation>['t'], n: Notice): string {
   if (n.kind === 'problem') return t('notices.problemTitle');
   return errorTitle(t, n.context);
 }
+
+/** A lost connection's toast has "Dismiss". */
+const dismissable = (notice: Notice): boolean => notice.kind === 'error' && notice.error.code === 'bridge-closed';
+
+/** Whether the toast has a button: the screen that can fix it, or "Dismiss". */
+const hasAction = (notice: Notice): boolean => noticeScreen(notice) !== null || dismissable(notice);
 
 function NoticeAction({ notice, onDone }: { notice: Notice; onDone: () => void }) {
   const { t } = useTranslation();
@@ -75,7 +88,7 @@ function NoticeAction({ notice, onDone }: { notice: Notice; onDone: () => void }
               : t('app.openScreen', { screen: t(`app.screens.${screen}`) })}
         </Button>
       )}
-      {notice.kind === 'error' && notice.error.code === 'bridge-closed' && (
+      {dismissable(notice) && (
         <Button size="small" onClick={onDone}>
           {t('app.dismiss')}
         </Button>

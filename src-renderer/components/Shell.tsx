@@ -13,6 +13,7 @@ import { SCREENS, type Screen } from '../store/app';
 import { useActions, useApp } from '../store/react';
 import { DropZone } from './DropZone';
 import { FirstRun } from './FirstRun';
+import { LAYER_TOKENS, NOTIFICATION } from './layers';
 import { Notices } from './Notices';
 import { ShortcutsSheet } from './ShortcutsSheet';
 import { useAppearance } from './useAppearance';
@@ -62,12 +63,17 @@ const DARK = {
   colorInfoText: '#69b1ff',
 };
 
-/** Component tokens where the kit colours text with the fill colour (see DARK). */
+/**
+ * Component tokens where the kit colours text with the fill colour (see DARK), and the
+ * depths of drawers and toasts (components/layers.ts).
+ */
 const LIGHT_COMPONENTS = {
   Button: { defaultHoverColor: '#003eb3', defaultHoverBorderColor: '#003eb3' },
+  ...LAYER_TOKENS,
 };
 const DARK_COMPONENTS = {
   Button: { defaultHoverColor: '#69b1ff', defaultHoverBorderColor: '#69b1ff' },
+  ...LAYER_TOKENS,
   Menu: { itemSelectedColor: '#69b1ff' },
   Tabs: { itemSelectedColor: '#69b1ff', itemHoverColor: '#91caff', itemActiveColor: '#91caff' },
   Tag: { colorInfo: '#69b1ff' },
@@ -97,7 +103,7 @@ export function Shell({ screens }: { screens: Record<Screen, () => ReactNode> })
         }}
         tag={{ variant: dark ? 'filled' : 'solid' }}
       >
-        <AntApp className="app-root">
+        <AntApp className="app-root" notification={NOTIFICATION}>
           <Frame screens={screens} />
           <Notices />
           <DropZone />

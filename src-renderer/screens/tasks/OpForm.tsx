@@ -32,8 +32,12 @@ export function OpForm() {
     if (await actions.tasks.submit({ ops: [built.op], force })) form.resetFields();
   };
   return (
-    <Card size="small" title={t('tasks.newTask')} style={{ minWidth: 420 }}>
-      <Space orientation="vertical" style={{ width: '100%' }}>
+    // The page's width, its fields side by side (.op-fields): at a fixed width beside the
+    // "Track" card it left an empty strip below that card and beside itself.
+    <Card
+      size="small"
+      title={t('tasks.newTask')}
+      extra={
         <Select
           aria-label={t('tasks.op')}
           value={op}
@@ -42,12 +46,15 @@ export function OpForm() {
             form.resetFields();
           }}
           options={FMGR_OPS.map((o) => ({ value: o, label: t(`tasks.ops.${o}`) }))}
-          style={{ width: '100%' }}
+          className="op-select"
         />
-        <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} key={op}>
+      }
+    >
+      <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} key={op}>
+        <div className="op-fields">
           {OP_FIELDS[op].map((spec) =>
             spec.kind === 'flag' ? (
-              <Form.Item key={spec.name} name={spec.name} valuePropName="checked">
+              <Form.Item key={spec.name} name={spec.name} valuePropName="checked" className="op-flag">
                 <Checkbox>{t(`tasks.fields.${spec.name}`)}</Checkbox>
               </Form.Item>
             ) : (
@@ -56,21 +63,22 @@ export function OpForm() {
                 name={spec.name}
                 label={t(`tasks.fields.${spec.name}`)}
                 required={spec.required}
+                className={spec.kind === 'lines' ? 'op-field-wide' : undefined}
               >
                 {spec.kind === 'lines' ? <Input.TextArea rows={3} spellCheck={false} /> : <Input spellCheck={false} />}
               </Form.Item>
             ),
           )}
+        </div>
+        <Space wrap size="middle">
           <Checkbox checked={force} onChange={(e) => setForce(e.target.checked)}>
             {t('tasks.fields.force')}
           </Checkbox>
-          <div style={{ marginTop: 12 }}>
-            <Button type="primary" htmlType="submit">
-              {t('tasks.submit')}
-            </Button>
-          </div>
-        </Form>
-      </Space>
+          <Button type="primary" htmlType="submit">
+            {t('tasks.submit')}
+          </Button>
+        </Space>
+      </Form>
     </Card>
   );
 }

@@ -85,9 +85,9 @@ export function TasksScreen() {
       <Typography.Title level={2} className="page-title">
         {t('tasks.title')}
       </Typography.Title>
-      <Space align="start" wrap style={{ marginBottom: 16 }}>
+      <div className="tasks-forms">
         <Card size="small" title={t('tasks.track')}>
-          <Space.Compact>
+          <Space.Compact className="track-field">
             <Input
               aria-label={t('tasks.persistentId')}
               placeholder={t('tasks.persistentId')}
@@ -105,7 +105,7 @@ export function TasksScreen() {
           </Space.Compact>
         </Card>
         <OpForm />
-      </Space>
+      </div>
       {loaded && tasks.length === 0 ? (
         <Empty
           className="empty"
