@@ -10,7 +10,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Notice } from '../store/app';
 import { useActions, useApp } from '../store/react';
-import { errorText, errorTitle, noticeScreen } from './errors';
+import { batchLook, errorText, errorTitle, noticeScreen } from './errors';
 
 export function Notices() {
   const { t } = useTranslation();
@@ -37,14 +37,14 @@ export function Notices() {
       };
       notification.open({
         key: String(n.id),
-        type: n.kind === 'batch' ? 'success' : 'error',
+        type: n.kind === 'batch' ? batchLook(n.counts).type : 'error',
         title: title(t, n),
         description: n.kind === 'batch' ? t('notices.batch', n.counts) : errorText(t, n.error),
         // None when it has no button: an empty line of actions left a blank band under the text.
         actions: hasAction(n) ? (
           <NoticeAction notice={n} onDone={() => notification.destroy(String(n.id))} />
         ) : undefined,
-        duration: n.kind === 'batch' ? 6 : 0,
+        duration: n.kind === 'batch' ? batchLook(n.counts).duration : 0,
         onClose: close,
         style: { border: `${token.lineWidth}px ${token.lineType} ${token.colorBorder}` },
       });
@@ -54,7 +54,7 @@ export function Notices() {
 }
 
 function title(t: ReturnType<typeof useTranslation>['t'], n: Notice): string {
-  if (n.kind === 'batch') return t('notices.batchTitle');
+  if (n.kind === 'batch') return t(batchLook(n.counts).titleKey);
   if (n.kind === 'problem') return t('notices.problemTitle');
   return errorTitle(t, n.context);
 }
@@ -77,7 +77,7 @@ function NoticeAction({ notice, onDone }: { notice: Notice; onDone: () => void }
           type="primary"
           onClick={() => {
             actions.app.go(screen);
-            if (notice.kind === 'batch') void actions.transfers.setFilters({ states: [] });
+            if (notice.kind === 'batch') void actions.transfers.setFilters({ states: batchLook(notice.counts).states });
             onDone();
           }}
         >

@@ -85,3 +85,20 @@ export function noticeScreen(notice: Notice): Screen | null {
   if (notice.kind === 'problem' && notice.rootId !== undefined) return 'folders';
   return fixScreen(notice.error) ?? (notice.kind === 'problem' && notice.transferId !== undefined ? 'transfers' : null);
 }
+
+/** A finished batch's toast. */
+export interface BatchLook {
+  /** The toast's icon: a batch with failures is not a success. */
+  type: 'success' | 'warning';
+  titleKey: 'notices.batchTitle' | 'notices.batchFailedTitle';
+  /** Seconds shown; 0: until closed (failures wait for the person, as errors do). */
+  duration: number;
+  /** The transfers its button shows: the failed ones when some failed, else all. */
+  states: Array<'failed'>;
+}
+
+export function batchLook(counts: { failed: number }): BatchLook {
+  return counts.failed > 0
+    ? { type: 'warning', titleKey: 'notices.batchFailedTitle', duration: 0, states: ['failed'] }
+    : { type: 'success', titleKey: 'notices.batchTitle', duration: 6, states: [] };
+}

@@ -130,6 +130,7 @@ export const en = {
     },
     problemTitle: 'A problem in the background',
     batch: '{{done}} uploaded, {{failed}} failed, {{skipped}} skipped, {{canceled}} canceled',
+    batchFailedTitle: 'Uploads finished, some failed',
     batchTitle: 'Uploads finished',
     region: 'Notifications',
   },

@@ -126,6 +126,7 @@ export const zhCN: Catalog = {
     },
     problemTitle: '后台出现问题',
     batch: '已上传 {{done}} 个，失败 {{failed}} 个，跳过 {{skipped}} 个，取消 {{canceled}} 个',
+    batchFailedTitle: '上传完成，部分失败',
     batchTitle: '上传完成',
     region: '通知',
   },

@@ -99,6 +99,13 @@ describe('the served app in Chromium (real serve, embedded emulator)', () => {
     await actOn('gone.bin', 'Resume');
     await setBandwidth(null);
     await expect.poll(() => stateOf('gone.bin'), { timeout: 60_000 }).toBe('Failed');
+    // The batch's toast: a failure is no success (a warning, not a tick), and it stays until closed.
+    const toast = served.page.locator('.ant-notification-notice').filter({ hasText: 'Uploads finished, some failed' });
+    await toast.waitFor();
+    await expect.poll(() => toast.locator('.ant-notification-notice-icon-warning').count()).toBe(1);
+    await shot(served.page, 'serve-batch-failed-toast');
+    await toast.locator('.ant-notification-notice-close').click();
+    await toast.waitFor({ state: 'hidden' });
     const error = row('gone.bin').locator('.row-error');
     // The row says why first (it names the file already); its tooltip and the detail keep the path.
     await expect.poll(() => error.textContent()).toBe('This file does not exist (moved or deleted?)');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noticeScreen } from '../../../src-renderer/components/errors';
+import { batchLook, noticeScreen } from '../../../src-renderer/components/errors';
 import type { UiError } from '../../../src-renderer/bridge/bridge';
 import { applyProblems, initial, type Notice } from '../../../src-renderer/store/app';
 
@@ -27,5 +27,22 @@ describe('notices: the screen their button opens', () => {
     expect(noticeScreen({ id: 1, kind: 'batch', counts: { done: 1, failed: 0, skipped: 0, canceled: 0 } })).toBe(
       'transfers',
     );
+  });
+});
+
+describe('a finished batch’s toast', () => {
+  it('with a failure it warns, stays until closed and opens the failed transfers; without one it is a success for 6 s', () => {
+    expect(batchLook({ failed: 1 })).toEqual({
+      type: 'warning',
+      titleKey: 'notices.batchFailedTitle',
+      duration: 0,
+      states: ['failed'],
+    });
+    expect(batchLook({ failed: 0 })).toEqual({
+      type: 'success',
+      titleKey: 'notices.batchTitle',
+      duration: 6,
+      states: [],
+    });
   });
 });
