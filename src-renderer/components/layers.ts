@@ -7,7 +7,9 @@
  * modal is where the person is working, and at 800x600 a tall one scrolls its buttons down to
  * the window's bottom edge, where the toasts are). The kit puts drawers and modals at 1000
  * (the popups inside them higher), its dropdowns at 1050 and toasts at 2050; these tokens
- * put drawers at 900 and toasts at 950. Checked in test/e2e/layout-800-serve.test.ts.
+ * put drawers at 900 and toasts at 950. So a dialog's own refusal is said in the dialog
+ * (components/DialogError.tsx), not in a toast its mask would dim. Checked in
+ * test/e2e/layout-800-serve.test.ts.
  */
 export const NOTIFICATION = { placement: 'bottomRight' } as const;
 

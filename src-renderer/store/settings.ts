@@ -11,7 +11,7 @@ import type {
   Settings,
   SettingsPatch,
 } from '../../src-main/shared/contract';
-import { callSafely } from '../bridge/bridge';
+import { callSafely, type UiResult } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
 export interface SettingsState {
@@ -54,19 +54,17 @@ export function actions(ctx: SliceContext<SettingsState>) {
       ctx.set({ settings: res.value });
       return true;
     },
-    saveAccount: async (input: AccountInput): Promise<AccountView | null> => {
+    /** Saves an account; a refusal is returned, not reported: the account's dialog stays open and says it. */
+    saveAccount: async (input: AccountInput): Promise<UiResult<AccountView>> => {
       const res = await callSafely(ctx.bridge, 'accounts.save', input);
-      if (!res.ok) {
-        ctx.report(res.error, 'accounts.save');
-        return null;
-      }
+      if (!res.ok) return res;
       const saved = res.value;
       ctx.set((s) => ({
         accounts: s.accounts.some((a) => a.id === saved.id)
           ? s.accounts.map((a) => (a.id === saved.id ? saved : saved.isDefault ? { ...a, isDefault: false } : a))
           : [...s.accounts, saved],
       }));
-      return saved;
+      return res;
     },
     removeAccount: async (id: number): Promise<void> => {
       const res = await callSafely(ctx.bridge, 'accounts.remove', { id });

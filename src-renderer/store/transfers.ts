@@ -21,7 +21,7 @@ import { emptyTotals } from '../../src-main/common/totals';
 import { printable } from '../../src-main/shared/keys';
 import { TRANSFER_STATES, type TransferSource, type TransferState } from '../../src-main/shared/models';
 import { shallow } from 'zustand/vanilla/shallow';
-import { callSafely, type StagedFile } from '../bridge/bridge';
+import { callSafely, type StagedFile, type UiError } from '../bridge/bridge';
 import type { SliceContext } from './slice';
 
 export const PAGE_SIZE = 100;
@@ -67,13 +67,15 @@ export interface TransfersState {
   /**
    * The "add" dialog: paths known so far, and whether some dropped files had no local path (a
    * browser); `folder` when what was dropped is one folder (it may be watched instead: its path
-   * when the door knows it).
+   * when the door knows it); `error`, why the last add was refused: the dialog stays open and
+   * says it (a toast would stand under the dialog's mask).
    */
   adding: {
     paths: string[];
     noPath: boolean;
     staged: StagedFile[];
     folder: { name: string; path: string | null } | null;
+    error?: UiError;
   } | null;
   /**
    * The add in progress, from the first click until the service answered: how many files of
@@ -402,7 +404,7 @@ export function actions(ctx: SliceContext<TransfersState>) {
       const staged = ctx.get().adding?.staged ?? [];
       const viaStaging = staged.length > 0 && ctx.bridge.stageFiles !== undefined;
       const total = viaStaging ? staged.length : paths.length;
-      ctx.set({ addProgress: { done: 0, total } });
+      ctx.set((s) => ({ addProgress: { done: 0, total }, adding: s.adding && withoutError(s.adding) }));
       const onProgress = (done: number) => ctx.set({ addProgress: { done, total } });
       let res;
       try {
@@ -417,7 +419,10 @@ export function actions(ctx: SliceContext<TransfersState>) {
         ctx.set({ addProgress: null });
       }
       if (!res.ok) {
-        ctx.report(res.error, 'transfers.add');
+        const error = res.error;
+        // Said in the dialog that made the add; with the dialog gone meanwhile, in a toast.
+        if (ctx.get().adding) ctx.set((s) => ({ adding: s.adding && { ...s.adding, error } }));
+        else ctx.report(error, 'transfers.add');
         return null;
       }
       ctx.set({ stale: true, adding: null });
@@ -457,4 +462,9 @@ function prune(state: TransfersState): Partial<TransfersState> {
     if (row) rows[id] = row;
   }
   return { pages, rows };
+}
+
+function withoutError<T extends { error?: UiError }>(adding: T): Omit<T, 'error'> {
+  const { error: _error, ...rest } = adding;
+  return rest;
 }

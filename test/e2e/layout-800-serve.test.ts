@@ -252,6 +252,26 @@ describe('the served app at 800x600: nothing covered, no empty strip', () => {
     await closeToasts();
   });
 
+  it('an add the service refuses is said inside the dialog, which stays open with what was typed (a toast would be under its mask)', async () => {
+    await look('en', 'light');
+    await served.page.getByRole('tab').first().click();
+    await served.page.locator('.toolbar').getByRole('button', { name: 'Add by path' }).click();
+    const dialog = served.page.getByRole('dialog', { name: 'Add by path' });
+    await dialog.waitFor();
+    const missing = path.join(served.tmp, 'no-such-photo.jpg');
+    await dialog.getByLabel('Paths on this computer (one per line)').fill(missing);
+    await dialog.getByRole('button', { name: 'Upload', exact: true }).click();
+    const alert = dialog.getByRole('alert').filter({ hasText: 'Could not add the files' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(`${missing} does not exist`);
+    expect(await dialog.getByLabel('Paths on this computer (one per line)').inputValue()).toBe(missing);
+    expect(await toasts().count()).toBe(0);
+    await settled(served.page.locator('.ant-modal'));
+    await shot(served.page, 'layout-800-add-refused-in-dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
   it('the "Access refused" tag stays in sight with toasts up, after serve was started again with a new token', async () => {
     await look('en', 'light');
     await served.page.getByRole('tab').nth(1).click();

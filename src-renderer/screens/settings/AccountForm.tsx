@@ -7,6 +7,8 @@ import { Button, Checkbox, Form, Input, Modal, Radio, Space, Typography } from '
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AccountInput, AccountView, ProxySetting } from '../../../src-main/shared/contract';
+import type { UiError } from '../../bridge/bridge';
+import { DialogError } from '../../components/DialogError';
 import { useActions, useApp } from '../../store/react';
 import { secretSessionEnded, secretStoreText, secretSummaryText } from './secret-store';
 
@@ -32,6 +34,8 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
   /** keep: leave the stored secret; replace: send the typed one; clear: send null. */
   /** A secret an earlier run kept for its session only is asked for again. */
   const ended = secretSessionEnded(account?.secret);
+  /** Why the last save was refused, said above the form (the dialog stays open with what was typed). */
+  const [error, setError] = useState<UiError | null>(null);
   const [secret, setSecret] = useState<'keep' | 'replace' | 'clear'>(account?.hasSecret && !ended ? 'keep' : 'replace');
   const proxyMode = Form.useWatch('proxyMode', form);
   const secretStore = useApp((s) => s.app.status?.secretStore);
@@ -48,6 +52,7 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
     isDefault: account?.isDefault ?? false,
   };
   const save = async (v: Values) => {
+    setError(null);
     const input: AccountInput = {
       id: account?.id,
       name: v.name.trim(),
@@ -61,7 +66,9 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
     };
     if (secret === 'clear') input.secretKey = null;
     else if (secret === 'replace' && v.secretKey !== '') input.secretKey = v.secretKey;
-    if (await actions.settings.saveAccount(input)) onClose();
+    const res = await actions.settings.saveAccount(input);
+    if (res.ok) onClose();
+    else setError(res.error);
   };
   const url = { pattern: /^https?:\/\/\S+$/i, message: t('tasks.mustBeUrl') };
   return (
@@ -74,6 +81,7 @@ export function AccountForm({ account, onClose }: { account: AccountView | null;
       onCancel={onClose}
       width={560}
     >
+      <DialogError error={error} context="accounts.save" />
       <Form form={form} layout="vertical" initialValues={initial} onFinish={(v) => void save(v)}>
         <Form.Item name="name" label={t('settings.account.name')} rules={[{ required: true, whitespace: true }]}>
           <Input />

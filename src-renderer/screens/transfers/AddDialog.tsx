@@ -12,6 +12,7 @@ import { formatBytes, formatCount } from '../../format/format';
 import { useActions, useApp } from '../../store/react';
 import { KEY_PREFIX } from '../../../src-main/shared/schemas';
 import { schemaRule } from '../../components/schema-rule';
+import { DialogError } from '../../components/DialogError';
 
 const BUCKET_KEY = 'blocklift.lastBucket';
 /** The bucket the embedded emulator creates. */
@@ -35,14 +36,17 @@ export function AddDialog() {
   const { message } = AntApp.useApp();
   const [form] = Form.useForm<Values>();
 
+  // Filled when the dialog opens (its paths are new then), not when a refusal is noted on it:
+  // what the person typed stays for them to correct.
+  const openedWith = adding?.paths;
   useEffect(() => {
-    if (!adding) return;
+    if (!openedWith) return;
     form.setFieldsValue({
-      paths: adding.paths.join('\n'),
+      paths: openedWith.join('\n'),
       bucket: localStorage.getItem(BUCKET_KEY) ?? (emulator ? EMULATOR_BUCKET : ''),
       prefix: '',
     });
-  }, [adding, emulator, form]);
+  }, [openedWith, emulator, form]);
 
   const submit = async (values: Values) => {
     const paths = (values.paths ?? '')
@@ -111,6 +115,14 @@ export function AddDialog() {
       destroyOnHidden
       forceRender
     >
+      <DialogError
+        error={adding?.error}
+        context="transfers.add"
+        onOpen={(screen) => {
+          actions.transfers.closeAdd();
+          actions.app.go(screen);
+        }}
+      />
       {folder && (
         <Alert
           type="info"

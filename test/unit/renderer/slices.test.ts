@@ -144,7 +144,10 @@ describe('settings slice: actions', () => {
       },
     });
     const app = createAppStore(bridge);
-    await app.actions.settings.saveAccount({ name: 'Prod', uploadUrl: 'https://u.example', secretKey: 's3cret' });
+    expect(
+      (await app.actions.settings.saveAccount({ name: 'Prod', uploadUrl: 'https://u.example', secretKey: 's3cret' }))
+        .ok,
+    ).toBe(true);
     expect(saved[0]!.secretKey).toBe('s3cret');
     const state = app.store.getState().settings;
     expect(state.accounts).toEqual([expect.objectContaining({ id: 7, hasSecret: true })]);
@@ -196,5 +199,20 @@ describe('Fmgr operation forms', () => {
       ok: true,
       op: { op: 'deletem3u8', bucket: 'b', key: 'x.m3u8', deletets: 1 },
     });
+  });
+});
+
+describe('settings slice: a refused account save', () => {
+  it('is returned to the account dialog, which stays open and says it; no toast under its mask', async () => {
+    const refusal = { code: 'account-invalid' as const, message: 'bad url', params: { detail: 'uploadUrl' } };
+    const bridge = fakeBridge({ accounts: { save: async () => ({ ok: false, error: refusal }) } });
+    const app = createAppStore(bridge);
+    expect(await app.actions.settings.saveAccount({ name: 'Prod', uploadUrl: 'ftp://x' })).toEqual({
+      ok: false,
+      error: refusal,
+    });
+    expect(app.store.getState().app.notices).toEqual([]);
+    expect(app.store.getState().settings.accounts).toEqual([]);
+    app.dispose();
   });
 });

@@ -352,3 +352,46 @@ describe('transfers slice: dropped files', () => {
     app.dispose();
   });
 });
+
+describe('transfers slice: a refused add', () => {
+  const refusal = { code: 'no-account' as const, message: 'no account', params: {} };
+
+  it('is said in the open dialog, not in a toast under its mask; the next add clears it', async () => {
+    let answer: 'refuse' | 'take' = 'refuse';
+    const bridge = fakeBridge({
+      transfers: {
+        add: async () =>
+          answer === 'refuse'
+            ? { ok: false, error: refusal }
+            : { ok: true, value: { queued: [1], alreadyUploaded: [], skipped: [], bytesQueued: 0 } },
+      },
+    });
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    app.actions.transfers.openAdd();
+    expect(await app.actions.transfers.add(['/a'], 'local', '')).toBeNull();
+    expect(app.store.getState().transfers.adding).toMatchObject({ paths: [], error: refusal });
+    expect(app.store.getState().app.notices).toEqual([]);
+    answer = 'take';
+    const pending = app.actions.transfers.add(['/a'], 'local', '');
+    expect(app.store.getState().transfers.adding?.error).toBeUndefined();
+    expect((await pending)?.queued).toEqual([1]);
+    expect(app.store.getState().transfers.adding).toBeNull();
+    app.dispose();
+  });
+
+  it('is a toast when the dialog was closed while the add ran', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const bridge = fakeBridge({ transfers: { add: async () => (await held, { ok: false, error: refusal }) } });
+    const app = createAppStore(bridge, { refreshMs: 0 });
+    app.actions.transfers.openAdd();
+    const pending = app.actions.transfers.add(['/a'], 'local', '');
+    app.actions.transfers.closeAdd();
+    release();
+    expect(await pending).toBeNull();
+    expect(app.store.getState().app.notices).toEqual([
+      expect.objectContaining({ kind: 'error', context: 'transfers.add', error: refusal }),
+    ]);
+    app.dispose();
+  });
+});
