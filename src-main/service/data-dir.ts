@@ -44,24 +44,19 @@ export function stagingDir(dataDir: string): string {
 
 /**
  * The path a staged file was dropped as ("photos/a.jpg", '/'-separated): its path below its
- * batch folder in `staging` (a staging folder); undefined for a file elsewhere.
+ * batch folder in `staging` (a staging folder; undefined: nothing is staged here); undefined
+ * for a file elsewhere. Compared as given: the queue keeps a staged copy under the staging
+ * folder as given even when a link leads to it (the door adds its batch folder, a folder it
+ * made, and a named folder that is not a link is walked as named, expand-paths.ts), while a
+ * file a person added by naming a link to a staged copy is kept by its real path and is not
+ * taken for a dropped one.
  */
-export function droppedAs(staging: string, localPath: string): string | undefined {
+export function droppedAs(staging: string | undefined, localPath: string): string | undefined {
+  if (staging === undefined) return undefined;
   const rel = path.relative(staging, localPath);
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
   const parts = rel.split(path.sep);
   return parts.length < 2 ? undefined : parts.slice(1).join('/');
-}
-
-/**
- * `droppedAs` for the paths the queue keeps, as one function (undefined staging: nothing was
- * dropped here). The queue keeps a staged copy under the staging folder as given, even when a
- * link leads to it: the door adds its batch folder, a folder it made, and a named folder that
- * is not a link is walked as named (expand-paths.ts). A file a person added by naming a link
- * to a staged copy is kept by its real path and is not taken for a dropped one.
- */
-export function droppedAsOf(staging: string | undefined): (localPath: string) => string | undefined {
-  return staging === undefined ? () => undefined : (localPath) => droppedAs(staging, localPath);
 }
 
 /**

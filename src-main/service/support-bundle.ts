@@ -10,7 +10,7 @@ import type { Db } from '../store/db';
 import { LOG_DIR } from './log-file';
 import type { SecretStore } from './secrets';
 import { accountSecretsInUrls, publicAccount } from './account-public';
-import { droppedAsOf, namedAsDropped, stagingDir } from './data-dir';
+import { droppedAs, namedAsDropped, stagingDir } from './data-dir';
 
 /** The folder inside the data folder that support bundles are written to. */
 export const SUPPORT_DIR = 'support';
@@ -45,8 +45,8 @@ export async function writeSupportBundle(deps: SupportBundleDeps): Promise<{ pat
   const redact = redactor(secretsOf(deps));
   const q = new SupportQuery(deps.db);
   const json = (v: unknown) => JSON.stringify(v, null, 2);
-  const dropped = droppedAsOf(stagingDir(deps.dataDir));
-  const entry = (t: SupportTransferRow) => transferEntry(t, dropped(t.localPath));
+  const staging = stagingDir(deps.dataDir);
+  const entry = (t: SupportTransferRow) => transferEntry(t, droppedAs(staging, t.localPath));
   const entries: Array<{ name: string; text: string }> = [
     { name: 'versions.json', text: json(versions(deps.door, now)) },
     {

@@ -16,6 +16,8 @@ export function DialogError(props: {
   context: string;
   /** Opens the screen that can fix it (closing the dialog); none when the dialog is on that screen. */
   onOpen?: (screen: Screen) => void;
+  /** The test id of the alert (default dialog-error). */
+  testId?: string;
 }) {
   const { t } = useTranslation();
   const { error, onOpen } = props;
@@ -26,7 +28,7 @@ export function DialogError(props: {
       type="error"
       showIcon
       role="alert"
-      data-testid="dialog-error"
+      data-testid={props.testId ?? 'dialog-error'}
       style={{ marginBottom: 12 }}
       title={errorTitle(t, props.context)}
       description={errorText(t, error)}

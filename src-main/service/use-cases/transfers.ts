@@ -15,7 +15,7 @@ import type { TransferQueryRepo } from '../../store/transfer-query';
 import type { SqliteTransferStore } from '../../store/transfer-repo';
 import { objectAccessUrl } from '../../tasks/access-url';
 import { addFiles, type AddFilesResult } from '../add-files';
-import { droppedAsOf, namedAsDropped } from '../data-dir';
+import { namedAsDropped } from '../data-dir';
 import { notFound } from '../api/errors';
 import { blockViews, etagCheck, transferView } from './views';
 import type { Pauses } from '../pauses';
@@ -48,11 +48,8 @@ export interface TransfersDeps {
 export class TransfersUseCase {
   private readonly live = new Map<number, ProgressEvent>();
   private readonly unsubscribe: Array<() => void>;
-  /** The path a file dropped in a browser was dropped as, when a local path is its staged copy. */
-  private readonly droppedAsOf: (localPath: string) => string | undefined;
 
   constructor(private readonly d: TransfersDeps) {
-    this.droppedAsOf = droppedAsOf(d.stagingDir);
     this.unsubscribe = [
       d.engine.onProgress((p) => this.live.set(p.id, p)),
       d.engine.onTransferChange((t) => {
@@ -68,7 +65,7 @@ export class TransfersUseCase {
   /** One row as a list shows it (undefined when gone). */
   view(id: number): TransferView | undefined {
     const row = this.d.rows.get(id);
-    return row && transferView(row, this.live.get(id), this.droppedAsOf);
+    return row && transferView(row, this.live.get(id), this.d.stagingDir);
   }
 
   totals(): TransferTotals {
@@ -78,7 +75,7 @@ export class TransfersUseCase {
   list(q: TransferQuery): { rows: TransferView[]; total: number; totals: TransferTotals } {
     const page = this.d.rows.list(q);
     return {
-      rows: page.rows.map((r) => transferView(r, this.live.get(r.record.id), this.droppedAsOf)),
+      rows: page.rows.map((r) => transferView(r, this.live.get(r.record.id), this.d.stagingDir)),
       total: page.total,
       totals: page.totals,
     };
@@ -87,7 +84,7 @@ export class TransfersUseCase {
   detail(id: number): TransferDetail {
     const row = this.d.rows.get(id);
     if (!row) throw notFound('Transfer', id);
-    const view = transferView(row, this.live.get(id), this.droppedAsOf);
+    const view = transferView(row, this.live.get(id), this.d.stagingDir);
     const r = row.record;
     const logged = this.d.rows.lastLogged(id);
     let lastReply: TransferDetail['lastReply'] = null;

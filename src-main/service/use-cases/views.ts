@@ -10,23 +10,19 @@ import { persistentIdOfUpload } from '../../tasks/upload-link';
 import type { SyncRepo } from '../../store/sync-repo';
 import type { AccountPrefs } from '../account-prefs';
 import { publicAccount } from '../account-public';
-import { namedAsDropped } from '../data-dir';
+import { droppedAs, namedAsDropped } from '../data-dir';
 
 /**
- * A stored transfer as a list row shows it; `live` is the engine's progress while it runs;
- * `droppedAsOf` names a file dropped in a browser by its path as dropped (its local path is
- * the door's staged copy); its failure then names it so too (`namedAsDropped`), since this view
- * is what every reader of the message gets: the list, the detail, the events (and the desktop
- * notification made from them), the CLI.
+ * A stored transfer as a list row shows it; `live` is the engine's progress while it runs. A
+ * file staged in `stagingDir` (dropped in a browser) is named by its path as dropped, and its
+ * failure names it so too (`namedAsDropped`), since this view is what every reader of the
+ * message gets: the list, the detail, the events (and the desktop notification made from
+ * them), the CLI.
  */
-export function transferView(
-  row: TransferListRow,
-  live: ProgressEvent | undefined,
-  droppedAsOf: (localPath: string) => string | undefined = () => undefined,
-): TransferView {
+export function transferView(row: TransferListRow, live: ProgressEvent | undefined, stagingDir?: string): TransferView {
   const r = row.record;
   const running = RUNNING_STATES.includes(r.state) && live !== undefined;
-  const dropped = droppedAsOf(r.localPath);
+  const dropped = droppedAs(stagingDir, r.localPath);
   return {
     id: r.id,
     accountId: r.accountId,

@@ -5,11 +5,11 @@
  * analysis). A change plans again; Start repeats the numbers of the plan shown and adds the
  * folder with the options shown.
  */
-import { Alert, Checkbox, Descriptions, Divider, Form, Input, List, Modal, Radio, Spin, Typography } from 'antd';
+import { Checkbox, Descriptions, Divider, Form, Input, List, Modal, Radio, Spin, Typography } from 'antd';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WatchRootOptionsInput } from '../../../src-main/shared/watch-views';
-import { errorText } from '../../components/errors';
+import { DialogError } from '../../components/DialogError';
 import { formatBytes, formatCount, formatEta, formatSpeed } from '../../format/format';
 import { exampleKey } from '../../format/key-example';
 import { useActions, useApp } from '../../store/react';
@@ -143,7 +143,7 @@ function PlanSummary() {
   const draft = useApp((s) => s.folders.draft);
   const plan = draft?.plan ?? null;
   const { files, bytes } = usePlanNumbers();
-  if (draft?.error) return <Alert type="error" showIcon data-testid="plan-error" title={errorText(t, draft.error)} />;
+  if (draft?.error) return <DialogError error={draft.error} context="roots.plan" testId="plan-error" />;
   if (!plan)
     return (
       <Spin tip={t('folders.planning')}>

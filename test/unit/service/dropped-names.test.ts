@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { droppedAsOf, namedAsDropped } from '../../../src-main/service/data-dir';
+import { droppedAs, namedAsDropped } from '../../../src-main/service/data-dir';
 
 describe('a staged file named as dropped', () => {
   let tmp = '';
@@ -23,10 +23,10 @@ describe('a staged file named as dropped', () => {
     tmp = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'bl-dropped-')));
     mkdirSync(path.join(tmp, 'real', 'staging'), { recursive: true });
     symlinkSync(path.join(tmp, 'real'), path.join(tmp, 'link'));
-    const of = droppedAsOf(path.join(tmp, 'link', 'staging'));
+    const of = (p: string) => droppedAs(path.join(tmp, 'link', 'staging'), p);
     expect(of(path.join(tmp, 'link', 'staging', 'b1', 'photos', 'a.jpg'))).toBe('photos/a.jpg');
     expect(of(path.join(tmp, 'real', 'staging', 'b1', 'a.jpg'))).toBeUndefined();
     expect(of(path.join(tmp, 'link', 'elsewhere', 'a.jpg'))).toBeUndefined();
-    expect(droppedAsOf(undefined)('/any/a.jpg')).toBeUndefined();
+    expect(droppedAs(undefined, '/any/a.jpg')).toBeUndefined();
   });
 });
